@@ -1,0 +1,66 @@
+/// The PRF of PBKDF2.
+public enum HashAlgorithm: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// HMAC-SHA-256, passlib's `pbkdf2_sha256`.
+    case sha256
+    /// HMAC-SHA-512, passlib's `pbkdf2_sha512`.
+    case sha512
+
+    /// Bytes of the digest, and so of a passlib checksum: 32 or 64.
+    public var digestCount: Int { self == .sha256 ? 32 : 64 }
+    /// The identifier between the first two `$`: `pbkdf2-sha256`.
+    public var identifier: String { "pbkdf2-\(rawValue)" }
+    /// `sha256` or `sha512`.
+    public var description: String { rawValue }
+}
+
+/// How new hashes are made and which existing ones are weak (SPEC §3).
+public struct HashPolicy: Equatable, Sendable {
+    /// Rounds accepted in a hash string: 1…50,000,000. More is refused as malformed,
+    /// so a hostile line cannot hang a login.
+    public static let roundsRange = 1...50_000_000
+    /// Django 6.0's default, twice OWASP's floor.
+    public static let defaultRounds = 1_200_000
+    /// OWASP's 2023 floor for PBKDF2-HMAC-SHA256.
+    public static let defaultMinimumRounds = 600_000
+    /// Bytes of salt in a new hash.
+    public static let saltCount = 16
+
+    /// The PRF for new hashes.
+    public var algorithm: HashAlgorithm
+    /// Rounds for new hashes, and the work every `verify` costs at least.
+    public var rounds: Int
+    /// Below this a hash is weak: it verifies, and `check` warns.
+    public var minimumRounds: Int
+
+    /// Creates a policy.
+    /// - Throws: ``CredFileError/Code/usage`` when `rounds` is outside ``roundsRange``.
+    public init(
+        algorithm: HashAlgorithm = .sha256, rounds: Int = HashPolicy.defaultRounds,
+        minimumRounds: Int = HashPolicy.defaultMinimumRounds
+    ) throws {
+        guard Self.roundsRange.contains(rounds) else {
+            throw CredFileError.usage("iterations must be between 1 and 50000000")
+        }
+        self.algorithm = algorithm
+        self.rounds = rounds
+        self.minimumRounds = minimumRounds
+    }
+
+    /// SHA-256, 1,200,000 rounds, minimum 600,000.
+    public static let standard = HashPolicy(unchecked: .sha256, HashPolicy.defaultRounds)
+
+    private init(unchecked algorithm: HashAlgorithm, _ rounds: Int) {
+        self.algorithm = algorithm
+        self.rounds = rounds
+        self.minimumRounds = Self.defaultMinimumRounds
+    }
+
+    /// True when `rounds` are below this policy's minimum.
+    public var isBelowMinimum: Bool { rounds < minimumRounds }
+
+    /// True when a hash is weaker than this policy: fewer rounds, or another algorithm
+    /// (Django's `must_update`, passlib's `needs_update`).
+    public func needsUpdate(_ hash: PasswordHash) -> Bool {
+        hash.algorithm != algorithm || hash.rounds < rounds
+    }
+}

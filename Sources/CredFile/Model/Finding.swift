@@ -1,0 +1,28 @@
+/// One problem `check` found in a file: a value, printed compiler-style by the CLI as
+/// `FILE:LINE: error: …`. A finding never quotes a secret.
+public struct Finding: Equatable, Sendable, CustomStringConvertible {
+    /// How bad it is.
+    public enum Severity: String, Sendable {
+        /// The entry never authenticates, or the file is not what it should be.
+        case error
+        /// Works, but should be fixed (plaintext, weak hash, odd name).
+        case warning
+    }
+
+    /// The 1-based line number.
+    public let line: Int
+    /// Error or warning.
+    public let severity: Severity
+    /// A sentence for people, without any secret.
+    public let message: String
+
+    /// Creates a finding.
+    public init(line: Int, severity: Severity, message: String) {
+        self.line = line
+        self.severity = severity
+        self.message = message
+    }
+
+    /// `LINE: error: message`.
+    public var description: String { "\(line): \(severity.rawValue): \(message)" }
+}

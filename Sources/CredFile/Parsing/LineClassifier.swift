@@ -1,0 +1,159 @@
+/// How a line ends. Each line keeps its own ending on rewrite.
+public enum LineEnding: Sendable, Equatable {
+    /// `\n`.
+    case lf
+    /// `\r\n`: the CR right before the LF belongs to the ending.
+    case crlf
+    /// The last line of a file that does not end with `\n`.
+    case none
+
+    /// The bytes of the ending.
+    public var bytes: [UInt8] {
+        switch self {
+        case .lf: [0x0A]
+        case .crlf: [0x0D, 0x0A]
+        case .none: []
+        }
+    }
+}
+
+/// What an entry's secret is (SPEC §2).
+public enum StoredSecret: Sendable, Equatable {
+    /// A legacy plaintext password.
+    case plaintext
+    /// A supported, well-formed PBKDF2 hash.
+    case pbkdf2(PasswordHash)
+    /// A hash credfile does not verify (`$2y$`, `$6$`, `{SSHA}`, …): never authenticates.
+    case unsupportedHash(scheme: String)
+    /// A broken entry: never authenticates, kept byte for byte.
+    case malformed(reason: String)
+}
+
+/// A `username,secret` line, split at the first comma.
+public struct Entry: Sendable {
+    /// The raw bytes before the first comma (empty when the line has no comma).
+    public let username: ArraySlice<UInt8>
+    /// The raw bytes after the first comma. Internal: a secret never leaves the library.
+    let secretBytes: ArraySlice<UInt8>
+    /// What the secret is.
+    public let secret: StoredSecret
+
+    /// The username as text when it is valid UTF-8, for messages.
+    public var name: String? { String(validating: username, as: UTF8.self) }
+    /// Whether the entry can never authenticate because it is broken.
+    public var isMalformed: Bool { if case .malformed = secret { true } else { false } }
+    /// Whether the entry has a name, and so shadows later entries of that name.
+    public var hasName: Bool { !username.isEmpty }
+    /// The NFC bytes the name is compared by.
+    var key: [UInt8] { Unicode.nfcBytes(ofField: username) }
+}
+
+/// What one line of the file is.
+public enum LineKind: Sendable {
+    /// Empty, or only spaces and tabs.
+    case blank
+    /// First byte `#`.
+    case comment
+    /// Anything else, well-formed or not.
+    case entry(Entry)
+}
+
+/// Classifies the bytes of one line (without its ending) exactly as SPEC §2 says.
+enum LineClassifier {
+    /// The longest line, in bytes without its ending, that can be an entry.
+    static let maximumLineCount = 65_536
+
+    static func classify(_ line: ArraySlice<UInt8>) -> LineKind {
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .blank }
+        if line.first == UInt8(ascii: "#") { return .comment }
+        let comma = line.firstIndex(of: UInt8(ascii: ","))
+        let username = line[line.startIndex..<(comma ?? line.startIndex)]
+        let secretBytes = comma.map { line[($0 + 1)...] } ?? line[line.endIndex...]
+        func entry(_ secret: StoredSecret) -> LineKind {
+            .entry(Entry(username: username, secretBytes: secretBytes, secret: secret))
+        }
+        if let reason = lineProblem(line) { return entry(.malformed(reason: reason)) }
+        if comma == nil { return entry(.malformed(reason: "no comma between username and secret")) }
+        if username.isEmpty { return entry(.malformed(reason: "empty username")) }
+        if secretBytes.isEmpty { return entry(.malformed(reason: "empty secret")) }
+        return entry(classifySecret(secretBytes))
+    }
+
+    /// Length, control bytes and UTF-8, in that order; nil when the line is fine.
+    static func lineProblem(_ line: ArraySlice<UInt8>) -> String? {
+        if line.count > maximumLineCount {
+            return "line is longer than \(maximumLineCount) bytes"
+        }
+        var ascii = true
+        for (column, byte) in zip(1..., line) {
+            if (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+                return "control byte \(hex(byte)) at column \(column)"
+            }
+            if byte >= 0x80 { ascii = false }
+        }
+        if !ascii && !isValidUTF8(line) { return "not valid UTF-8" }
+        return nil
+    }
+
+    /// Plaintext unless it has hash syntax (`$…` or `{SCHEME}…`).
+    static func classifySecret(_ secret: ArraySlice<UInt8>) -> StoredSecret {
+        let dollar = UInt8(ascii: "$")
+        if secret.first == dollar {
+            if secret.starts(with: "$pbkdf2".utf8) {
+                do {
+                    return .pbkdf2(try PasswordHash(parsing: secret))
+                } catch {
+                    return .malformed(reason: "malformed pbkdf2 hash: \(error.reason)")
+                }
+            }
+            let id = secret.dropFirst().prefix(while: isSchemeByte)
+            guard !id.isEmpty, id.endIndex < secret.endIndex, secret[id.endIndex] == dollar else {
+                return .malformed(reason: "secret starts with '$' but is not a $id$ hash")
+            }
+            return .unsupportedHash(scheme: "$" + String(decoding: id, as: UTF8.self) + "$")
+        }
+        if secret.first == UInt8(ascii: "{") {
+            let scheme = secret.dropFirst().prefix(while: isSchemeByte)
+            if !scheme.isEmpty, scheme.endIndex < secret.endIndex,
+                secret[scheme.endIndex] == UInt8(ascii: "}")
+            {
+                return .unsupportedHash(scheme: "{" + String(decoding: scheme, as: UTF8.self) + "}")
+            }
+        }
+        return .plaintext
+    }
+
+    /// Whether a secret has hash syntax, and so can never be stored as plaintext.
+    static func hasHashSyntax(_ secret: some Collection<UInt8>) -> Bool {
+        if case .plaintext = classifySecret(ArraySlice(secret)) { return false }
+        return true
+    }
+
+    /// Letters, digits, `.`, `_`, `-`: the bytes of a crypt id or an LDAP scheme.
+    static func isSchemeByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "-"):
+            true
+        default: false
+        }
+    }
+
+    static func isValidUTF8(_ bytes: some Collection<UInt8>) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
+    }
+}
