@@ -86,8 +86,8 @@ public struct CredentialFile: Sendable {
     /// The first entry line of `username` (NFC-compared), malformed or not: it alone
     /// counts for that name. Nil when no entry has that name.
     public func firstEntry(named username: String) -> CredentialLine? {
-        let key = Unicode.nfcBytes(of: username)
-        return lines.first { line in line.entry.map { $0.hasName && $0.key == key } ?? false }
+        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: Unicode.nfcBytes(of: username), in: $0) }
+        return hit.map { line($0.number) }
     }
 
     /// Every entry line of `username` (NFC-compared).

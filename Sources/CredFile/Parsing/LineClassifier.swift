@@ -27,6 +27,17 @@ public enum StoredSecret: Sendable, Equatable {
     case unsupportedHash(scheme: String)
     /// A broken entry: never authenticates, kept byte for byte.
     case malformed(reason: String)
+
+    /// How the secret is stored, without the secret: `plaintext`, `pbkdf2-sha256 1200000`,
+    /// `unsupported $2y$`, `malformed`.
+    public var storageDescription: String {
+        switch self {
+        case .plaintext: "plaintext"
+        case .pbkdf2(let hash): hash.description
+        case .unsupportedHash(let scheme): "unsupported \(scheme)"
+        case .malformed: "malformed"
+        }
+    }
 }
 
 /// A `username,secret` line, split at the first comma.

@@ -1,0 +1,244 @@
+/// The front door of credfile: a credential file at a path, and what an app or an
+/// admin does with it. Every change is one locked atomic rewrite (``AtomicWriter``);
+/// every login costs at least one PBKDF2 at the policy's rounds, whatever the outcome.
+///
+/// ```swift
+/// let store = CredentialStore(path: "usuarios.txt")
+/// try store.register(username: "valencia", password: "contrasena123")
+/// let granted = try store.authenticate(username: "valencia", password: "contrasena123")
+/// ```
+public struct CredentialStore: Sendable {
+    /// The file's path (a symlink is followed; the link stays a link).
+    public let path: String
+    /// How new hashes are made, and the work every login costs at least.
+    public var policy: HashPolicy
+    /// Whether each rewrite keeps the previous version as `FILE.bak`.
+    public var keepsBackup: Bool
+
+    /// A store for the file at `path`. Nothing is read until it is used.
+    public init(path: String, policy: HashPolicy = .standard, keepsBackup: Bool = false) {
+        self.path = path
+        self.policy = policy
+        self.keepsBackup = keepsBackup
+    }
+
+    /// How a new password is stored.
+    public enum Storage: Sendable {
+        /// A salted PBKDF2 hash under the store's policy (the default).
+        case hashed
+        /// The legacy plaintext form, for apps that still read the file themselves.
+        case plaintext
+    }
+
+    var writer: AtomicWriter { AtomicWriter(path: path, keepsBackup: keepsBackup) }
+
+    // MARK: Reading
+
+    /// The file as it is now, read without a lock.
+    /// - Throws: ``CredFileError/Code/io`` when it is missing or cannot be read.
+    public func read() throws -> CredentialFile {
+        guard let bytes = try AtomicWriter.read(path) else {
+            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: 2))
+        }
+        return CredentialFile(bytes: bytes)
+    }
+
+    /// Every problem of the file (see ``CredentialFile/findings(policy:)``).
+    public func findings() throws -> [Finding] { try read().findings(policy: policy) }
+
+    // MARK: Logging in
+
+    /// What a login attempt found.
+    public struct Verification: Sendable {
+        /// Whether the password was right.
+        public let granted: Bool
+        /// Whether the entry was rehashed under the policy after the login.
+        public let upgraded: Bool
+        /// Why an upgrade that was due did not happen (the login still stands).
+        public let upgradeError: CredFileError?
+    }
+
+    /// Checks a login: true only when `username`'s first entry is well-formed and
+    /// `password` matches it. Unknown users, wrong passwords, malformed entries and
+    /// unsupported hashes are all denied alike, in about the same time.
+    /// - Throws: ``CredFileError/Code/io`` when the file cannot be read.
+    public func authenticate(username: String, password: String) throws -> Bool {
+        try verify(username: username, password: Password(password), upgradeOnSuccess: false).granted
+    }
+
+    /// Checks a login and, when it succeeds and the entry is plaintext or weaker than the
+    /// policy, rehashes it (passlib's `verify_and_update`). A failed rehash does not
+    /// deny the login.
+    /// - Throws: ``CredFileError/Code/io`` when the file cannot be read.
+    public func authenticate(username: String, password: String, upgradeOnSuccess: Bool) throws -> Bool {
+        try verify(username: username, password: Password(password), upgradeOnSuccess: upgradeOnSuccess).granted
+    }
+
+    /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)``.
+    public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
+        guard let bytes = try AtomicWriter.read(path) else {
+            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: 2))
+        }
+        let key = Unicode.nfcBytes(of: username)
+        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: key, in: $0) }
+        let content = hit.map { bytes[$0.content] }
+        let granted = try Verifier(policy: policy).verify(password, against: content)
+        guard granted, upgradeOnSuccess, let content,
+            let entry = CredentialLine(number: 0, content: content, ending: .none).entry,
+            needsUpgrade(entry.secret)
+        else { return Verification(granted: granted, upgraded: false, upgradeError: nil) }
+        do {
+            let upgraded = try rehash(username: username, password: password, ifStill: Array(content))
+            return Verification(granted: true, upgraded: upgraded, upgradeError: nil)
+        } catch let error as CredFileError {
+            return Verification(granted: true, upgraded: false, upgradeError: error)
+        }
+    }
+
+    /// Whether upgrade-on-login rehashes this secret: plaintext, fewer rounds than the
+    /// policy, or another algorithm.
+    func needsUpgrade(_ secret: StoredSecret) -> Bool {
+        switch secret {
+        case .plaintext: true
+        case .pbkdf2(let hash): policy.needsUpdate(hash)
+        case .unsupportedHash, .malformed: false
+        }
+    }
+
+    /// Replaces the first entry of `username` by a new hash, only if that line still
+    /// holds exactly `content` under the lock.
+    private func rehash(username: String, password: Password, ifStill content: [UInt8]) throws -> Bool {
+        let hash = try PasswordHash(hashing: password, policy: policy)
+        return try writer.rewrite { file in
+            var changes = CredentialFile.Changes()
+            guard let line = file.firstEntry(named: username), Array(line.content) == content else {
+                return (changes, false)
+            }
+            changes.replaceSecret(of: line, with: hash.string)
+            return (changes, true)
+        }
+    }
+
+    // MARK: Changing users
+
+    /// Adds a user at the end of the file, creating the file (0600) when missing.
+    /// - Throws: ``CredFileError/Code/usage`` for an invalid name or password,
+    ///   ``CredFileError/Code/userExists`` when the name has an entry (even a malformed one),
+    ///   or an I/O or lock error. Nothing is written then.
+    public func register(username: String, password: String) throws {
+        try register(username: username, password: Password(password), storage: .hashed)
+    }
+
+    /// Adds a user, hashed or in the legacy plaintext form.
+    public func register(username: String, password: Password, storage: Storage) throws {
+        try Username.validate(username)
+        let secret = try makeSecret(password, storage: storage)
+        try writer.rewrite(createIfMissing: true) { file in
+            if file.firstEntry(named: username) != nil {
+                throw CredFileError(.userExists, "user already exists")
+            }
+            var changes = CredentialFile.Changes()
+            changes.append(username: username, secret: secret)
+            return (changes, ())
+        }
+    }
+
+    /// Replaces the password of `username`'s first entry, in place.
+    /// - Throws: ``CredFileError/Code/userNotFound``; ``CredFileError/Code/malformedFile``
+    ///   when that entry is malformed (fix or delete it first); usage, I/O or lock errors.
+    public func changePassword(username: String, to newPassword: String) throws {
+        try changePassword(username: username, to: Password(newPassword), storage: .hashed)
+    }
+
+    /// Replaces the password of `username`, hashed or in plaintext.
+    public func changePassword(username: String, to newPassword: Password, storage: Storage) throws {
+        let secret = try makeSecret(newPassword, storage: storage)
+        try writer.rewrite { file in
+            var changes = CredentialFile.Changes()
+            try changes.replaceSecret(of: Self.changeableEntry(username, in: file), with: secret)
+            return (changes, ())
+        }
+    }
+
+    /// Removes every entry of `username`, so a shadowed duplicate never comes to life.
+    /// - Returns: how many lines were removed.
+    /// - Throws: ``CredFileError/Code/userNotFound``, or an I/O or lock error.
+    @discardableResult
+    public func remove(username: String) throws -> Int {
+        try writer.rewrite { file in
+            let lines = file.entries(named: username)
+            guard !lines.isEmpty else { throw CredFileError(.userNotFound, "user does not exist") }
+            var changes = CredentialFile.Changes()
+            lines.forEach { changes.remove($0) }
+            return (changes, lines.count)
+        }
+    }
+
+    /// Adds or updates many users in one rewrite, all or nothing (like `chpasswd`).
+    /// Names and passwords are checked, and the hashes computed on `jobs` threads,
+    /// before the lock is taken.
+    /// - Returns: how many users were added and how many updated.
+    /// - Throws: ``CredFileError/Code/usage`` naming the first bad item (1-based index),
+    ///   ``CredFileError/Code/malformedFile`` when a user's entry is malformed; nothing is
+    ///   written then.
+    public func importUsers(
+        _ users: [(username: String, password: Password)], storage: Storage = .hashed,
+        jobs: Int = ParallelHasher.defaultJobs
+    ) throws -> (added: Int, updated: Int) {
+        var seen: [[UInt8]: Int] = [:]
+        for (index, user) in users.enumerated() {
+            do {
+                try Username.validate(user.username)
+                try PasswordRules.validate(user.password, plaintext: storage == .plaintext)
+            } catch let error as CredFileError {
+                throw CredFileError(.usage, "item \(index + 1): \(error.message)")
+            }
+            if let first = seen.updateValue(index + 1, forKey: Unicode.nfcBytes(of: user.username)) {
+                throw CredFileError(.usage, "item \(index + 1): same user as item \(first)")
+            }
+        }
+        let secrets: [String]
+        switch storage {
+        case .plaintext:
+            secrets = users.map { $0.password.bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+        case .hashed:
+            secrets = try ParallelHasher(policy: policy, jobs: jobs)
+                .hash(users.map(\.password), progress: nil).map(\.string)
+        }
+        return try writer.rewrite(createIfMissing: true) { file in
+            var changes = CredentialFile.Changes()
+            var counts = (added: 0, updated: 0)
+            for (user, secret) in zip(users, secrets) {
+                if file.firstEntry(named: user.username) != nil {
+                    try changes.replaceSecret(of: Self.changeableEntry(user.username, in: file), with: secret)
+                    counts.updated += 1
+                } else {
+                    changes.append(username: user.username, secret: secret)
+                    counts.added += 1
+                }
+            }
+            return (changes, counts)
+        }
+    }
+
+    /// The first entry of `username`, if it can be changed in place.
+    static func changeableEntry(_ username: String, in file: CredentialFile) throws -> CredentialLine {
+        guard let line = file.firstEntry(named: username), let entry = line.entry else {
+            throw CredFileError(.userNotFound, "user does not exist")
+        }
+        if case .malformed(let reason) = entry.secret {
+            throw CredFileError(
+                .malformedFile, "line \(line.number): the entry of this user is malformed (\(reason)); fix or delete it first")
+        }
+        return line
+    }
+
+    /// The secret text for a new password: a hash string, or the checked plaintext.
+    private func makeSecret(_ password: Password, storage: Storage) throws -> String {
+        try PasswordRules.validate(password, plaintext: storage == .plaintext)
+        switch storage {
+        case .hashed: return try PasswordHash(hashing: password, policy: policy).string
+        case .plaintext: return password.bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed system call: its name and errno.
+struct SyscallError: Error {
+    let name: String
+    let errno: Int32
+
+    /// The library error for it, with a sentence saying what was being done.
+    func credFileError(_ doing: String, code: CredFileError.Code = .io) -> CredFileError {
+        CredFileError(code, doing, cause: .init(syscall: name, errno: errno))
+    }
+}
+
+/// Each system call credfile makes, wrapped once: `EINTR` is retried and a failure
+/// becomes a ``SyscallError``. Every descriptor is opened `O_CLOEXEC`.
+///
+/// In debug builds, `CREDFILE_TEST_FAULT=<name>` makes the named call fail with
+/// `EIO`, so tests can check that a failing `fsync` or `rename` loses nothing.
+enum Syscall {
+    @discardableResult
+    private static func retrying<R: BinaryInteger>(_ name: String, _ body: () -> R) throws(SyscallError) -> R {
+        #if DEBUG
+        if let fault = getenv("CREDFILE_TEST_FAULT"), String(cString: fault) == name {
+            throw SyscallError(name: name, errno: EIO)
+        }
+        #endif
+        while true {
+            let result = body()
+            if result != -1 { return result }
+            if errno != EINTR { throw SyscallError(name: name, errno: errno) }
+        }
+    }
+
+    /// The corresponding C function is `open`.
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(SyscallError) -> Int32 {
+        try retrying("open") { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// The corresponding C function is `close`; its result is ignored (Linux closes the fd anyway).
+    static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+
+    /// The corresponding C function is `flock`.
+    static func flock(_ fd: Int32, _ operation: Int32) throws(SyscallError) {
+        try retrying("flock") { systemFlock(fd, operation) }
+    }
+
+    /// The corresponding C function is `fstat`.
+    static func fstat(_ fd: Int32) throws(SyscallError) -> stat {
+        var info = stat()
+        _ = try retrying("fstat") { Glibc.fstat(fd, &info) }
+        return info
+    }
+
+    /// The corresponding C function is `lstat`; nil when the path does not exist.
+    static func lstat(_ path: String) throws(SyscallError) -> stat? {
+        var info = stat()
+        do {
+            _ = try retrying("lstat") { Glibc.lstat(path, &info) }
+        } catch where error.errno == ENOENT {
+            return nil
+        }
+        return info
+    }
+
+    /// Reads the whole file from `fd`. The corresponding C function is `read`.
+    static func readAll(_ fd: Int32, sizeHint: Int) throws(SyscallError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: max(sizeHint, 0) + 1)
+        var count = 0
+        while true {
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096))) }
+            let n = try retrying("read") {
+                bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            }
+            if n == 0 { break }
+            count += Int(n)
+        }
+        bytes.removeLast(bytes.count - count)
+        return bytes
+    }
+
+    /// Writes all of `bytes`. The corresponding C function is `write`.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SyscallError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = try retrying("write") {
+                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, min($0.count - offset, 1 << 30)) }
+            }
+            offset += Int(n)
+        }
+    }
+
+    /// The corresponding C function is `fsync`.
+    static func fsync(_ fd: Int32) throws(SyscallError) {
+        _ = try retrying("fsync") { Glibc.fsync(fd) }
+    }
+
+    /// Creates a unique file from a template ending in `XXXXXX`, close-on-exec, mode 0600.
+    /// The corresponding C function is `mkstemp`.
+    static func mkstemp(_ template: String) throws(SyscallError) -> (fd: Int32, path: String) {
+        var buffer = Array(template.utf8CString)
+        let fd = try retrying("mkstemp") { buffer.withUnsafeMutableBufferPointer { Glibc.mkstemp($0.baseAddress!) } }
+        _ = Glibc.fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return (fd, String(cString: buffer))
+    }
+
+    /// The corresponding C function is `fchmod`.
+    static func fchmod(_ fd: Int32, _ mode: mode_t) throws(SyscallError) {
+        _ = try retrying("fchmod") { Glibc.fchmod(fd, mode) }
+    }
+
+    /// The corresponding C function is `fchown`.
+    static func fchown(_ fd: Int32, _ uid: uid_t, _ gid: gid_t) throws(SyscallError) {
+        _ = try retrying("fchown") { Glibc.fchown(fd, uid, gid) }
+    }
+
+    /// The corresponding C function is `rename`.
+    static func rename(_ from: String, _ to: String) throws(SyscallError) {
+        _ = try retrying("rename") { Glibc.rename(from, to) }
+    }
+
+    /// The corresponding C function is `unlink`; a missing file is not an error.
+    static func unlink(_ path: String) {
+        _ = Glibc.unlink(path)
+    }
+
+    /// The canonical absolute path. The corresponding C function is `realpath`.
+    static func realpath(_ path: String) throws(SyscallError) -> String {
+        guard let resolved = Glibc.realpath(path, nil) else {
+            throw SyscallError(name: "realpath", errno: errno)
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The names in a directory. The corresponding C functions are `opendir` and `readdir`.
+    static func directoryEntries(_ path: String) throws(SyscallError) -> [String] {
+        guard let dir = opendir(path) else { throw SyscallError(name: "opendir", errno: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            names.append(name)
+        }
+        return names
+    }
+}
+
+/// Glibc's `flock` function (inside `Syscall`, `Glibc.flock` names the `struct flock`).
+private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
