@@ -61,7 +61,8 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
     /// Equal when the codes are equal.
     public static func == (a: Self, b: Self) -> Bool { a.code == b.code }
 
-    static func usage(_ message: String) -> Self { Self(.usage, message) }
+    /// A usage error: a bad argument, option, username or password.
+    public static func usage(_ message: String) -> Self { Self(.usage, message) }
 
     static func io(_ message: String, _ syscall: String, _ errno: Int32) -> Self {
         Self(.io, message, cause: Cause(syscall: syscall, errno: errno))

@@ -102,7 +102,7 @@ enum Syscall {
         var buffer = Array(template.utf8CString)
         let fd = try retrying("mkstemp") { buffer.withUnsafeMutableBufferPointer { Glibc.mkstemp($0.baseAddress!) } }
         _ = Glibc.fcntl(fd, F_SETFD, FD_CLOEXEC)
-        return (fd, String(cString: buffer))
+        return (fd, String(decoding: buffer.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     /// The corresponding C function is `fchmod`.

@@ -1,0 +1,72 @@
+import CredFile
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Just enough JSON for the `--json` outputs (no Foundation).
+enum JSON {
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// An object from already-encoded values, in the given order.
+    static func object(_ fields: [(String, String)]) -> String {
+        "{" + fields.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+}
+
+/// Usernames for the terminal: anything unprintable escaped, so a name can't move the cursor.
+enum Display {
+    static func name(_ raw: some Collection<UInt8>) -> String {
+        guard let s = String(validating: Array(raw), as: UTF8.self) else {
+            return raw.map { $0 < 0x80 && $0 >= 0x20 && $0 != 0x7F ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+        }
+        var out = ""
+        for scalar in s.unicodeScalars {
+            if scalar.properties.generalCategory == .control || scalar == "\\" {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
+
+/// A progress bar on standard error: done/total, rate and time left, redrawn at most
+/// ten times a second. Only used when standard error is a terminal.
+final class ProgressBar: @unchecked Sendable {  // called one at a time (ParallelHasher serializes)
+    private let start = ContinuousClock.now
+    private var lastDraw = ContinuousClock.now - .seconds(1)
+
+    func update(done: Int, total: Int) {
+        let now = ContinuousClock.now
+        guard done == total || now - lastDraw >= .milliseconds(100) else { return }
+        lastDraw = now
+        let elapsed = Double((now - start).components.attoseconds) / 1e18 + Double((now - start).components.seconds)
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let left = rate > 0 ? Int((Double(total - done) / rate).rounded()) : 0
+        let width = 30
+        let filled = total > 0 ? width * done / total : width
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        let line = "\r[\(bar)] \(done)/\(total)  \(Int(rate.rounded()))/s  \(left / 60)m\(left % 60 < 10 ? "0" : "")\(left % 60)s left "
+        _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
+    }
+
+    func finish() { _ = Glibc.write(2, "\n", 1) }
+}

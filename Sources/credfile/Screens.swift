@@ -1,0 +1,46 @@
+import CredFile
+
+/// The seed app's two screens, in the terminal: login and register. They answer as
+/// the SwiftUI app did, in English or the app's Spanish.
+extension CommandContext {
+    func login() throws -> ExitStatus {
+        say(messages.loginTitle)
+        let username = readUsername()
+        let password = try readPassword(new: false, prompt: messages.passwordPrompt)
+        var store = try store()
+        if invocation.upgrade { store.policy = try writingPolicy() }
+        let result = try store.verify(username: username, password: password, upgradeOnSuccess: invocation.upgrade)
+        guard result.granted else {
+            say(messages.wrongCredentials)
+            return .failure
+        }
+        say(messages.accessGranted)
+        return .success
+    }
+
+    func register() throws -> ExitStatus {
+        say(messages.registerTitle)
+        let username = readUsername()
+        let password = try readPassword(new: true, prompt: messages.passwordPrompt)
+        guard !username.isEmpty, password.bytes.count > 0 else {
+            say(messages.fieldsEmpty)
+            return .usage
+        }
+        var store = try store()
+        store.policy = try writingPolicy()
+        do {
+            try store.register(username: username, password: password, storage: .hashed)
+        } catch let error as CredFileError where error.code == .userExists {
+            say(messages.userExists)
+            return .userConflict
+        }
+        say(messages.userRegistered)
+        return .success
+    }
+
+    /// A username typed on the screen (echoed), or one line of standard input.
+    private func readUsername() -> String {
+        terminal.showPrompt(messages.usernamePrompt)
+        return String(decoding: terminal.readLine() ?? [], as: UTF8.self)
+    }
+}
