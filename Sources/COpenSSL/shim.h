@@ -6,6 +6,9 @@
 #ifndef CREDFILE_COPENSSL_SHIM_H
 #define CREDFILE_COPENSSL_SHIM_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1  /* memmem */
+#endif
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -16,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <limits.h>
+#include <string.h>
 
 /// PBKDF2-HMAC with SHA-256 (`sha512 == 0`) or SHA-512 (`sha512 != 0`).
 /// Returns 1 on success, 0 on failure (including a length that does not fit an int).
@@ -61,6 +65,13 @@ static inline int credfile_sha256(const void *data, size_t count, void *out) {
 /// OpenSSL's version string, e.g. "OpenSSL 3.0.19 27 Jan 2026".
 static inline const char *credfile_openssl_version(void) {
     return OpenSSL_version(OPENSSL_VERSION);
+}
+
+/// The first occurrence of `needle` in `haystack`, or NULL (glibc's `memmem`, which
+/// Swift's Glibc module does not export). Used by the line scanner's lookup.
+static inline const void *credfile_memmem(const void *haystack, size_t haystackCount,
+                                          const void *needle, size_t needleCount) {
+    return memmem(haystack, haystackCount, needle, needleCount);
 }
 
 // ---- Fast PBKDF2 (see Sources/CredFile/Hashing/FastPBKDF2_OpenSSL.swift) ----

@@ -26,19 +26,36 @@ struct Terminal {
 
     /// The process's own standard input, output, error and `/dev/tty`.
     static var standard: Terminal {
-        Terminal(
+        let output = StandardOutput.shared
+        return Terminal(
             readLine: { FileDescriptorReader.standardInput.readLine() },
-            readSecret: { try NoEchoPrompt.read(prompt: $0) },
-            showPrompt: { writeAll(1, $0) },
+            readSecret: { output.flush(); return try NoEchoPrompt.read(prompt: $0) },
+            showPrompt: { output.write($0); output.flush() },
             inputIsTerminal: isatty(0) == 1,
             errorIsTerminal: isatty(2) == 1,
-            write: { writeAll(1, $0) },
-            writeError: { writeAll(2, $0) },
+            write: { output.write($0) },
+            writeError: { output.flush(); writeAll(2, Array($0.utf8)) },
             environment: processEnvironment())
     }
 
-    private static func writeAll(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)[...]
+    /// Standard output, buffered: `check` on a large file prints many lines.
+    final class StandardOutput {
+        nonisolated(unsafe) static let shared = StandardOutput()
+        private var buffer: [UInt8] = []
+
+        func write(_ text: String) {
+            buffer.append(contentsOf: text.utf8)
+            if buffer.count >= 1 << 16 { flush() }
+        }
+
+        func flush() {
+            Terminal.writeAll(1, buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    fileprivate static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var bytes = bytes[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }

@@ -2,4 +2,6 @@
 import Glibc
 #endif
 
-exit(CredFileCLI.run(Array(CommandLine.arguments.dropFirst()), terminal: .standard).rawValue)
+let status = CredFileCLI.run(Array(CommandLine.arguments.dropFirst()), terminal: .standard)
+Terminal.StandardOutput.shared.flush()
+exit(status.rawValue)

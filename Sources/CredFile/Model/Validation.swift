@@ -17,6 +17,11 @@ public enum Username {
     static func problem(_ raw: some Collection<UInt8>) -> String? {
         guard !raw.isEmpty else { return "is empty" }
         guard raw.count <= maximumCount else { return "is longer than \(maximumCount) bytes" }
+        if let name = raw as? ArraySlice<UInt8>, LineClassifier.isPrintableASCII(name),  // the common case
+            name.first != 0x20, name.last != 0x20, !name.contains(UInt8(ascii: ","))
+        {
+            return name.first == UInt8(ascii: "#") ? "starts with '#'" : nil
+        }
         guard let name = String(validating: Array(raw), as: UTF8.self) else { return "is not valid UTF-8" }
         let scalars = name.unicodeScalars
         if scalars.contains(",") { return "contains a comma" }

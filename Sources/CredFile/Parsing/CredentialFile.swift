@@ -75,7 +75,18 @@ public struct CredentialFile: Sendable {
         return CredentialLine(number: number, content: bytes[content], ending: ending)
     }
 
-    private func span(of index: Int) -> (Range<Int>, LineEnding) {
+    /// The number of the line whose content starts at `offset` (binary search).
+    private func number(ofLineStartingAt offset: Int) -> Int {
+        var low = 0
+        var high = lineStarts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if lineStarts[mid] < offset { low = mid + 1 } else { high = mid }
+        }
+        return low + 1
+    }
+
+    func span(of index: Int) -> (Range<Int>, LineEnding) {
         let start = lineStarts[index]
         let next = index + 1 < lineStarts.count ? lineStarts[index + 1] : bytes.count
         guard next > start, bytes[next - 1] == 0x0A else { return (start..<next, .none) }
@@ -87,7 +98,7 @@ public struct CredentialFile: Sendable {
     /// counts for that name. Nil when no entry has that name.
     public func firstEntry(named username: String) -> CredentialLine? {
         let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: Unicode.nfcBytes(of: username), in: $0) }
-        return hit.map { line($0.number) }
+        return hit.map { line(number(ofLineStartingAt: $0.content.lowerBound)) }
     }
 
     /// Every entry line of `username` (NFC-compared).

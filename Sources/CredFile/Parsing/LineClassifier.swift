@@ -75,7 +75,9 @@ enum LineClassifier {
     static let maximumLineCount = 65_536
 
     static func classify(_ line: ArraySlice<UInt8>) -> LineKind {
-        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .blank }
+        if line.first.map({ $0 == 0x20 || $0 == 0x09 }) ?? true, line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+            return .blank
+        }
         if line.first == UInt8(ascii: "#") { return .comment }
         let comma = line.firstIndex(of: UInt8(ascii: ","))
         let username = line[line.startIndex..<(comma ?? line.startIndex)]
@@ -95,6 +97,7 @@ enum LineClassifier {
         if line.count > maximumLineCount {
             return "line is longer than \(maximumLineCount) bytes"
         }
+        if isPrintableASCII(line) { return nil }  // the common case, eight bytes at a time
         var ascii = true
         for (column, byte) in zip(1..., line) {
             if (byte < 0x20 && byte != 0x09) || byte == 0x7F {
@@ -104,6 +107,35 @@ enum LineClassifier {
         }
         if !ascii && !isValidUTF8(line) { return "not valid UTF-8" }
         return nil
+    }
+
+    /// Whether every byte is in 0x20…0x7E, tested eight bytes at a time.
+    static func isPrintableASCII(_ line: ArraySlice<UInt8>) -> Bool {
+        line.withUnsafeBytes { isPrintableASCII($0) }
+    }
+
+    /// Whether every byte is in 0x20…0x7E, tested eight bytes at a time.
+    static func isPrintableASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        do {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            var index = 0
+            var flags: UInt64 = 0
+            while index + 8 <= bytes.count {
+                let x = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let del = x ^ (0x7F &* ones)
+                // Some byte is >= 0x80, < 0x20 ("hasless"), or 0x7F ("haszero" of x ^ 0x7F…):
+                // exact for "is there any such byte", which is all we ask.
+                flags |= (x & highs) | ((x &- 0x20 &* ones) & ~x & highs) | ((del &- ones) & ~del & highs)
+                index += 8
+            }
+            while index < bytes.count {
+                let b = bytes[index]
+                if b < 0x20 || b >= 0x7F { return false }
+                index += 1
+            }
+            return flags == 0
+        }
     }
 
     /// Plaintext unless it has hash syntax (`$…` or `{SCHEME}…`).

@@ -1,47 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension CredentialFile {
     /// Every problem of the file, in line order (SPEC §2, §3): malformed entries,
-    /// unsupported hashes and shadowed duplicates are errors; plaintext secrets, weak
-    /// hashes and odd usernames are warnings. No finding quotes a secret.
+    /// unsupported hashes and shadowed duplicates are errors; weak hashes and odd
+    /// usernames are warnings. Plaintext passwords get one warning for the whole file,
+    /// at the first of them, with their count (a legacy file is all plaintext; a
+    /// warning per line would bury the real problems). No finding quotes a secret.
     public func findings(policy: HashPolicy = .standard) -> [Finding] {
+        findings(policy: policy, fastPath: true)
+    }
+
+    /// `fastPath: false` classifies every line fully; tests check both give the same.
+    func findings(policy: HashPolicy, fastPath: Bool) -> [Finding] {
         var findings: [Finding] = []
-        var firstLine: [[UInt8]: Int] = [:]
-        firstLine.reserveCapacity(lineCount)
-        for line in lines {
-            guard let entry = line.entry else { continue }
-            func report(_ severity: Finding.Severity, _ message: String) {
-                findings.append(Finding(line: line.number, severity: severity, message: message))
-            }
-            let who = entry.hasName ? " for user \(Self.display(entry.username))" : ""
-            if entry.hasName {
-                let key = entry.key
-                if let first = firstLine[key] {
-                    report(.error, "duplicate entry\(who) (first at line \(first)); it never authenticates")
+        var firstLine = FirstLineTable(capacity: lineCount)
+        var plaintext = (count: 0, firstLine: 0)
+        bytes.withUnsafeBytes { file in
+            for number in 1...max(lineCount, 1) where lineCount > 0 {
+                let content = span(of: number - 1).0
+                func duplicate(of name: UnsafeRawBufferPointer, at offset: Int?) -> Bool {
+                    guard let first = firstLine.insert(name, fileOffset: offset, line: number, file: file) else {
+                        return false
+                    }
+                    findings.append(Finding(
+                        line: number, severity: .error,
+                        message: "duplicate entry for user \(Self.display(name)) (first at line \(first)); it never authenticates"))
+                    return true
+                }
+                // The common line, a clean plaintext entry, without building an Entry.
+                if fastPath, let comma = Self.cleanPlaintextComma(UnsafeRawBufferPointer(rebasing: file[content])) {
+                    if !duplicate(of: UnsafeRawBufferPointer(rebasing: file[content.lowerBound..<(content.lowerBound + comma)]), at: content.lowerBound) {
+                        if plaintext.count == 0 { plaintext.firstLine = number }
+                        plaintext.count += 1
+                    }
                     continue
                 }
-                firstLine[key] = line.number
-            }
-            switch entry.secret {
-            case .malformed(let reason):
-                report(.error, "malformed entry\(who): \(reason)")
-                continue
-            case .unsupportedHash(let scheme):
-                report(.error, "unsupported hash scheme \(scheme)\(who); it never authenticates")
-            case .plaintext:
-                report(.warning, "plaintext password\(who); run 'credfile upgrade'")
-            case .pbkdf2(let hash):
-                if hash.rounds < policy.minimumRounds {
-                    report(.warning, "weak hash\(who): \(hash.rounds) rounds, below the minimum of \(policy.minimumRounds)")
+                guard case .entry(let entry) = LineClassifier.classify(bytes[content]) else { continue }
+                func report(_ severity: Finding.Severity, _ message: String) {
+                    findings.append(Finding(line: number, severity: severity, message: message))
+                }
+                let who = { entry.hasName ? " for user \(Self.display(entry.username))" : "" }
+                if entry.hasName {
+                    let ascii = entry.username.allSatisfy { $0 < 0x80 }
+                    let key = ascii ? Array(entry.username) : entry.key
+                    let isDuplicate = key.withUnsafeBytes {
+                        duplicate(of: $0, at: ascii ? entry.username.startIndex : nil)
+                    }
+                    if isDuplicate { continue }
+                }
+                switch entry.secret {
+                case .malformed(let reason):
+                    report(.error, "malformed entry\(who()): \(reason)")
+                    continue
+                case .unsupportedHash(let scheme):
+                    report(.error, "unsupported hash scheme \(scheme)\(who()); it never authenticates")
+                case .plaintext:
+                    if plaintext.count == 0 { plaintext.firstLine = number }
+                    plaintext.count += 1
+                case .pbkdf2(let hash):
+                    if hash.rounds < policy.minimumRounds {
+                        report(.warning, "weak hash\(who()): \(hash.rounds) rounds, below the minimum of \(policy.minimumRounds)")
+                    }
+                }
+                if let problem = Username.problem(entry.username) {
+                    report(.warning, "username \(problem)")
                 }
             }
-            if let problem = Username.problem(entry.username) {
-                report(.warning, "username \(problem)")
-            }
+        }
+        if plaintext.count > 0 {
+            let message = plaintext.count == 1
+                ? "plaintext password; run 'credfile upgrade'"
+                : "\(plaintext.count) entries hold a plaintext password (this is the first); run 'credfile upgrade'"
+            let finding = Finding(line: plaintext.firstLine, severity: .warning, message: message)
+            findings.insert(finding, at: findings.firstIndex { $0.line > plaintext.firstLine } ?? findings.endIndex)
         }
         return findings
     }
 
+    /// The comma of a line that is surely a well-formed plaintext entry with an
+    /// unremarkable name: printable ASCII, not a comment or blank, non-empty name without
+    /// edge spaces, non-empty secret without hash syntax. Nil means "classify it fully".
+    static func cleanPlaintextComma(_ line: UnsafeRawBufferPointer) -> Int? {
+        guard line.count >= 3, line.count <= LineClassifier.maximumLineCount,
+            line[0] != UInt8(ascii: "#"), line[0] != 0x20,
+            LineClassifier.isPrintableASCII(line),
+            let comma = CredentialFile.index(of: UInt8(ascii: ","), in: line, from: 1, to: line.count - 1),
+            line[comma - 1] != 0x20, line[comma + 1] != UInt8(ascii: "$"), line[comma + 1] != UInt8(ascii: "{")
+        else { return nil }
+        return comma
+    }
+
     /// A username for a message: quoted, with anything unprintable escaped.
     static func display(_ raw: some Collection<UInt8>) -> String {
+        if raw.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "'") && $0 != UInt8(ascii: "\\") }) {
+            return "'" + String(decoding: raw, as: UTF8.self) + "'"
+        }
         guard let s = String(validating: Array(raw), as: UTF8.self) else {
             return "'" + raw.map { b in b < 0x80 && b >= 0x20 && b != 0x7F ? String(UnicodeScalar(b)) : "\\x" + LineClassifier.hex(b).dropFirst(2) }.joined() + "'"
         }
@@ -54,5 +109,81 @@ extension CredentialFile {
             }
         }
         return out + "'"
+    }
+}
+
+/// Username keys → the line of their first entry: open addressing over 64-bit
+/// multiplicative hashes. Keys that are in the file are kept as offsets into it
+/// (no allocation per name); normalized keys go to one side buffer.
+struct FirstLineTable {
+    private var slots: [Int32]  // index into `entries`, or -1
+    private var entries: [(offset: Int, count: Int, line: Int)] = []  // offset < 0: side[-offset - 1…]
+    private var side: [UInt8] = []
+    private var mask: Int
+
+    init(capacity: Int) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        slots = Array(repeating: -1, count: size)
+        mask = size - 1
+        entries.reserveCapacity(capacity)
+    }
+
+    /// Records `key` (found in `file` at `fileOffset`, or nil when it is a normalized
+    /// copy) at `line`; returns the earlier line when the key was already there.
+    mutating func insert(_ key: UnsafeRawBufferPointer, fileOffset: Int?, line: Int, file: UnsafeRawBufferPointer) -> Int? {
+        if entries.count * 2 >= slots.count { grow(file) }
+        var slot = Self.hash(key) & mask
+        while slots[slot] >= 0 {
+            let entry = entries[Int(slots[slot])]
+            if entry.count == key.count, withBytes(of: entry, file, { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }) {
+                return entry.line
+            }
+            slot = (slot + 1) & mask
+        }
+        slots[slot] = Int32(entries.count)
+        if let fileOffset {
+            entries.append((fileOffset, key.count, line))
+        } else {
+            entries.append((-side.count - 1, key.count, line))
+            side.append(contentsOf: key)
+        }
+        return nil
+    }
+
+    private func withBytes<R>(of entry: (offset: Int, count: Int, line: Int), _ file: UnsafeRawBufferPointer,
+                              _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if entry.count == 0 { return body(UnsafeRawBufferPointer(start: file.baseAddress, count: 0)) }
+        if entry.offset >= 0 { return body(UnsafeRawBufferPointer(rebasing: file[entry.offset..<(entry.offset + entry.count)])) }
+        let start = -entry.offset - 1
+        return side.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<(start + entry.count)])) }
+    }
+
+    private mutating func grow(_ file: UnsafeRawBufferPointer) {
+        slots = Array(repeating: -1, count: slots.count * 2)
+        mask = slots.count - 1
+        for (index, entry) in entries.enumerated() {
+            var slot = withBytes(of: entry, file) { Self.hash($0) } & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(index)
+        }
+    }
+
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var index = 0
+        while index + 8 <= bytes.count {
+            h = (h ^ bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+            index += 8
+        }
+        var tail: UInt64 = 0
+        while index < bytes.count {
+            tail = tail << 8 | UInt64(bytes[index])
+            index += 1
+        }
+        h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+        h ^= h >> 29
+        return Int(truncatingIfNeeded: h)
     }
 }

@@ -64,20 +64,28 @@ enum Syscall {
         return info
     }
 
-    /// Reads the whole file from `fd`. The corresponding C function is `read`.
+    /// Reads the whole file from `fd` (`sizeHint` bytes expected; more or fewer is fine).
+    /// The corresponding C function is `read`.
     static func readAll(_ fd: Int32, sizeHint: Int) throws(SyscallError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: max(sizeHint, 0) + 1)
-        var count = 0
+        var result: [UInt8] = []
+        var capacity = max(sizeHint, 0) + 1  // one more byte tells the end apart from a grown file
         while true {
-            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096))) }
-            let n = try retrying("read") {
-                bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            var failure: SyscallError?
+            let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                count = 0
+                while count < buffer.count {
+                    let n = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                    if n < 0 && errno == EINTR { continue }
+                    if n < 0 { failure = SyscallError(name: "read", errno: errno); return }
+                    if n == 0 { break }
+                    count += n
+                }
             }
-            if n == 0 { break }
-            count += Int(n)
+            if let failure { throw failure }
+            if result.isEmpty { result = chunk } else { result += chunk }
+            if chunk.count < capacity { return result }
+            capacity = max(capacity, 65536)
         }
-        bytes.removeLast(bytes.count - count)
-        return bytes
     }
 
     /// Writes all of `bytes`. The corresponding C function is `write`.
