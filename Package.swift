@@ -17,7 +17,8 @@ let package = Package(
         ),
         .target(name: "CredFile", dependencies: ["COpenSSL"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile"]),
-        .testTarget(name: "CredFileTests", dependencies: ["CredFile"]),
+        // Vectors/ holds data files read through #filePath, not resources.
+        .testTarget(name: "CredFileTests", dependencies: ["CredFile"], exclude: ["Vectors"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["credfile", "CredFile"]

@@ -60,7 +60,7 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
         }
         let digits = fields[2]
         guard !digits.isEmpty, digits.allSatisfy({ (0x30...0x39).contains($0) }),
-            digits.first != UInt8(ascii: "0")
+            digits.count == 1 || digits.first != UInt8(ascii: "0")
         else { throw ParseError(reason: "rounds must be a decimal number without leading zeros") }
         // More than 8 digits is above the limit; never parse what could overflow.
         guard digits.count <= 8 else { throw ParseError(reason: "rounds must be between 1 and 50000000") }

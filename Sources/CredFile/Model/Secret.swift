@@ -21,11 +21,9 @@ public final class SecretBytes: Equatable, CustomStringConvertible, CustomDebugS
         storage = .allocate(byteCount: max(count, 1), alignment: 16)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
         self.count = count
-        do { try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count])) } catch {
-            OpenSSL.cleanse(storage)
-            storage.deallocate()
-            throw error
-        }
+        // Every stored property is set, so if `fill` throws, `deinit` runs and cleanses and
+        // frees the buffer: freeing it here as well would be a double free.
+        try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
     }
 
     deinit {
