@@ -65,8 +65,9 @@ enum CredFileCLI {
                 return .success
             }
             guard let command = invocation.command else {
+                guard invocation.help else { throw CredFileError.usage("no command given") }
                 terminal.write(Help.overview)
-                return invocation.help ? .success : .usage
+                return .success
             }
             if invocation.help {
                 terminal.write(Help.text(for: command))
