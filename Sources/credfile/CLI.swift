@@ -65,8 +65,9 @@ enum CredFileCLI {
                 return .success
             }
             guard let command = invocation.command else {
+                guard invocation.help else { throw CredFileError.usage("no command given") }
                 terminal.write(Help.overview)
-                return invocation.help ? .success : .usage
+                return .success
             }
             if invocation.help {
                 terminal.write(Help.text(for: command))
@@ -92,6 +93,7 @@ enum CredFileCLI {
     static func parse(_ arguments: [String]) throws -> Invocation {
         var invocation = Invocation()
         var words: [String] = []
+        var wordIndices: [Int] = []  // where each word stands in `arguments`
         var index = 0
         var optionsEnded = false
         func value(for option: String) throws -> String {
@@ -110,6 +112,7 @@ enum CredFileCLI {
             defer { index += 1 }
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
                 words.append(argument)
+                wordIndices.append(index)
                 continue
             }
             // `--name=value` or `--name value`.
@@ -156,7 +159,7 @@ enum CredFileCLI {
         }
         if let first = words.first {
             guard let command = Command(rawValue: first) else {
-                throw CredFileError.usage("unknown command (argument \(arguments.firstIndex(of: first)! + 1))")
+                throw CredFileError.usage("unknown command (argument \(wordIndices[0] + 1))")
             }
             invocation.command = command
             invocation.positionals = Array(words.dropFirst())

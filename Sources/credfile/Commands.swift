@@ -68,12 +68,21 @@ extension CommandContext {
             let counts = try store.importUsers(users, storage: storage, jobs: invocation.jobs ?? ParallelHasher.defaultJobs)
             say(messages.imported(added: counts.added, updated: counts.updated))
         } catch let error as CredFileError where error.code == .usage {
-            // "item N: …" from the library: name the input line instead.
-            var message = error.message
-            if message.hasPrefix("item "), let n = Int(message.dropFirst(5).prefix { $0.isNumber }), n <= lineNumbers.count {
-                message = "standard input line \(lineNumbers[n - 1])" + message.drop { $0 != ":" }
+            // "item N: … item M …" from the library: name the input lines instead.
+            var message = ""
+            var rest = Substring(error.message)
+            while let item = rest.firstRange(of: "item ") {
+                let digits = rest[item.upperBound...].prefix { $0.isASCII && $0.isNumber }
+                guard let n = Int(digits), n >= 1, n <= lineNumbers.count else {
+                    message += rest[..<item.upperBound]
+                    rest = rest[item.upperBound...]
+                    continue
+                }
+                message += rest[..<item.lowerBound] + (message.isEmpty && item.lowerBound == rest.startIndex ? "standard input line " : "line ")
+                message += String(lineNumbers[n - 1])
+                rest = rest[digits.endIndex...]
             }
-            throw CredFileError(.usage, message)
+            throw CredFileError(.usage, message + rest)
         }
         return .success
     }

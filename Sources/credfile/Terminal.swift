@@ -110,7 +110,6 @@ enum NoEchoPrompt {
         let fd = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw CredFileError(.io, "cannot open the terminal for a password prompt") }
         defer { Glibc.close(fd) }
-        _ = prompt.withCString { Glibc.write(fd, $0, strlen($0)) }
         var original = termios()
         let haveTermios = tcgetattr(fd, &original) == 0
         if haveTermios {
@@ -125,6 +124,9 @@ enum NoEchoPrompt {
             silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
             _ = tcsetattr(fd, TCSAFLUSH, &silent)
         }
+        // The prompt only once echo is off (as getpass does): whatever is typed after
+        // it appears is neither echoed nor thrown away by the TCSAFLUSH above.
+        _ = prompt.withCString { Glibc.write(fd, $0, strlen($0)) }
         defer {
             if haveTermios {
                 _ = tcsetattr(fd, TCSAFLUSH, &original)

@@ -1,0 +1,295 @@
+import Foundation
+import Testing
+
+@testable import CredFile
+@testable import credfile
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - What a run produced
+
+/// The exit status and the two output streams of one run, in-process or as a process.
+struct CLIResult: Equatable, CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// Every line of standard error (without the final empty piece).
+    var stderrLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast() }
+    /// Every line of standard output (without the final empty piece).
+    var stdoutLines: [Substring] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast() }
+
+    var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)---" }
+}
+
+/// Distinctive strings used as arguments where a password might be typed by mistake;
+/// no output may ever contain them.
+enum Canary {
+    static let option = "--p4ssw0rd-XYZ"
+    static let word = "hunter2-XYZ"
+    static let all = ["p4ssw0rd-XYZ", word]
+}
+
+// MARK: - A scratch directory, and a record of everything printed in it
+
+/// A temporary directory for one test, the passwords the test used, and every text the
+/// CLI printed (stdout, stderr, prompts), so the test can check at the end that no
+/// password was ever printed.
+final class CLISession {
+    let directory: String
+    private(set) var passwords: [String] = []
+    private(set) var printed: [String] = []
+
+    init() throws {
+        let base = FileManager.default.temporaryDirectory.path
+        var template = Array("\(base)/credfile-cli-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CredFileError(.io, "mkdtemp failed")
+        }
+        directory = String(cString: made)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// The absolute path of `name` in the scratch directory.
+    func path(_ name: String) -> String { directory + "/" + name }
+
+    /// Remembers `password` as one that must never be printed, and returns it.
+    func password(_ password: String) -> String {
+        passwords.append(password)
+        return password
+    }
+
+    /// Writes `content` to `name` (exact bytes) and returns its path.
+    @discardableResult
+    func write(_ name: String, _ content: String) throws -> String {
+        try write(name, bytes: Array(content.utf8))
+    }
+
+    @discardableResult
+    func write(_ name: String, bytes: [UInt8]) throws -> String {
+        try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
+        return path(name)
+    }
+
+    /// The bytes of `name`, or nil when it cannot be read.
+    func bytes(_ name: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path(name)).map { Array($0) }
+    }
+
+    /// The text of `name` ("" when missing).
+    func text(_ name: String) -> String { String(decoding: bytes(name) ?? [], as: UTF8.self) }
+
+    /// Records a text the CLI showed (for the final leak check).
+    func record(_ texts: String...) { printed.append(contentsOf: texts) }
+
+    /// Runs `credfile arguments` in-process.
+    /// - Parameters:
+    ///   - stdin: the lines of standard input (without endings).
+    ///   - tty: when given, standard input is a terminal and these are the answers typed
+    ///     at the no-echo prompts, in order.
+    ///   - environment: the environment (English by default).
+    @discardableResult
+    func run(
+        _ arguments: [String], stdin: [String] = [], tty: [String]? = nil,
+        environment: [String: String] = ["LANG": "C"]
+    ) -> CLIResult {
+        let fake = FakeTerminal(
+            input: stdin.map { Array($0.utf8) }, answers: (tty ?? []).map { Array($0.utf8) },
+            isTerminal: tty != nil, environment: environment)
+        let status = CredFileCLI.run(arguments, terminal: fake.terminal)
+        record(fake.stdout, fake.stderr, fake.prompts.joined())
+        lastPrompts = fake.prompts
+        lastUnreadInput = fake.input.count
+        lastUnusedAnswers = fake.answers.count
+        return CLIResult(status: status.rawValue, stdout: fake.stdout, stderr: fake.stderr)
+    }
+
+    /// The no-echo prompts shown by the last in-process run.
+    private(set) var lastPrompts: [String] = []
+    /// Lines of standard input the last run left unread.
+    private(set) var lastUnreadInput = 0
+    /// Answers to prompts the last run did not ask for.
+    private(set) var lastUnusedAnswers = 0
+
+    /// Checks that nothing printed in this session contains a password it used, or one
+    /// of the canary strings.
+    func expectNothingLeaked(sourceLocation: SourceLocation = #_sourceLocation) {
+        for text in printed {
+            for secret in passwords + Canary.all where !secret.isEmpty {
+                #expect(!text.contains(secret), "printed \(secret.debugDescription) in: \(text)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+}
+
+/// Runs `body` with a fresh session, then checks that no password leaked.
+func withSession(
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: (CLISession) throws -> Void
+) throws {
+    let session = try CLISession()
+    defer { session.expectNothingLeaked(sourceLocation: sourceLocation) }
+    try body(session)
+}
+
+// MARK: - A fake terminal for in-process runs
+
+/// Captures standard output and error, feeds standard input line by line, and answers
+/// the no-echo prompts when it plays a terminal.
+final class FakeTerminal {
+    var input: [[UInt8]]
+    var answers: [[UInt8]]
+    let isTerminal: Bool
+    let environment: [String: String]
+    var stdout = ""
+    var stderr = ""
+    var prompts: [String] = []
+
+    init(input: [[UInt8]], answers: [[UInt8]], isTerminal: Bool, environment: [String: String]) {
+        self.input = input
+        self.answers = answers
+        self.isTerminal = isTerminal
+        self.environment = environment
+    }
+
+    var terminal: Terminal {
+        Terminal(
+            readLine: { [self] in input.isEmpty ? nil : input.removeFirst() },
+            readSecret: { [self] prompt in
+                prompts.append(prompt)
+                guard isTerminal, !answers.isEmpty else {
+                    throw CredFileError(.io, "test: a no-echo prompt nobody answers")
+                }
+                return answers.removeFirst()
+            },
+            showPrompt: { [self] in stdout += $0 },
+            inputIsTerminal: isTerminal,
+            errorIsTerminal: false,
+            write: { [self] in stdout += $0 },
+            writeError: { [self] in stderr += $0 },
+            environment: environment)
+    }
+}
+
+// MARK: - Checks shared by the suites
+
+/// A usage error: exit 2, and every line on stderr in the `credfile: …` form.
+func expectUsageError(_ result: CLIResult, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.status == 2, "\(result)", sourceLocation: sourceLocation)
+    expectErrorFormat(result, sourceLocation: sourceLocation)
+}
+
+/// Something on stderr, each line of it starting `credfile: `.
+func expectErrorFormat(_ result: CLIResult, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(!result.stderr.isEmpty, "\(result)", sourceLocation: sourceLocation)
+    #expect(result.stderr.hasSuffix("\n"), "\(result)", sourceLocation: sourceLocation)
+    for line in result.stderrLines {
+        #expect(line.hasPrefix("credfile: "), "\(result)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Verifies `password` against `user`'s entry in `path` with the library (not the CLI).
+func libraryGrants(_ path: String, _ user: String, _ password: String) throws -> Bool {
+    try CredentialStore(path: path, policy: HashPolicy(rounds: 1)).authenticate(username: user, password: password)
+}
+
+// MARK: - The built executable
+
+/// The `credfile` executable that `swift build` / `swift test` produced.
+enum BuiltBinary {
+    /// Looks beside the test bundle first (the same build directory, so the same build
+    /// configuration and triple), then in `<package>/.build/debug`, found from this file's
+    /// path.
+    static let path: String? = {
+        var directories: [URL] = []
+        for start in [Bundle.main.executableURL, Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0])] {
+            guard var url = start?.standardizedFileURL.deletingLastPathComponent() else { continue }
+            for _ in 0..<4 {
+                directories.append(url)
+                url.deleteLastPathComponent()
+            }
+        }
+        let packageRoot = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        directories.append(packageRoot.appendingPathComponent(".build/debug"))
+        for directory in directories {
+            let candidate = directory.appendingPathComponent("credfile").path
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+                FileManager.default.isExecutableFile(atPath: candidate)
+            {
+                return candidate
+            }
+        }
+        return nil
+    }()
+
+    /// The path, or a recorded failure (never a skip) when it is missing.
+    static func require(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(
+            path, "the credfile executable was not found beside the test bundle nor in .build/debug; run `swift build`",
+            sourceLocation: sourceLocation)
+    }
+
+    /// The minimal environment of a child: a locale and a PATH, nothing inherited.
+    static func environment(lang: String = "C") -> [String: String] {
+        ["LANG": lang, "PATH": "/usr/bin:/bin"]
+    }
+
+    /// Runs the executable with `stdin` as its standard input (nil: `/dev/null`, so at
+    /// end of input at once) and waits at most `timeout`.
+    static func run(
+        _ arguments: [String], stdin: [UInt8]?, in session: CLISession,
+        environment: [String: String] = BuiltBinary.environment(), directory: String? = nil,
+        timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try require(sourceLocation: sourceLocation))
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = URL(fileURLWithPath: directory ?? session.directory)
+        // Output goes to files, not pipes: nothing to drain concurrently, no deadlock.
+        let tag = UUID().uuidString
+        let outPath = session.path(".out-\(tag)")
+        let errPath = session.path(".err-\(tag)")
+        guard FileManager.default.createFile(atPath: outPath, contents: nil),
+            FileManager.default.createFile(atPath: errPath, contents: nil)
+        else { throw CredFileError(.io, "cannot create output files in \(session.directory)") }
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        defer {
+            try? out.close()
+            try? err.close()
+            try? FileManager.default.removeItem(atPath: outPath)
+            try? FileManager.default.removeItem(atPath: errPath)
+        }
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try process.run()
+        if let stdin {
+            try input.fileHandleForWriting.write(contentsOf: stdin)
+        }
+        try input.fileHandleForWriting.close()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                process.waitUntilExit()
+                Issue.record("credfile \(arguments) did not finish within \(timeout)", sourceLocation: sourceLocation)
+                break
+            }
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        let result = CLIResult(
+            status: process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus,
+            stdout: String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self),
+            stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
+        session.record(result.stdout, result.stderr)
+        return result
+    }
+}
