@@ -4,6 +4,9 @@ extension CommandContext {
     func add() throws -> ExitStatus {
         try Username.validate(user)  // before asking for a password
         var store = try store()
+        if let bytes = try AtomicWriter.read(file), CredentialFile(bytes: bytes).firstEntry(named: user) != nil {
+            throw CredFileError(.userExists, messages.userExists)  // checked again under the lock
+        }
         store.policy = try writingPolicy()
         try store.register(username: user, password: readPassword(new: true), storage: storage)
         return .success

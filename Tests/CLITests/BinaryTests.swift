@@ -112,7 +112,7 @@ import Testing
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.isEmpty)
             #expect(result.stdout == """
-                usuarios.txt:1: warning: plaintext password for user 'valencia'; run 'credfile upgrade'
+                usuarios.txt:1: warning: plaintext password; run 'credfile upgrade'
                 usuarios.txt:3: warning: weak hash for user 'usuario2': 1 rounds, below the minimum of 600000
                 usuarios.txt:4: error: malformed entry for user 'bob': empty secret
                 usuarios.txt:5: error: duplicate entry for user 'valencia' (first at line 1); it never authenticates
