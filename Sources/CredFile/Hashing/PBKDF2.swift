@@ -3,25 +3,77 @@
 /// Uses the fast path (precomputed HMAC states, two compression calls per round) when it
 /// was built in, and OpenSSL's `PKCS5_PBKDF2_HMAC` otherwise; both give identical bytes.
 enum PBKDF2 {
+    /// Which code computes PBKDF2. Both give identical bytes; tests and benchmarks pick
+    /// one with the `using:` parameter of `deriveKey`.
+    enum Implementation: Sendable, CaseIterable {
+        /// ``FastPBKDF2``: precomputed HMAC states, two compression-function calls per
+        /// round. Calls `PKCS5_PBKDF2_HMAC` itself when it was not built in.
+        case fast
+        /// OpenSSL's `PKCS5_PBKDF2_HMAC`, through ``OpenSSL/pbkdf2HMAC(_:password:salt:rounds:into:)``.
+        case openSSL
+
+        /// `.fast` when ``FastPBKDF2/isAvailable``, `.openSSL` otherwise.
+        static var preferred: Implementation { FastPBKDF2.isAvailable ? .fast : .openSSL }
+    }
+
     /// Derives `count` bytes from a password and salt.
+    /// - Parameters:
+    ///   - algorithm: The hash behind the HMAC.
+    ///   - password: The password bytes.
+    ///   - salt: The salt bytes.
+    ///   - rounds: The iteration count, at least 1.
+    ///   - count: The number of bytes to derive, at least 1.
+    ///   - implementation: Which code computes it; ``Implementation/preferred`` unless a
+    ///     test or benchmark needs one path.
+    /// - Returns: The derived key, zeroed when released.
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
     static func deriveKey(
-        _ algorithm: HashAlgorithm, password: SecretBytes, salt: [UInt8], rounds: Int, count: Int
+        _ algorithm: HashAlgorithm, password: SecretBytes, salt: [UInt8], rounds: Int, count: Int,
+        using implementation: Implementation = .preferred
     ) throws -> SecretBytes {
         try password.withUnsafeBytes { p in
             try salt.withUnsafeBytes { s in
-                try deriveKey(algorithm, password: p, salt: s, rounds: rounds, count: count)
+                try deriveKey(
+                    algorithm, password: p, salt: s, rounds: rounds, count: count,
+                    using: implementation)
             }
         }
     }
 
     /// Derives `count` bytes from raw password and salt bytes.
+    /// - Parameters:
+    ///   - algorithm: The hash behind the HMAC.
+    ///   - password: The password bytes.
+    ///   - salt: The salt bytes.
+    ///   - rounds: The iteration count, at least 1.
+    ///   - count: The number of bytes to derive, at least 1.
+    ///   - implementation: Which code computes it; ``Implementation/preferred`` unless a
+    ///     test or benchmark needs one path.
+    /// - Returns: The derived key, zeroed when released.
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
     static func deriveKey(
         _ algorithm: HashAlgorithm, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
-        rounds: Int, count: Int
+        rounds: Int, count: Int, using implementation: Implementation = .preferred
     ) throws -> SecretBytes {
-        try SecretBytes(count: count) { out in
-            try OpenSSL.pbkdf2HMAC(algorithm, password: password, salt: salt, rounds: rounds, into: out)
+        // The error is carried out of the closure rather than thrown through
+        // `SecretBytes.init(count:fill:)`: when `fill` throws, that initializer frees its
+        // storage and then, the object being fully initialized, `deinit` frees it again.
+        var failure: (any Error)?
+        let key = SecretBytes(count: count) { out in
+            do {
+                switch implementation {
+                case .fast:
+                    try FastPBKDF2.deriveKey(
+                        algorithm, password: password, salt: salt, rounds: rounds, into: out)
+                case .openSSL:
+                    try OpenSSL.pbkdf2HMAC(
+                        algorithm, password: password, salt: salt, rounds: rounds, into: out)
+                }
+            } catch {
+                failure = error
+            }
         }
+        if let failure { throw failure }  // `key` is released, and so zeroed, here.
+        return key
     }
 }
