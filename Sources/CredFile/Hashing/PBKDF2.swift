@@ -55,25 +55,13 @@ enum PBKDF2 {
         _ algorithm: HashAlgorithm, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
         rounds: Int, count: Int, using implementation: Implementation = .preferred
     ) throws -> SecretBytes {
-        // The error is carried out of the closure rather than thrown through
-        // `SecretBytes.init(count:fill:)`: when `fill` throws, that initializer frees its
-        // storage and then, the object being fully initialized, `deinit` frees it again.
-        var failure: (any Error)?
-        let key = SecretBytes(count: count) { out in
-            do {
-                switch implementation {
-                case .fast:
-                    try FastPBKDF2.deriveKey(
-                        algorithm, password: password, salt: salt, rounds: rounds, into: out)
-                case .openSSL:
-                    try OpenSSL.pbkdf2HMAC(
-                        algorithm, password: password, salt: salt, rounds: rounds, into: out)
-                }
-            } catch {
-                failure = error
+        try SecretBytes(count: count) { out in
+            switch implementation {
+            case .fast:
+                try FastPBKDF2.deriveKey(algorithm, password: password, salt: salt, rounds: rounds, into: out)
+            case .openSSL:
+                try OpenSSL.pbkdf2HMAC(algorithm, password: password, salt: salt, rounds: rounds, into: out)
             }
         }
-        if let failure { throw failure }  // `key` is released, and so zeroed, here.
-        return key
     }
 }
