@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""credfile's benchmarks: ratios measured side by side in one run, never asserted.
+
+Prints one table: PBKDF2 rates against OpenSSL and the compression-function limit;
+check / verify lookup / one-user rewrite / upgrade against grep, cp and --jobs 1;
+verify timing per outcome against the unknown-user case; peak memory.
+
+Run through Benchmarks/run.sh, which builds credfile in release mode first.
+"""
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CREDFILE = sys.argv[1] if len(sys.argv) > 1 else ".build/release/credfile"
+QUICK = os.environ.get("BENCH_QUICK") == "1"
+WORK = tempfile.mkdtemp(prefix="credfile-bench-")
+ROWS = []
+
+
+def row(section, what, value, goal=""):
+    ROWS.append((section, what, value, goal))
+    print(f"  {what:<58} {value:<24} {goal}", flush=True)
+
+
+def run(argv, stdin=b"", check=True):
+    """Runs argv; returns (seconds, stdout)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = proc.communicate(stdin)
+    elapsed = time.perf_counter() - start
+    if check and proc.returncode not in (0, 1):
+        sys.exit(f"bench: {argv[:3]} exited {proc.returncode}: {err.decode(errors='replace')}")
+    return elapsed, out
+
+
+def peak_rss_kib(argv, stdin=b""):
+    """Peak RSS of one run of argv, measured by GNU time."""
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, input=stdin,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return int(proc.stderr.decode().strip().splitlines()[-1])
+
+
+def interleaved_medians(cases, repeats):
+    """cases: {name: (argv, stdin, setup)}; runs them round-robin; returns medians."""
+    times = {name: [] for name in cases}
+    for _ in range(repeats):
+        for name, (argv, stdin, setup) in cases.items():
+            if setup:
+                setup()
+            times[name].append(run(argv, stdin)[0])
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def make_big_file(path, lines):
+    with open(path, "w") as f:
+        for i in range(lines):
+            f.write("user%06d,password%06d\n" % (i, i))
+
+
+def openssl_limit(algorithm, block, multi=1):
+    """Compression-function limit in PBKDF2 iterations/s: speed ÷ block ÷ 2."""
+    argv = ["openssl", "speed", "-evp", algorithm, "-bytes", "8192", "-seconds", "2"]
+    if multi > 1:
+        argv[2:2] = ["-multi", str(multi)]
+    out = subprocess.run(argv, capture_output=True, text=True).stdout
+    line = [l for l in out.splitlines() if l.startswith(algorithm + " ")][-1]  # "sha256  1490695.76k"
+    return float(line.split()[-1].rstrip("k")) * 1000 / block / 2
+
+
+def calibrate(algorithm):
+    _, out = run([CREDFILE, "calibrate", "--json", "--algorithm", algorithm])
+    text = out.decode()
+    get = lambda key: float(re.search(f'"{key}":([0-9.]+)', text).group(1))
+    return get("roundsPerSecond"), get("openSSLRoundsPerSecond")
+
+
+def pbkdf2_section():
+    print("PBKDF2 (one thread unless noted)")
+    cores = os.cpu_count() or 1
+    for algorithm, block, goal in (("sha256", 64, 0.85), ("sha512", 128, 0.90)):
+        fast, openssl = calibrate(algorithm)
+        limit = openssl_limit(algorithm, block)
+        row("pbkdf2", f"{algorithm}: credfile rounds/s", f"{fast/1e6:.2f} M")
+        row("pbkdf2", f"{algorithm}: PKCS5_PBKDF2_HMAC rounds/s", f"{openssl/1e6:.2f} M")
+        row("pbkdf2", f"{algorithm}: limit (openssl speed ÷ {block} ÷ 2)", f"{limit/1e6:.2f} M")
+        row("pbkdf2", f"{algorithm}: credfile ÷ limit", f"{fast/limit:.2f}", f"goal ≥ {goal:.2f}")
+        row("pbkdf2", f"{algorithm}: credfile ÷ PKCS5_PBKDF2_HMAC", f"{fast/openssl:.2f}×")
+    if cores > 1:
+        # all cores: run one calibrate per core at once and add the rates up
+        procs = [subprocess.Popen([CREDFILE, "calibrate", "--json"], stdout=subprocess.PIPE, text=True)
+                 for _ in range(cores)]
+        total = sum(float(re.search('"roundsPerSecond":([0-9.]+)', p.communicate()[0]).group(1)) for p in procs)
+        limit = openssl_limit("sha256", 64, multi=cores)
+        row("pbkdf2", f"sha256 on {cores} cores: credfile rounds/s", f"{total/1e6:.2f} M")
+        row("pbkdf2", f"sha256 on {cores} cores: credfile ÷ limit", f"{total/limit:.2f}")
+
+
+def file_section():
+    lines = 100_000 if QUICK else 1_000_000
+    big = os.path.join(WORK, "big.txt")
+    make_big_file(big, lines)
+    size = os.path.getsize(big)
+    print(f"Files ({lines:,} lines, {size/1e6:.0f} MB; medians of interleaved runs)")
+    reps = 5 if QUICK else 15
+    last = "user%06d" % (lines - 1)
+    pw = ("password%06d\n" % (lines - 1)).encode()
+    grep_out = os.path.join(WORK, "grep.out")  # GNU grep short-cuts output to /dev/null
+    m = interleaved_medians({
+        "check": ([CREDFILE, "check", big], b"", None),
+        "grep -c": (["sh", "-c", f"grep -c '' {big} > {grep_out}"], b"", None),
+        "verify": ([CREDFILE, "verify", "--iterations", "1", big, last], pw, None),
+        "grep -m1": (["sh", "-c", f"grep -m1 -F -x '{last},password{last[4:]}' {big} > {grep_out}"], b"", None),
+    }, reps)
+    row("files", "credfile check ÷ grep -c ''", f"{m['check']/m['grep -c']:.2f}  ({m['check']*1e3:.0f} ms / {m['grep -c']*1e3:.0f} ms)", "goal ≤ 3")
+    row("files", "credfile verify (last user, --iterations 1) ÷ grep -m1 -F -x",
+        f"{m['verify']/m['grep -m1']:.2f}  ({m['verify']*1e3:.0f} ms / {m['grep -m1']*1e3:.0f} ms)", "goal ≤ 4")
+    row("files", "peak RSS of that verify", f"{peak_rss_kib([CREDFILE, 'verify', '--iterations', '1', big, last], pw)/1024:.0f} MB", "goal ≤ 64")
+    row("files", "peak RSS of check", f"{peak_rss_kib([CREDFILE, 'check', big])/1024:.0f} MB")
+
+    # One-user rewrite: delete one user vs the floor of cp + fsync + rename.
+    victims = iter(random.Random(7).sample(range(lines), 2 * reps + 2))
+    work = os.path.join(WORK, "rewrite.txt")
+    floor_src = os.path.join(WORK, "floor.txt")
+    shutil.copy(big, work)
+    shutil.copy(big, floor_src)
+    floor_script = f"cp {floor_src} {floor_src}.tmp && sync {floor_src}.tmp && mv {floor_src}.tmp {floor_src} && sync {WORK}"
+    times = {"delete": [], "floor": []}
+    for _ in range(reps):
+        victim = "user%06d" % next(victims)
+        times["delete"].append(run([CREDFILE, "delete", work, victim])[0])
+        times["floor"].append(run(["sh", "-c", floor_script])[0])
+    d, f = statistics.median(times["delete"]), statistics.median(times["floor"])
+    row("files", "credfile delete (one user) ÷ cp + fsync + rename", f"{d/f:.2f}  ({d*1e3:.0f} ms / {f*1e3:.0f} ms)", "goal ≤ 2")
+
+    # Upgrade of the big file at 1 round: peak memory.
+    shutil.copy(big, work)
+    row("files", "peak RSS of upgrade (--iterations 1)",
+        f"{peak_rss_kib([CREDFILE, 'upgrade', '--iterations', '1', work])/1024:.0f} MB")
+
+
+def upgrade_section():
+    entries = 500 if QUICK else 2000
+    rounds = 20_000
+    print(f"Upgrade ({entries} plaintext entries, {rounds} rounds each)")
+    src = os.path.join(WORK, "upgrade-src.txt")
+    make_big_file(src, entries)
+    work = os.path.join(WORK, "upgrade.txt")
+
+    def fresh():
+        shutil.copy(src, work)
+    reps = 3 if QUICK else 5
+    m = interleaved_medians({
+        "jobs1": ([CREDFILE, "upgrade", "--iterations", str(rounds), "--jobs", "1", work], b"", fresh),
+        "jobs2": ([CREDFILE, "upgrade", "--iterations", str(rounds), "--jobs", "2", work], b"", fresh),
+    }, reps)
+    row("upgrade", "upgrade --jobs 2 speed-up over --jobs 1", f"{m['jobs1']/m['jobs2']:.2f}×  ({m['jobs1']:.2f} s / {m['jobs2']:.2f} s)", "goal ≥ 1.9")
+
+
+def timing_section():
+    rounds = 1_200_000
+    print(f"verify timing at the default policy ({rounds:,} rounds): median ÷ unknown-user median")
+    path = os.path.join(WORK, "timing.txt")
+    weak = subprocess.run([CREDFILE, "hash", "--iterations", "1000"], input=b"weak-password\n",
+                          capture_output=True).stdout.decode().strip()
+    strong = subprocess.run([CREDFILE, "hash"], input=b"right-password\n", capture_output=True).stdout.decode().strip()
+    with open(path, "w") as f:
+        f.write(f"hashed,{strong}\nplain,plain-password\nweak,{weak}\n")
+    cases = {
+        "unknown user": ([CREDFILE, "verify", path, "nobody"], b"right-password\n", None),
+        "wrong password (hashed)": ([CREDFILE, "verify", path, "hashed"], b"wrong-password\n", None),
+        "right password (hashed)": ([CREDFILE, "verify", path, "hashed"], b"right-password\n", None),
+        "plaintext entry": ([CREDFILE, "verify", path, "plain"], b"wrong-password\n", None),
+        "weak hash (1000 rounds)": ([CREDFILE, "verify", path, "weak"], b"wrong-password\n", None),
+    }
+    m = interleaved_medians(cases, 7 if QUICK else 31)
+    base = m["unknown user"]
+    for name, t in m.items():
+        row("timing", f"{name}", f"{t/base:.3f}  ({t*1e3:.0f} ms)", "goal 1.00 ± 0.05")
+
+
+def main():
+    if not os.access(CREDFILE, os.X_OK):
+        sys.exit(f"bench: {CREDFILE} is not built (run Benchmarks/run.sh)")
+    print(f"credfile benchmarks — {time.strftime('%Y-%m-%d %H:%M')} — {os.cpu_count()} cores — "
+          + subprocess.run(["openssl", "version"], capture_output=True, text=True).stdout.strip())
+    sections = sys.argv[2:] or ["pbkdf2", "files", "upgrade", "timing"]
+    try:
+        for section in sections:
+            {"pbkdf2": pbkdf2_section, "files": file_section, "upgrade": upgrade_section,
+             "timing": timing_section}[section]()
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
+    print("\n| section | measure | value | goal |\n| --- | --- | --- | --- |")
+    for section, what, value, goal in ROWS:
+        print(f"| {section} | {what} | {value} | {goal} |")
+
+
+if __name__ == "__main__":
+    main()
