@@ -142,6 +142,11 @@ public struct CredentialFile: Sendable {
             out.append(contentsOf: line)
             out.append(0x0A)
         }
+        // U+FEFF at the start of a line that is not the file's first is part of that line
+        // (a name `\u{FEFF}admin` is not `admin`). When the change brings such a line to
+        // the very start (the lines before it removed, or an append to an empty file), a
+        // BOM goes in front, so the parser skips that one and the line keeps its meaning.
+        if !hasBOM, out.starts(with: Self.bom) { out.insert(contentsOf: Self.bom, at: 0) }
         return out
     }
 
