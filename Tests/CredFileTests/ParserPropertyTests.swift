@@ -248,6 +248,8 @@ struct ParserPropertyTests {
 
             // (a) render() is the identity; (b) the lines put back together are the bytes.
             #expect(file.render() == bytes, context)
+            // check's fast path for clean plaintext lines says exactly what full classification says.
+            #expect(file.findings(policy: .standard, fastPath: true) == file.findings(policy: .standard, fastPath: false), context)
             let lines = Array(file.lines)
             var rebuilt = file.hasBOM ? CredentialFile.bom : []
             for line in lines { rebuilt += line.content + line.ending.bytes }

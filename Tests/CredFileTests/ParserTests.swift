@@ -643,28 +643,28 @@ struct ParserTests {
         #expect(added.firstEntry(named: "\u{FEFF}admin") != nil)
     }
 
-    @Test("append after a last line ending in a lone CR keeps that line malformed")
+    @Test("append after a last line ending in a lone CR is refused, so that line stays malformed")
     func appendAfterLoneCR() throws {
         // A lone CR at the end of the last line is part of the line, so `bob,pw\r` is
-        // malformed and never authenticates. Adding the LF that an append needs turns
-        // that CR into a CRLF ending, and `bob,pw` comes to life.
+        // malformed and never authenticates. The LF an append needs would turn that CR
+        // into a CRLF ending and bring `bob,pw` to life: the append is refused (exit 4)
+        // and the file left byte for byte.
         let file = CredentialFile(bytes: b("bob,pw\r"))
         #expect(file.line(1).entry?.isMalformed == true)
         var changes = CredentialFile.Changes()
         changes.append(username: "carol", secret: "c")
-        let output = file.render(applying: changes)
-        #expect(output == b("bob,pw\r\ncarol,c\n"))  // what SPEC §2 says: exactly one LF added
-        let after = CredentialFile(bytes: output)
+        #expect(throws: CredFileError(.malformedFile, "")) { try file.checkAppend(changes) }
+        var replaced = CredentialFile.Changes()
+        replaced.append(username: "carol", secret: "c")
+        replaced.remove(file.line(1))
+        try file.checkAppend(replaced)  // fine once that line is gone
         try ParserFixture.withFile(b("bob,pw\r")) { path in
             let store = try ParserFixture.store(path)
             #expect(try !store.authenticate(username: "bob", password: "pw"))
-            try store.register(username: "carol", password: "c")
-            let bobGetsIn = try store.authenticate(username: "bob", password: "pw")
-            withKnownIssue("one LF after a lone CR makes a CRLF; SPEC §2 does not say what to do instead") {
-                #expect(after.line(1).entry?.isMalformed == true)
-                #expect(Array(after.line(1).content) == b("bob,pw\r"))
-                #expect(!bobGetsIn)
-            }
+            let error = #expect(throws: CredFileError.self) { try store.register(username: "carol", password: "c") }
+            #expect(error?.code == .malformedFile)
+            #expect(try ParserFixture.contents(path) == b("bob,pw\r"))
+            #expect(try !store.authenticate(username: "bob", password: "pw"))
         }
     }
 }
@@ -832,7 +832,8 @@ struct ForgeryTests {
             #expect(try !store.authenticate(username: "xvalencia", password: "contrasena123"))
             let findings = try store.findings()
             #expect(!findings.contains { $0.message.contains("duplicate") })
-            #expect(findings.map(\.line) == [1, 2])  // the two plaintext warnings, nothing else
+            #expect(findings.map(\.line) == [1])  // the one plaintext warning (2 entries), nothing else
+            #expect(findings.first?.message.hasPrefix("2 entries hold a plaintext password") == true)
             // And the real duplicate is refused.
             let error = #expect(throws: CredFileError.self) {
                 try store.register(username: "valencia", password: "other")

@@ -150,6 +150,20 @@ public struct CredentialFile: Sendable {
         return out
     }
 
+    /// Refuses `changes` that append after a last line ending in a lone CR: the LF the
+    /// append needs would make that CR a CRLF ending and change the line's meaning (a
+    /// malformed entry would come to life).
+    /// - Throws: ``CredFileError/Code/malformedFile``.
+    public func checkAppend(_ changes: Changes) throws {
+        guard !changes.appended.isEmpty, lineCount > 0, changes.edited[lineCount] == nil else { return }
+        let last = line(lineCount)
+        if last.ending == .none, last.content.last == 0x0D {
+            throw CredFileError(
+                .malformedFile,
+                "line \(lineCount) ends with a lone CR and no LF: appending would change its meaning; fix that line first")
+        }
+    }
+
     /// The first `needle` in `buffer[from..<to]`, found with `memchr`.
     static func index(of needle: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
         guard from < to, let base = buffer.baseAddress,

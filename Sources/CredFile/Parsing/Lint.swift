@@ -74,7 +74,7 @@ extension CredentialFile {
                 ? "plaintext password; run 'credfile upgrade'"
                 : "\(plaintext.count) entries hold a plaintext password (this is the first); run 'credfile upgrade'"
             let finding = Finding(line: plaintext.firstLine, severity: .warning, message: message)
-            findings.insert(finding, at: findings.firstIndex { $0.line > plaintext.firstLine } ?? findings.endIndex)
+            findings.insert(finding, at: findings.firstIndex { $0.line >= plaintext.firstLine } ?? findings.endIndex)
         }
         return findings
     }
@@ -84,7 +84,7 @@ extension CredentialFile {
     /// edge spaces, non-empty secret without hash syntax. Nil means "classify it fully".
     static func cleanPlaintextComma(_ line: UnsafeRawBufferPointer) -> Int? {
         guard line.count >= 3, line.count <= LineClassifier.maximumLineCount,
-            line[0] != UInt8(ascii: "#"), line[0] != 0x20,
+            line[0] != UInt8(ascii: "#"), line[0] != 0x20, line[0] != UInt8(ascii: ","),
             LineClassifier.isPrintableASCII(line),
             let comma = CredentialFile.index(of: UInt8(ascii: ","), in: line, from: 1, to: line.count - 1),
             line[comma - 1] != 0x20, line[comma + 1] != UInt8(ascii: "$"), line[comma + 1] != UInt8(ascii: "{")
