@@ -15,7 +15,7 @@ extension CredentialFile {
     /// `fastPath: false` classifies every line fully; tests check both give the same.
     func findings(policy: HashPolicy, fastPath: Bool) -> [Finding] {
         var findings: [Finding] = []
-        var firstLine = FirstLineTable(capacity: lineCount)
+        let firstLine = FirstLineTable(capacity: lineCount)
         var plaintext = (count: 0, firstLine: 0)
         bytes.withUnsafeBytes { file in
             for number in 1...max(lineCount, 1) where lineCount > 0 {
@@ -31,7 +31,8 @@ extension CredentialFile {
                 }
                 // The common line, a clean plaintext entry, without building an Entry.
                 if fastPath, let comma = Self.cleanPlaintextComma(UnsafeRawBufferPointer(rebasing: file[content])) {
-                    if !duplicate(of: UnsafeRawBufferPointer(rebasing: file[content.lowerBound..<(content.lowerBound + comma)]), at: content.lowerBound) {
+                    let name = UnsafeRawBufferPointer(rebasing: file[content.lowerBound..<(content.lowerBound + comma)])
+                    if !duplicate(of: name, at: content.lowerBound) {
                         if plaintext.count == 0 { plaintext.firstLine = number }
                         plaintext.count += 1
                     }
@@ -112,60 +113,76 @@ extension CredentialFile {
     }
 }
 
-/// Username keys → the line of their first entry: open addressing over 64-bit
-/// multiplicative hashes. Keys that are in the file are kept as offsets into it
-/// (no allocation per name); normalized keys go to one side buffer.
-struct FirstLineTable {
-    private var slots: [Int32]  // index into `entries`, or -1
-    private var entries: [(offset: Int, count: Int, line: Int)] = []  // offset < 0: side[-offset - 1…]
+/// Username keys → the line of their first entry: open addressing over 64-bit hashes.
+/// Keys that are in the file are kept as offsets into it (no allocation per name);
+/// normalized keys go to one side buffer. Each slot holds the hash's high 32 bits next
+/// to the entry's index, so a probe visits the entries and the file (two cache misses)
+/// only when the full hash probably matches.
+final class FirstLineTable {
+    private struct Stored {
+        var offset: Int  // into the file, or, when negative, into `side` at -offset - 1
+        var count: Int
+        var line: Int
+    }
+    private var slots: UnsafeMutableBufferPointer<UInt64>  // 0: empty; else tag | index + 1
+    private var entries: [Stored] = []
     private var side: [UInt8] = []
-    private var mask: Int
 
     init(capacity: Int) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
-        slots = Array(repeating: -1, count: size)
-        mask = size - 1
+        slots = .allocate(capacity: size)
+        slots.initialize(repeating: 0)
         entries.reserveCapacity(capacity)
     }
 
+    deinit { slots.deallocate() }
+
     /// Records `key` (found in `file` at `fileOffset`, or nil when it is a normalized
     /// copy) at `line`; returns the earlier line when the key was already there.
-    mutating func insert(_ key: UnsafeRawBufferPointer, fileOffset: Int?, line: Int, file: UnsafeRawBufferPointer) -> Int? {
+    func insert(_ key: UnsafeRawBufferPointer, fileOffset: Int?, line: Int, file: UnsafeRawBufferPointer) -> Int? {
         if entries.count * 2 >= slots.count { grow(file) }
-        var slot = Self.hash(key) & mask
-        while slots[slot] >= 0 {
-            let entry = entries[Int(slots[slot])]
-            if entry.count == key.count, withBytes(of: entry, file, { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }) {
-                return entry.line
+        let hash = Self.hash(key)
+        let tag = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000
+        let mask = slots.count - 1
+        var slot = hash & mask
+        while slots[slot] != 0 {
+            if slots[slot] & 0xFFFF_FFFF_0000_0000 == tag {
+                let entry = entries[Int(slots[slot] & 0xFFFF_FFFF) - 1]
+                if entry.count == key.count, bytes(of: entry, file, { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }) {
+                    return entry.line
+                }
             }
             slot = (slot + 1) & mask
         }
-        slots[slot] = Int32(entries.count)
+        slots[slot] = tag | UInt64(entries.count + 1)
         if let fileOffset {
-            entries.append((fileOffset, key.count, line))
+            entries.append(Stored(offset: fileOffset, count: key.count, line: line))
         } else {
-            entries.append((-side.count - 1, key.count, line))
+            entries.append(Stored(offset: -side.count - 1, count: key.count, line: line))
             side.append(contentsOf: key)
         }
         return nil
     }
 
-    private func withBytes<R>(of entry: (offset: Int, count: Int, line: Int), _ file: UnsafeRawBufferPointer,
-                              _ body: (UnsafeRawBufferPointer) -> R) -> R {
+
+    private func bytes<R>(of entry: Stored, _ file: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         if entry.count == 0 { return body(UnsafeRawBufferPointer(start: file.baseAddress, count: 0)) }
         if entry.offset >= 0 { return body(UnsafeRawBufferPointer(rebasing: file[entry.offset..<(entry.offset + entry.count)])) }
         let start = -entry.offset - 1
         return side.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<(start + entry.count)])) }
     }
 
-    private mutating func grow(_ file: UnsafeRawBufferPointer) {
-        slots = Array(repeating: -1, count: slots.count * 2)
-        mask = slots.count - 1
+    private func grow(_ file: UnsafeRawBufferPointer) {
+        slots.deallocate()
+        slots = .allocate(capacity: slots.count * 2)
+        slots.initialize(repeating: 0)
+        let mask = slots.count - 1
         for (index, entry) in entries.enumerated() {
-            var slot = withBytes(of: entry, file) { Self.hash($0) } & mask
-            while slots[slot] >= 0 { slot = (slot + 1) & mask }
-            slots[slot] = Int32(index)
+            let hash = bytes(of: entry, file) { Self.hash($0) }
+            var slot = hash & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000 | UInt64(index + 1)
         }
     }
 
@@ -174,7 +191,7 @@ struct FirstLineTable {
         var index = 0
         while index + 8 <= bytes.count {
             h = (h ^ bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 32
+            h = h << 31 | h >> 33
             index += 8
         }
         var tail: UInt64 = 0
@@ -182,8 +199,13 @@ struct FirstLineTable {
             tail = tail << 8 | UInt64(bytes[index])
             index += 1
         }
-        h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
-        h ^= h >> 29
+        // MurmurHash3's fmix64: every input bit reaches the low bits the table uses.
+        h ^= tail
+        h ^= h >> 33
+        h &*= 0xFF51_AFD7_ED55_8CCD
+        h ^= h >> 33
+        h &*= 0xC4CE_B9FE_1A85_EC53
+        h ^= h >> 33
         return Int(truncatingIfNeeded: h)
     }
 }
