@@ -5,30 +5,6 @@ import Testing
 /// The fast PBKDF2 path against OpenSSL's `PKCS5_PBKDF2_HMAC` and RFC 7914's vectors.
 @Suite("Fast PBKDF2")
 struct FastPBKDF2Tests {
-    /// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so every run checks
-    /// the same inputs and a failure can be replayed.
-    struct SplitMix64: RandomNumberGenerator {
-        /// The current state; each call to `next()` advances it by the golden gamma.
-        private var state: UInt64
-
-        /// A generator whose sequence is fixed by `seed`.
-        init(seed: UInt64) { state = seed }
-
-        /// The next 64 random bits.
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        /// `count` random bytes.
-        mutating func bytes(_ count: Int) -> [UInt8] {
-            (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
-        }
-    }
-
     /// Password and salt lengths at the SHA-256 and SHA-512 block boundaries: the last
     /// length whose padding fits one block (55, 111), the first that does not (56, 112),
     /// the block sizes (64, 128) where HMAC starts hashing the key, and their neighbours.
@@ -54,7 +30,7 @@ struct FastPBKDF2Tests {
     /// and its multiples included).
     @Test("fast path equals PKCS5_PBKDF2_HMAC on random inputs", arguments: HashAlgorithm.allCases)
     func matchesOpenSSL(_ algorithm: HashAlgorithm) throws {
-        var rng = SplitMix64(seed: algorithm == .sha256 ? 0x5EED_0256 : 0x5EED_0512)
+        var rng = SeededRandom(seed: algorithm == .sha256 ? 0x5EED_0256 : 0x5EED_0512)
         let digest = algorithm.digestCount
         let edgeOutputs = [1, digest - 1, digest, digest + 1, 2 * digest, 2 * digest + 1, 3 * digest]
         let edges = Self.edgeLengths
