@@ -84,8 +84,7 @@ public struct CredentialStore: Sendable {
         let content = hit.map { bytes[$0.content] }
         let granted = try Verifier(policy: policy).verify(password, against: content)
         guard granted, upgradeOnSuccess, let content,
-            let entry = CredentialLine(number: 0, content: content, ending: .none).entry,
-            needsUpgrade(entry.secret)
+            case .entry(let entry) = LineClassifier.classify(content), needsUpgrade(entry.secret)
         else { return Verification(granted: granted, upgraded: false, upgradeError: nil) }
         do {
             let upgraded = try rehash(username: username, password: password, ifStill: Array(content))
