@@ -96,8 +96,10 @@ public struct AtomicWriter: Sendable {
         defer { if !renamed { Syscall.unlink(temporary.path) } }
         do {
             defer { Syscall.close(temporary.fd) }
-            try Syscall.fchmod(temporary.fd, mode)
+            // Owner first: chown clears the set-user-ID and set-group-ID bits, so a
+            // chmod before it would lose them.
             if let (uid, gid) = owner, geteuid() == 0 { try Syscall.fchown(temporary.fd, uid, gid) }
+            try Syscall.fchmod(temporary.fd, mode)
             try Syscall.writeAll(temporary.fd, bytes)
             try Syscall.fsync(temporary.fd)
         } catch {
