@@ -140,7 +140,10 @@ public struct AtomicWriter: Sendable {
     private static func readWithInfo(_ path: String) throws -> (bytes: [UInt8], info: stat)? {
         let fd: Int32
         do {
-            fd = try Syscall.open(path, O_RDONLY)
+            // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
+            // forever, and a writer would wait holding the lock. It changes nothing for
+            // a regular file, and anything else is refused below.
+            fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK)
         } catch where error.errno == ENOENT {
             return nil
         } catch {
@@ -150,7 +153,8 @@ public struct AtomicWriter: Sendable {
         do {
             let info = try Syscall.fstat(fd)
             guard info.st_mode & S_IFMT == S_IFREG else {
-                throw SyscallError(name: "open", errno: EISDIR)
+                if info.st_mode & S_IFMT == S_IFDIR { throw SyscallError(name: "open", errno: EISDIR) }
+                throw CredFileError(.io, "cannot read \(path): not a regular file")
             }
             return (try Syscall.readAll(fd, sizeHint: Int(info.st_size)), info)
         } catch let error as SyscallError {
