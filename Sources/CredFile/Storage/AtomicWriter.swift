@@ -97,8 +97,10 @@ public struct AtomicWriter: Sendable {
         defer { if !renamed { Syscall.unlink(temporary.path) } }
         do {
             defer { Syscall.close(temporary.fd) }
-            try Syscall.fchmod(temporary.fd, mode)
+            // Owner first: chown clears the set-user-ID and set-group-ID bits, so a
+            // chmod before it would lose them.
             if let (uid, gid) = owner, geteuid() == 0 { try Syscall.fchown(temporary.fd, uid, gid) }
+            try Syscall.fchmod(temporary.fd, mode)
             try Syscall.writeAll(temporary.fd, bytes)
             try Syscall.fsync(temporary.fd)
         } catch {
@@ -139,7 +141,10 @@ public struct AtomicWriter: Sendable {
     private static func readWithInfo(_ path: String) throws -> (bytes: [UInt8], info: stat)? {
         let fd: Int32
         do {
-            fd = try Syscall.open(path, O_RDONLY)
+            // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
+            // forever, and a writer would wait holding the lock. It changes nothing for
+            // a regular file, and anything else is refused below.
+            fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK)
         } catch where error.errno == ENOENT {
             return nil
         } catch {
@@ -149,7 +154,8 @@ public struct AtomicWriter: Sendable {
         do {
             let info = try Syscall.fstat(fd)
             guard info.st_mode & S_IFMT == S_IFREG else {
-                throw SyscallError(name: "open", errno: EISDIR)
+                if info.st_mode & S_IFMT == S_IFDIR { throw SyscallError(name: "open", errno: EISDIR) }
+                throw CredFileError(.io, "cannot read \(path): not a regular file")
             }
             return (try Syscall.readAll(fd, sizeHint: Int(info.st_size)), info)
         } catch let error as SyscallError {
