@@ -125,7 +125,10 @@ public struct CredentialFile: Sendable {
         }
         out.append(contentsOf: bytes[cursor...])
         if !changes.appended.isEmpty, let last = out.last, last != 0x0A, out != Self.bom {
-            out.append(0x0A)  // the one change made to an existing line
+            // The one change made to an existing line: it gains an ending. A CR at its
+            // end is content (a control byte: the line is malformed); an LF alone would
+            // turn that CR into a CRLF ending and the malformed line into a valid one.
+            out += last == 0x0D ? [0x0D, 0x0A] : [0x0A]
         }
         for line in changes.appended {
             out.append(contentsOf: line)
