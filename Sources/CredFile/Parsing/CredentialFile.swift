@@ -124,7 +124,7 @@ public struct CredentialFile: Sendable {
             cursor = content.upperBound + ending.bytes.count
         }
         out.append(contentsOf: bytes[cursor...])
-        if !changes.appended.isEmpty, let last = out.last, last != 0x0A, out != Self.bom {
+        if !changes.appended.isEmpty, let last = out.last, last != 0x0A, out.count > (hasBOM ? Self.bom.count : 0) {
             // The one change made to an existing line: it gains an ending. A CR at its
             // end is content (a control byte: the line is malformed); an LF alone would
             // turn that CR into a CRLF ending and the malformed line into a valid one.
@@ -134,6 +134,10 @@ public struct CredentialFile: Sendable {
             out.append(contentsOf: line)
             out.append(0x0A)
         }
+        // A file without BOM whose new first line starts with the BOM's bytes (the lines
+        // before it removed, or appended to an empty file) would lose them to BOM
+        // skipping on the next read: a BOM in front keeps that line whole.
+        if !hasBOM, out.starts(with: Self.bom) { out.insert(contentsOf: Self.bom, at: 0) }
         return out
     }
 
