@@ -118,21 +118,21 @@ public enum FuzzChecks {
     static func checkLookups(_ file: CredentialFile, _ kinds: [Reference.Kind]) throws(FuzzFailure) {
         var fields: [[UInt8]] = []
         for case .entry(let username?, _, _) in kinds where !username.isEmpty { fields.append(username) }
-        var names = fields.prefix(3).map { String(decoding: $0, as: UTF8.self) }
-        if let first = names.first {
-            names += [String(first.dropFirst()), "x" + first, String(first.dropLast())]
-        }
-        if let last = fields.last { names.append(String(decoding: last, as: UTF8.self)) }
-        names.append("")
+        // Each lookup classifies every line again: a few names keep the fuzzer fast.
+        var names = fields.prefix(2).map { String(decoding: $0, as: UTF8.self) }
+        if let first = names.first { names += [String(first.dropFirst()), "x" + first] }
+        if fields.count > 2, let last = fields.last { names.append(String(decoding: last, as: UTF8.self)) }
 
-        for name in names {
+        for (index, name) in names.enumerated() {
             var expected: [Int] = []
             for (index, kind) in kinds.enumerated() {
                 if case .entry(let username, _, _) = kind, Reference.names(username, name) { expected.append(index + 1) }
             }
             let first = file.firstEntry(named: name)?.number
             try expect(first == expected.first, "firstEntry(named:) of a \(name.utf8.count)-byte name is line \(first ?? 0), expected \(expected.first ?? 0)")
-            try expect(file.entries(named: name).map(\.number) == expected, "entries(named:) differs from the reference")
+            if index == 0 {  // entries(named:) classifies every line: once is enough
+                try expect(file.entries(named: name).map(\.number) == expected, "entries(named:) differs from the reference")
+            }
         }
 
         var seen = Set<Reference.Key>()
