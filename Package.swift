@@ -6,6 +6,9 @@ let package = Package(
     products: [
         .library(name: "CredFile", targets: ["CredFile"]),
         .executable(name: "credfile", targets: ["credfile"]),
+        // Not API: the checks shared by the fuzz targets (Fuzz/) and the regression test
+        // that replays their crash inputs. Underscored like swift-crypto's _CryptoExtras.
+        .library(name: "_CredFileFuzzChecks", targets: ["_CredFileFuzzChecks"]),
     ],
     dependencies: [],
     targets: [
@@ -17,8 +20,11 @@ let package = Package(
         ),
         .target(name: "CredFile", dependencies: ["COpenSSL"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile"]),
+        // Uses only CredFile's public API, so the fuzzers test the contract, not internals.
+        .target(name: "_CredFileFuzzChecks", dependencies: ["CredFile"]),
         // Vectors/ holds data files read through #filePath, not resources.
-        .testTarget(name: "CredFileTests", dependencies: ["CredFile"], exclude: ["Vectors"]),
+        .testTarget(
+            name: "CredFileTests", dependencies: ["CredFile", "_CredFileFuzzChecks"], exclude: ["Vectors"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["credfile", "CredFile"]

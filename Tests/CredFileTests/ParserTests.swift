@@ -643,28 +643,24 @@ struct ParserTests {
         #expect(added.firstEntry(named: "\u{FEFF}admin") != nil)
     }
 
-    @Test("append after a last line ending in a lone CR is refused, so that line stays malformed")
+    @Test("append after a last line ending in a lone CR adds CRLF, so that line stays malformed")
     func appendAfterLoneCR() throws {
         // A lone CR at the end of the last line is part of the line, so `bob,pw\r` is
-        // malformed and never authenticates. The LF an append needs would turn that CR
-        // into a CRLF ending and bring `bob,pw` to life: the append is refused (exit 4)
-        // and the file left byte for byte.
+        // malformed and never authenticates. A plain LF would turn that CR into a CRLF
+        // ending and bring `bob,pw` to life; CRLF keeps the CR in the line.
         let file = CredentialFile(bytes: b("bob,pw\r"))
         #expect(file.line(1).entry?.isMalformed == true)
         var changes = CredentialFile.Changes()
         changes.append(username: "carol", secret: "c")
-        #expect(throws: CredFileError(.malformedFile, "")) { try file.checkAppend(changes) }
-        var replaced = CredentialFile.Changes()
-        replaced.append(username: "carol", secret: "c")
-        replaced.remove(file.line(1))
-        try file.checkAppend(replaced)  // fine once that line is gone
+        let after = CredentialFile(bytes: file.render(applying: changes))
+        #expect(after.bytes == b("bob,pw\r\r\ncarol,c\n"))
+        #expect(Array(after.line(1).content) == b("bob,pw\r") && after.line(1).ending == .crlf)
+        #expect(after.line(1).entry?.isMalformed == true)
         try ParserFixture.withFile(b("bob,pw\r")) { path in
             let store = try ParserFixture.store(path)
+            try store.register(username: "carol", password: "c")
             #expect(try !store.authenticate(username: "bob", password: "pw"))
-            let error = #expect(throws: CredFileError.self) { try store.register(username: "carol", password: "c") }
-            #expect(error?.code == .malformedFile)
-            #expect(try ParserFixture.contents(path) == b("bob,pw\r"))
-            #expect(try !store.authenticate(username: "bob", password: "pw"))
+            #expect(try store.authenticate(username: "carol", password: "c"))
         }
     }
 }

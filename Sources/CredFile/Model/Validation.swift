@@ -31,7 +31,9 @@ public enum Username {
         if scalars.first!.properties.isWhitespace || scalars.last!.properties.isWhitespace {  // non-empty
             return "has leading or trailing whitespace"
         }
-        if name.hasPrefix("#") { return "starts with '#'" }
+        // The byte, not the Character: "#\u{301}" is one Character that is not "#", yet
+        // a line starting with it is a comment.
+        if raw.first == UInt8(ascii: "#") { return "starts with '#'" }
         return nil
     }
 }

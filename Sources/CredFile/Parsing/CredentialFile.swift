@@ -135,8 +135,11 @@ public struct CredentialFile: Sendable {
             cursor = content.upperBound + ending.bytes.count
         }
         out.append(contentsOf: bytes[cursor...])
-        if !changes.appended.isEmpty, let last = out.last, last != 0x0A, out != Self.bom {
-            out.append(0x0A)  // the one change made to an existing line
+        if !changes.appended.isEmpty, let last = out.last, last != 0x0A, out.count > (hasBOM ? Self.bom.count : 0) {
+            // The one change made to an existing line: it gains an ending. A CR at its
+            // end is content (a control byte: the line is malformed); an LF alone would
+            // turn that CR into a CRLF ending and the malformed line into a valid one.
+            out += last == 0x0D ? [0x0D, 0x0A] : [0x0A]
         }
         for line in changes.appended {
             out.append(contentsOf: line)
@@ -148,20 +151,6 @@ public struct CredentialFile: Sendable {
         // BOM goes in front, so the parser skips that one and the line keeps its meaning.
         if !hasBOM, out.starts(with: Self.bom) { out.insert(contentsOf: Self.bom, at: 0) }
         return out
-    }
-
-    /// Refuses `changes` that append after a last line ending in a lone CR: the LF the
-    /// append needs would make that CR a CRLF ending and change the line's meaning (a
-    /// malformed entry would come to life).
-    /// - Throws: ``CredFileError/Code/malformedFile``.
-    public func checkAppend(_ changes: Changes) throws {
-        guard !changes.appended.isEmpty, lineCount > 0, changes.edited[lineCount] == nil else { return }
-        let last = line(lineCount)
-        if last.ending == .none, last.content.last == 0x0D {
-            throw CredFileError(
-                .malformedFile,
-                "line \(lineCount) ends with a lone CR and no LF: appending would change its meaning; fix that line first")
-        }
     }
 
     /// The first `needle` in `buffer[from..<to]`, found with `memchr`.

@@ -54,7 +54,6 @@ public struct AtomicWriter: Sendable {
         let file = CredentialFile(bytes: current?.bytes ?? [])
         let (changes, result) = try change(file)
         guard !changes.isEmpty else { return result }
-        try file.checkAppend(changes)
 
         let mode = current.map { $0.info.st_mode & 0o7777 } ?? 0o600
         let owner = current.map { ($0.info.st_uid, $0.info.st_gid) }

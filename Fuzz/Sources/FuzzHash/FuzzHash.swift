@@ -1,0 +1,10 @@
+// libFuzzer entry point. A hash string: `PasswordHash(parsing:)` never traps and accepts exactly the one spelling of SPEC §3.
+// The checks live in _CredFileFuzzChecks so the regression test replays the same ones.
+import _CredFileFuzzChecks
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    FuzzChecks.trapOnFailure { () throws(FuzzFailure) in try FuzzChecks.run("FuzzHash", input) }
+    return 0
+}
