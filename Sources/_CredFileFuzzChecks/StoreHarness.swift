@@ -114,6 +114,8 @@ enum StoreOutcome: Equatable, CustomStringConvertible {
     case failed(CredFileError.Code)
     /// The model declined to run the step (it would run a PBKDF2 with many rounds).
     case skipped
+    /// The store threw something other than a `CredFileError`.
+    case unexpected(String)
 
     struct UpgradeCounts: Equatable {
         var upgraded = 0, alreadyHashed = 0, weak = 0, unsupported = 0, skipped = 0
@@ -128,6 +130,7 @@ enum StoreOutcome: Equatable, CustomStringConvertible {
         case .upgraded(let c): "upgrade \(c)"
         case .failed(let code): "error \(code)"
         case .skipped: "skipped"
+        case .unexpected(let error): "unexpected error \(error)"
         }
     }
 }
@@ -173,7 +176,7 @@ enum StoreHarness {
         } catch let error as CredFileError {
             return .failed(error.code)
         } catch {
-            return .failed(.crypto)
+            return .unexpected("\(type(of: error))")
         }
     }
 
