@@ -328,6 +328,8 @@ struct ParserPropertyTests {
                 let key = Reference.key(Array(name.utf8))
                 let naive = named.first { $0.key == key }?.number
                 #expect(file.firstEntry(named: name)?.number == naive, "\(context) name \(Array(name.unicodeScalars))")
+                // Every entry of the name (what delete removes), through the same scanner.
+                #expect(file.entries(named: name).map(\.number) == named.filter { $0.key == key }.map(\.number), context)
                 seen.lookups += 1
                 if (counts[key] ?? 0) > 1 { seen.shadowedLookups += 1 }
             }

@@ -103,8 +103,8 @@ public struct CredentialFile: Sendable {
 
     /// Every entry line of `username` (NFC-compared).
     public func entries(named username: String) -> [CredentialLine] {
-        let key = Unicode.nfcBytes(of: username)
-        return lines.filter { line in line.entry.map { $0.hasName && $0.key == key } ?? false }
+        let hits = bytes.withUnsafeBytes { LineScanner.entries(named: Unicode.nfcBytes(of: username), in: $0) }
+        return hits.map { line(number(ofLineStartingAt: $0.content.lowerBound)) }
     }
 
     /// The entries that decide a login: the first line of each name, in file order.

@@ -20,8 +20,24 @@ enum LineScanner {
     /// The first line whose username field (the bytes before the first comma) equals
     /// `key` (NFC bytes) after NFC normalization. Comments and comma-less lines have no name.
     static func firstEntry(named key: [UInt8], in buffer: UnsafeRawBufferPointer) -> Hit? {
-        guard !key.isEmpty, buffer.count > 0 else { return nil }
-        let first = buffer.starts(with: CredentialFile.bom) ? 3 : 0
+        firstEntry(named: key, in: buffer, from: buffer.starts(with: CredentialFile.bom) ? 3 : 0)
+    }
+
+    /// Every entry line of `key`, in file order (for `delete`, which removes them all).
+    static func entries(named key: [UInt8], in buffer: UnsafeRawBufferPointer) -> [Hit] {
+        var hits: [Hit] = []
+        var from = buffer.starts(with: CredentialFile.bom) ? 3 : 0
+        while let hit = firstEntry(named: key, in: buffer, from: from) {
+            hits.append(hit)
+            from = hit.content.upperBound + hit.ending.bytes.count  // the next line's start
+            if hit.ending == .none { break }
+        }
+        return hits
+    }
+
+    /// The first entry of `key` among the lines that start at or after `first` (a line start).
+    private static func firstEntry(named key: [UInt8], in buffer: UnsafeRawBufferPointer, from first: Int) -> Hit? {
+        guard !key.isEmpty, first < buffer.count else { return nil }
         let simpleKey = key.first != UInt8(ascii: "#") && !key.contains(UInt8(ascii: ",")) && !key.contains(0x0A)
         guard simpleKey else { return scan(for: key, in: buffer, from: first) }
 
