@@ -6,9 +6,6 @@
 #ifndef CREDFILE_COPENSSL_SHIM_H
 #define CREDFILE_COPENSSL_SHIM_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1  /* memmem */
-#endif
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -69,6 +66,10 @@ static inline const char *credfile_openssl_version(void) {
 
 /// The first occurrence of `needle` in `haystack`, or NULL (glibc's `memmem`, which
 /// Swift's Glibc module does not export). Used by the line scanner's lookup.
+// Declared here rather than through _GNU_SOURCE, which would change how the system
+// headers define shared types (fd_set) and clash with Swift's Glibc module.
+extern void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);
+
 static inline const void *credfile_memmem(const void *haystack, size_t haystackCount,
                                           const void *needle, size_t needleCount) {
     return memmem(haystack, haystackCount, needle, needleCount);
