@@ -82,13 +82,13 @@ extension CredentialFile {
 
     /// The comma of a line that is surely a well-formed plaintext entry with an
     /// unremarkable name: printable ASCII, not a comment or blank, non-empty name without
-    /// edge spaces, non-empty secret without hash syntax. Nil means "classify it fully".
+    /// edge spaces and at most 255 bytes, non-empty secret without hash syntax. Nil means "classify it fully".
     static func cleanPlaintextComma(_ line: UnsafeRawBufferPointer) -> Int? {
         guard line.count >= 3, line.count <= LineClassifier.maximumLineCount,
             line[0] != UInt8(ascii: "#"), line[0] != 0x20, line[0] != UInt8(ascii: ","),
             LineClassifier.isPrintableASCII(line),
             let comma = CredentialFile.index(of: UInt8(ascii: ","), in: line, from: 1, to: line.count - 1),
-            line[comma - 1] != 0x20, line[comma + 1] != UInt8(ascii: "$"), line[comma + 1] != UInt8(ascii: "{")
+            comma <= Username.maximumCount, line[comma - 1] != 0x20, line[comma + 1] != UInt8(ascii: "$"), line[comma + 1] != UInt8(ascii: "{")
         else { return nil }
         return comma
     }
