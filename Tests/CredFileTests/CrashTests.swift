@@ -70,7 +70,7 @@ struct CrashTests {
 
     /// Operation `i` on `old`: update an entry with `import`, append one with `import`, or
     /// change one with `passwd` (plaintext, so the new bytes are known in advance).
-    static func operation(_ i: Int, on old: Data, path: String, rng: inout SeededGenerator) throws -> Operation {
+    static func operation(_ i: Int, on old: Data, path: String, rng: inout SeededRandom) throws -> Operation {
         let user = String(format: "u%06d", 4 * Int.random(in: 1..<50_000, using: &rng))
         switch i % 3 {
         case 0:
@@ -111,7 +111,7 @@ struct CrashTests {
             let path = dir.file(name)
             var current = bigFile(lines: 200_000)
             try writeBytes(path, current)
-            var rng = SeededGenerator(seed: 0xC0FFEE)
+            var rng = SeededRandom(seed: 0xC0FFEE)
             // How long whole runs took (the last ones count: the machine's load changes).
             var durations: [Double] = []
             var estimatedRun: Double { durations.suffix(5).sorted()[durations.suffix(5).count / 2] }

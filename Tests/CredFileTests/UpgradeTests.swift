@@ -321,7 +321,7 @@ struct UpgradeTests {
                 String(repeating: "# " + String(repeating: "c", count: 40_000) + "\n", count: 100).utf8)
             let old = Data(entries) + trailer
             let arguments = ["upgrade", "--iterations", "20", "--jobs", "2", path]
-            var rng = SeededGenerator(seed: 0xDEAD_BEEF)
+            var rng = SeededRandom(seed: 0xDEAD_BEEF)
 
             /// The file is `old`, or `old` with every entry hashed (20 rounds) in place.
             func expectOldOrUpgraded(_ now: Data) throws -> Bool {
