@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The front door of credfile: a credential file at a path, and what an app or an
 /// admin does with it. Every change is one locked atomic rewrite (``AtomicWriter``);
 /// every login costs at least one PBKDF2 at the policy's rounds, whatever the outcome.
@@ -37,10 +41,15 @@ public struct CredentialStore: Sendable {
     /// The file as it is now, read without a lock.
     /// - Throws: ``CredFileError/Code/io`` when it is missing or cannot be read.
     public func read() throws -> CredentialFile {
+        CredentialFile(bytes: try existingBytes())
+    }
+
+    /// The file's bytes, read without a lock; a missing file is an I/O error.
+    private func existingBytes() throws -> [UInt8] {
         guard let bytes = try AtomicWriter.read(path) else {
-            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: 2))
+            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
         }
-        return CredentialFile(bytes: bytes)
+        return bytes
     }
 
     /// Every problem of the file (see ``CredentialFile/findings(policy:)``).
@@ -76,9 +85,7 @@ public struct CredentialStore: Sendable {
 
     /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)``.
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
-        guard let bytes = try AtomicWriter.read(path) else {
-            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: 2))
-        }
+        let bytes = try existingBytes()
         let key = Unicode.nfcBytes(of: username)
         let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: key, in: $0) }
         let content = hit.map { bytes[$0.content] }

@@ -18,7 +18,7 @@ extension CredentialFile {
         let firstLine = FirstLineTable(capacity: lineCount)
         var plaintext = (count: 0, firstLine: 0)
         bytes.withUnsafeBytes { file in
-            for number in 1...max(lineCount, 1) where lineCount > 0 {
+            for number in stride(from: 1, through: lineCount, by: 1) {
                 let content = span(of: number - 1).0
                 func duplicate(of name: UnsafeRawBufferPointer, at offset: Int?) -> Bool {
                     guard let first = firstLine.insert(name, fileOffset: offset, line: number, file: file) else {
