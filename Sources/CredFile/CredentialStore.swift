@@ -18,6 +18,9 @@ public struct CredentialStore: Sendable {
     public var policy: HashPolicy
     /// Whether each rewrite keeps the previous version as `FILE.bak`.
     public var keepsBackup: Bool
+    /// How long a write waits for the lock, in seconds, before it fails with
+    /// ``CredFileError/Code/lock`` (SPEC §4; default 15, as shadow's `lckpwdf`).
+    public var lockTimeout: Double = 15
 
     /// A store for the file at `path`. Nothing is read until it is used.
     public init(path: String, policy: HashPolicy = .standard, keepsBackup: Bool = false) {

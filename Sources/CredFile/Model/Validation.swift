@@ -55,7 +55,7 @@ public enum PasswordRules {
                 throw CredFileError.usage("password contains a NUL, CR or LF")
             }
             if plaintext {
-                guard !LineClassifier.hasHashSyntax(bytes) else {
+                guard !SecretSyntax.hasHashSyntax(bytes) else {
                     throw CredFileError.usage(
                         "a plaintext password must not start with '$' or '{SCHEME}' (it would read as a hash)")
                 }
