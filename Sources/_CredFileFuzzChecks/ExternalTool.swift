@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds the real programs that integration tests and cross-checks run (nginx, slapd,
+/// pamtester, passlib's python, …), so that a missing one is never a silent pass.
+///
+/// Use it as a trait and inside the test:
+///
+///     @Test(.enabled(if: ExternalTool.runnable("nginx"), Comment(rawValue: ExternalTool.skipNote("nginx"))))
+///     func nginx() throws { let nginx = try ExternalTool.path("nginx") … }
+///
+/// Under `CI=true` a test is always enabled and ``path(_:)`` throws for a missing
+/// program, so the test fails and says which; elsewhere the test is reported as
+/// skipped with the note, never as passed.
+public enum ExternalTool {
+    /// Whether this run is CI's (`CI=true`), where every program must be there.
+    public static var isCI: Bool { getenv("CI").map { String(cString: $0) == "true" } ?? false }
+
+    /// The directories searched, after `PATH`: where Debian puts daemons and helpers.
+    static let extraDirectories = ["/usr/sbin", "/sbin", "/usr/lib/squid", "/usr/lib/dovecot"]
+
+    /// The absolute path of `name`, or nil.
+    public static func find(_ name: String) -> String? {
+        if name.hasPrefix("/") { return access(name, X_OK) == 0 ? name : nil }
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":").map(String.init) + extraDirectories {
+            let candidate = directory + "/" + name
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// True when every program is installed, or when this is CI (so the test runs and fails).
+    public static func runnable(_ names: String...) -> Bool {
+        isCI || names.allSatisfy { find($0) != nil }
+    }
+
+    /// The comment a skipped test shows.
+    public static func skipNote(_ names: String...) -> String {
+        "not installed here: \(names.joined(separator: ", ")) (run Scripts/setup.sh); under CI=true this test fails instead"
+    }
+
+    /// The path of `name`; throws ``Missing`` when it is not installed.
+    public static func path(_ name: String) throws -> String {
+        guard let found = find(name) else { throw Missing(name: name) }
+        return found
+    }
+
+    /// A program a test needs is not installed.
+    public struct Missing: Error, CustomStringConvertible {
+        /// The program's name.
+        public let name: String
+        /// What to do about it.
+        public var description: String { "\(name) is not installed: run Scripts/setup.sh (CI installs it)" }
+    }
+}
