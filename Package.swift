@@ -18,7 +18,9 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        .target(name: "CredFile", dependencies: ["COpenSSL"]),
+        // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
+        .target(name: "CCredFile", dependencies: ["COpenSSL"]),
+        .target(name: "CredFile", dependencies: ["COpenSSL", "CCredFile"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile"]),
         // Uses only CredFile's public API, so the fuzzers test the contract, not internals.
         .target(name: "_CredFileFuzzChecks", dependencies: ["CredFile"]),

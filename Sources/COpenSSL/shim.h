@@ -64,16 +64,6 @@ static inline const char *credfile_openssl_version(void) {
     return OpenSSL_version(OPENSSL_VERSION);
 }
 
-/// The first occurrence of `needle` in `haystack`, or NULL (glibc's `memmem`, which
-/// Swift's Glibc module does not export). Used by the line scanner's lookup.
-// Declared here rather than through _GNU_SOURCE, which would change how the system
-// headers define shared types (fd_set) and clash with Swift's Glibc module.
-extern void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);
-
-static inline const void *credfile_memmem(const void *haystack, size_t haystackCount,
-                                          const void *needle, size_t needleCount) {
-    return memmem(haystack, haystackCount, needle, needleCount);
-}
 
 // ---- Fast PBKDF2 (see Sources/CredFile/Hashing/FastPBKDF2_OpenSSL.swift) ----
 // Owned by the fast-path work; everything it needs from OpenSSL goes below this line.

@@ -1,7 +1,8 @@
 // The only file besides FastPBKDF2_OpenSSL.swift that imports the C boundary
-// (COpenSSL: libcrypto, plus glibc's memmem, which the Glibc module does not export).
+// (COpenSSL: libcrypto; CCredFile: glibc's memmem, which the Glibc module does not export).
 // Every call checks its return code; no C type leaves this file.
 internal import COpenSSL
+internal import CCredFile
 
 /// Thin, checked Swift wrappers over the few libcrypto functions credfile uses.
 enum OpenSSL {

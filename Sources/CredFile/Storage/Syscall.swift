@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+internal import CCredFile  // mkostemp, which the Glibc module does not export
 
 /// A failed system call: its name and errno.
 struct SyscallError: Error {
@@ -104,12 +105,13 @@ enum Syscall {
         _ = try retrying("fsync") { Glibc.fsync(fd) }
     }
 
-    /// Creates a unique file from a template ending in `XXXXXX`, close-on-exec, mode 0600.
-    /// The corresponding C function is `mkstemp`.
+    /// Creates a unique file from a template ending in `XXXXXX`, close-on-exec from the
+    /// start (no window in which a fork could inherit it), mode 0600.
+    /// The corresponding C function is `mkostemp` with `O_CLOEXEC`.
     static func mkstemp(_ template: String) throws(SyscallError) -> (fd: Int32, path: String) {
         var buffer = Array(template.utf8CString)
-        let fd = try retrying("mkstemp") { buffer.withUnsafeMutableBufferPointer { Glibc.mkstemp($0.baseAddress!) } }
-        _ = Glibc.fcntl(fd, F_SETFD, FD_CLOEXEC)
+        // The buffer is never empty: utf8CString always holds the terminating NUL.
+        let fd = try retrying("mkstemp") { buffer.withUnsafeMutableBufferPointer { credfile_mkostemp_cloexec($0.baseAddress!) } }
         return (fd, String(decoding: buffer.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
