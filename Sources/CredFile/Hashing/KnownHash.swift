@@ -1,0 +1,33 @@
+/// A hash string of a scheme credfile verifies (SPEC §3.1, §3.2), parsed strictly.
+///
+/// Each family (passlib PBKDF2, LDAP PBKDF2, Django, Werkzeug, mosquitto, Dovecot,
+/// crypt(3) through libxcrypt, argon2 through libargon2, scrypt and the digest schemes
+/// through OpenSSL) is one type conforming to this protocol, registered once in
+/// ``SecretSyntax``, which picks the family by the string's syntax. Parsing refuses
+/// hostile parameters before any work (SPEC §3.2 limits) and never guesses: a string
+/// with a family's prefix that does not parse exactly is malformed.
+public protocol KnownHash: Sendable, CustomStringConvertible {
+    /// The scheme's name, as `list` and `check` show it: `pbkdf2-sha256`, `bcrypt`,
+    /// `django pbkdf2_sha256`, `apr1`, `argon2id`.
+    var scheme: String { get }
+    /// The scheme's cost parameter when it has one (rounds, bcrypt's log cost, …).
+    var cost: Int? { get }
+    /// Whether the scheme no longer resists offline attack (DES crypt, md5crypt, apr1,
+    /// `{SHA}`, `{SSHA*}`, Django `md5$`/`sha1$`, mosquitto `$6$`): it still verifies,
+    /// `check` warns, upgrade-on-login replaces it.
+    var isWeak: Bool { get }
+    /// The work of one verification, estimated in PBKDF2-HMAC-SHA256 rounds on the
+    /// machine the constants were measured on; for `check`'s warning about entries
+    /// costlier than the policy. (The login's timing padding measures, it does not
+    /// estimate.)
+    var estimatedWork: Double { get }
+    /// Whether `password` matches, its bytes used exactly as given (the caller tries
+    /// the NFC form and, for peer hashes, the bytes as typed). Compares in constant time.
+    /// - Throws: ``CredFileError/Code/crypto`` when the library behind it fails.
+    func verify(_ password: SecretBytes) throws -> Bool
+}
+
+extension KnownHash {
+    /// `scheme cost`, or the scheme alone: what `list` prints (`bcrypt 12`, `apr1`).
+    public var description: String { cost.map { "\(scheme) \($0)" } ?? scheme }
+}
