@@ -31,3 +31,14 @@ extension KnownHash {
     /// `scheme cost`, or the scheme alone: what `list` prints (`bcrypt 12`, `apr1`).
     public var description: String { cost.map { "\(scheme) \($0)" } ?? scheme }
 }
+
+/// What one family's parser says of a secret: not its syntax at all, its syntax but
+/// broken or hostile (malformed, with a reason that never quotes the secret), or a hash.
+enum HashParse: Sendable {
+    /// The secret does not have this family's syntax; ask the next family.
+    case notThisFamily
+    /// The family's syntax, but not exactly a valid hash of it (or hostile parameters).
+    case malformed(reason: String)
+    /// A well-formed hash of the family.
+    case hash(any KnownHash)
+}
