@@ -74,8 +74,9 @@ public struct AtomicWriter: Sendable {
     ) throws -> R {
         let target = try resolvedPath()
         let (directory, name) = Self.split(target)
-        let existing = try? Syscall.lstat(target)
-        let owner = existing.flatMap { $0 }.map { (uid: $0.st_uid, gid: $0.st_gid) }
+        // Whom the lock file and root's stale temporary files belong to: FILE's owner.
+        let existing = ((try? Syscall.lstat(target)) ?? nil).flatMap { $0.st_mode & S_IFMT == S_IFREG ? $0 : nil }
+        let owner = existing.map { (uid: $0.st_uid, gid: $0.st_gid) }
         let lock = try FileLock.exclusive(
             on: directory + "/" + Self.sidecarName(of: name, suffix: ".lock"), owner: owner, timeout: lockTimeout)
         defer { lock.unlock() }
