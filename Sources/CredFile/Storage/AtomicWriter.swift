@@ -227,11 +227,12 @@ public struct AtomicWriter: Sendable {
         defer { if !renamed { Syscall.unlink(temporary.path) } }
         do {
             defer { Syscall.close(temporary.fd) }
-            // Owner first: chown clears the set-user-ID and set-group-ID bits, so a
-            // chmod before it would lose them.
+            // Owner first, then the bytes, then the mode: chown clears the set-user-ID and
+            // set-group-ID bits, and so does a write by a caller other than root, so a
+            // chmod before either would lose them. (mkstemp made the file 0600 meanwhile.)
             if let (uid, gid) = owner, geteuid() == 0 { try Syscall.fchown(temporary.fd, uid, gid) }
-            try Syscall.fchmod(temporary.fd, mode)
             try Syscall.writeAll(temporary.fd, bytes)
+            try Syscall.fchmod(temporary.fd, mode)
             try Syscall.fsync(temporary.fd)
         } catch {
             throw error.credFileError("cannot write \(path)")

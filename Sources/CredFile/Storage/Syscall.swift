@@ -65,7 +65,7 @@ enum Syscall {
             "EMFILE": EMFILE, "EXDEV": EXDEV, "EBUSY": EBUSY, "ENOLCK": ENOLCK,
         ]
 
-        /// How many calls of each name were made so far (only the named one is counted).
+        /// How many calls of the fault's wrapper were made so far (no other name is counted).
         private static let calls = Mutex(0)
 
         /// Whether this call of `name` is the one to fail.
