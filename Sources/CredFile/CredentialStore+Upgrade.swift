@@ -62,7 +62,7 @@ extension CredentialStore {
         var pending: [[UInt8]: [PasswordHash]] = [:]
         for (line, hash) in zip(plaintext, hashes) { pending[Array(line.content), default: []].append(hash) }
 
-        let applied = try writer.rewrite { file in
+        let applied = try rewrite { file in
             var changes = CredentialFile.Changes()
             var applied = 0
             for line in file.lines {

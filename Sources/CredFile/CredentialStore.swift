@@ -37,8 +37,6 @@ public struct CredentialStore: Sendable {
         case plaintext
     }
 
-    var writer: AtomicWriter { AtomicWriter(path: path, keepsBackup: keepsBackup) }
-
     // MARK: Reading
 
     /// The file as it is now, read without a lock.
@@ -118,7 +116,7 @@ public struct CredentialStore: Sendable {
     /// holds exactly `content` under the lock.
     private func rehash(username: String, password: Password, ifStill content: [UInt8]) throws -> Bool {
         let hash = try PasswordHash(hashing: password, policy: policy)
-        return try writer.rewrite { file in
+        return try rewrite { file in
             var changes = CredentialFile.Changes()
             guard let line = file.firstEntry(named: username), Array(line.content) == content else {
                 return (changes, false)
@@ -142,7 +140,7 @@ public struct CredentialStore: Sendable {
     public func register(username: String, password: Password, storage: Storage) throws {
         try Username.validate(username)
         let secret = try makeSecret(password, storage: storage)
-        try writer.rewrite(createIfMissing: true) { file in
+        try rewrite(createIfMissing: true) { file in
             if file.firstEntry(named: username) != nil {
                 throw CredFileError(.userExists, "user already exists")
             }
@@ -162,7 +160,7 @@ public struct CredentialStore: Sendable {
     /// Replaces the password of `username`, hashed or in plaintext.
     public func changePassword(username: String, to newPassword: Password, storage: Storage) throws {
         let secret = try makeSecret(newPassword, storage: storage)
-        try writer.rewrite { file in
+        try rewrite { file in
             var changes = CredentialFile.Changes()
             try changes.replaceSecret(of: Self.changeableEntry(username, in: file), with: secret)
             return (changes, ())
@@ -174,7 +172,7 @@ public struct CredentialStore: Sendable {
     /// - Throws: ``CredFileError/Code/userNotFound``, or an I/O or lock error.
     @discardableResult
     public func remove(username: String) throws -> Int {
-        try writer.rewrite { file in
+        try rewrite { file in
             let lines = file.entries(named: username)
             guard !lines.isEmpty else { throw CredFileError(.userNotFound, "user does not exist") }
             var changes = CredentialFile.Changes()
@@ -214,7 +212,7 @@ public struct CredentialStore: Sendable {
             secrets = try ParallelHasher(policy: policy, jobs: jobs)
                 .hash(users.map(\.password), progress: nil).map(\.string)
         }
-        return try writer.rewrite(createIfMissing: true) { file in
+        return try rewrite(createIfMissing: true) { file in
             var changes = CredentialFile.Changes()
             var counts = (added: 0, updated: 0)
             for (user, secret) in zip(users, secrets) {
