@@ -137,7 +137,8 @@ public struct AtomicWriter: Sendable {
         return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
     }
 
-    private static func readWithInfo(_ path: String) throws -> (bytes: [UInt8], info: stat)? {
+    /// The file's bytes and its `fstat` (of the descriptor read), without a lock; nil when missing.
+    static func readWithInfo(_ path: String) throws -> (bytes: [UInt8], info: stat)? {
         let fd: Int32
         do {
             // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
