@@ -60,6 +60,20 @@ extension CredentialStore {
         return try await HashingThreads.shared.run { try store.remove(username: username) }
     }
 
+    /// Adds or updates many users in one rewrite, off the cooperative pool; see
+    /// ``importUsers(_:storage:jobs:)``.
+    @discardableResult
+    public func importUsers(
+        _ users: [(username: String, password: Password)], storage: Storage = .hashed,
+        jobs: Int = ParallelHasher.defaultJobs
+    ) async throws -> (added: Int, updated: Int) {
+        let store = self
+        let list = users.map { ImportedUser(username: $0.username, password: $0.password) }
+        return try await HashingThreads.shared.run {
+            try store.importUsers(list.map { ($0.username, $0.password) }, storage: storage, jobs: jobs)
+        }
+    }
+
     /// Hashes every plaintext entry off the cooperative pool; see
     /// ``upgrade(policy:jobs:dryRun:progress:)``. The hashing itself runs on `jobs`
     /// threads of its own, as the synchronous form does.
@@ -72,4 +86,11 @@ extension CredentialStore {
             try store.upgrade(policy: policy, jobs: jobs, dryRun: dryRun, progress: progress)
         }
     }
+}
+
+/// One user of an import, as a Sendable value (tuples of a `String` and a `Password` are
+/// not `Sendable` as a closure capture).
+private struct ImportedUser: Sendable {
+    let username: String
+    let password: Password
 }
