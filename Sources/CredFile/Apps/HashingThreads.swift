@@ -28,9 +28,15 @@ final class HashingThreads: Sendable {
     /// How many threads the pool runs.
     let threadCount: Int
 
+    /// Whether at least one thread started (if none could, jobs run on Dispatch's
+    /// global queue rather than wait forever).
+    private let startedThreads = Atomic<Int>(0)
+
     private init(threadCount: Int) {
         self.threadCount = max(1, threadCount)
-        for _ in 0..<self.threadCount { startThread() }
+        for _ in 0..<self.threadCount where Self.startThread(for: self) {
+            startedThreads.add(1, ordering: .releasing)
+        }
     }
 
     /// Whether the calling thread is one of the pool's (tests check where work ran).
@@ -61,6 +67,7 @@ final class HashingThreads: Sendable {
     }
 
     private func submit(_ job: Job) {
+        guard startedThreads.load(ordering: .acquiring) > 0 else { return DispatchQueue.global().async { job.run() } }
         queue.withLock { $0.jobs.append(job) }
         available.signal()
     }
@@ -80,8 +87,9 @@ final class HashingThreads: Sendable {
         }
     }
 
-    private func startThread() {
-        let context = Unmanaged.passRetained(self).toOpaque()
+    /// Starts one thread serving `pool`; false when `pthread_create` failed.
+    private static func startThread(for pool: HashingThreads) -> Bool {
+        let context = Unmanaged.passRetained(pool).toOpaque()
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { context in
             // The pool was retained for this thread; it lives as long as the process.
@@ -89,11 +97,12 @@ final class HashingThreads: Sendable {
             pool.threads.withLock { _ = $0.insert(pthread_self()) }
             while true { pool.next().run() }
         }, context)
-        if started == 0 {
-            pthread_detach(thread)
-        } else {
+        guard started == 0 else {
             Unmanaged<HashingThreads>.fromOpaque(context).release()
+            return false
         }
+        pthread_detach(thread)
+        return true
     }
 }
 
