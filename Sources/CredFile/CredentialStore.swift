@@ -22,12 +22,28 @@ public struct CredentialStore: Sendable {
     /// ``CredFileError/Code/lock`` (SPEC §4; default 15, as shadow's `lckpwdf`).
     public var lockTimeout: Double = 15
 
+    /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
+    let cache: FileCache?
+
     /// A store for the file at `path`. Nothing is read until it is used.
-    public init(path: String, policy: HashPolicy = .standard, keepsBackup: Bool = false) {
+    /// - Parameters:
+    ///   - path: The credential file (a symlink is followed; the link stays a link).
+    ///   - policy: How new hashes are made, and the work every login costs at least.
+    ///   - keepsBackup: Whether each rewrite keeps the previous version as `FILE.bak`.
+    ///   - caching: Keep the parsed file in memory and read it again only when it changes
+    ///     (device, inode, size, mtime, ctime), so a login costs one PBKDF2 and a lookup:
+    ///     for servers that check many logins. A change by any process (every writer
+    ///     replaces the file by `rename`) is seen at the next login. Memory: about the
+    ///     file's size plus 100 bytes per user. Copies of a caching store share its cache.
+    public init(path: String, policy: HashPolicy = .standard, keepsBackup: Bool = false, caching: Bool = false) {
         self.path = path
         self.policy = policy
         self.keepsBackup = keepsBackup
+        self.cache = caching ? FileCache() : nil
     }
+
+    /// Whether this store keeps the parsed file in memory between logins.
+    public var isCaching: Bool { cache != nil }
 
     /// How a new password is stored.
     public enum Storage: Sendable {
@@ -86,10 +102,7 @@ public struct CredentialStore: Sendable {
 
     /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)``.
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
-        let bytes = try existingBytes()
-        let key = Unicode.nfcBytes(of: username)
-        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: key, in: $0) }
-        let content = hit.map { bytes[$0.content] }
+        let content = try firstEntryContent(named: username)
         let granted = try Verifier(policy: policy).verify(password, against: content)
         guard granted, upgradeOnSuccess, let content,
             case .entry(let entry) = LineClassifier.classify(content), needsUpgrade(entry.secret)
@@ -100,6 +113,16 @@ public struct CredentialStore: Sendable {
         } catch let error as CredFileError {
             return Verification(granted: true, upgraded: false, upgradeError: error)
         }
+    }
+
+    /// The content of `username`'s first entry line (NFC-compared), from the cache when
+    /// the store has one, else from a streaming scan of the file read now.
+    func firstEntryContent(named username: String) throws -> ArraySlice<UInt8>? {
+        let key = Unicode.nfcBytes(of: username)
+        if let cache { return try cache.snapshot(of: path).content(named: key) }
+        let bytes = try existingBytes()
+        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: key, in: $0) }
+        return hit.map { bytes[$0.content] }
     }
 
     /// Whether upgrade-on-login rehashes this secret: plaintext, fewer rounds than the

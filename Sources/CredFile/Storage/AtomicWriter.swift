@@ -345,7 +345,7 @@ public struct AtomicWriter: Sendable {
     /// The file's bytes and `fstat`; nil when it does not exist.
     /// - Parameter followingLast: follow a symlink at the last component (readers); a
     ///   writer passes false for its resolved path (`O_NOFOLLOW`).
-    private static func readWithInfo(_ path: String, followingLast: Bool) throws -> (bytes: [UInt8], info: stat)? {
+    static func readWithInfo(_ path: String, followingLast: Bool = true) throws -> (bytes: [UInt8], info: stat)? {
         let fd: Int32
         do {
             // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,

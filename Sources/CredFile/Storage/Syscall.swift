@@ -119,6 +119,13 @@ enum Syscall {
         return info
     }
 
+    /// The status of the file `path` names, links followed. The corresponding C function is `stat`.
+    static func status(of path: String) throws(SyscallError) -> stat {
+        var info = stat()
+        _ = try retrying("stat") { systemStat(path, &info) }
+        return info
+    }
+
     /// The corresponding C function is `lstat`; nil when the path does not exist.
     static func lstat(_ path: String) throws(SyscallError) -> stat? {
         var info = stat()
@@ -244,3 +251,6 @@ enum Syscall {
 
 /// Glibc's `flock` function (inside `Syscall`, `Glibc.flock` names the `struct flock`).
 private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
+
+/// Glibc's `stat` function (inside `Syscall`, `stat` names the struct).
+private func systemStat(_ path: String, _ info: inout stat) -> Int32 { stat(path, &info) }
