@@ -1,3 +1,5 @@
+import CredFile
+
 /// The `--help` texts.
 enum Help {
     static let overview = """
@@ -86,6 +88,30 @@ enum Help {
                 Measures PBKDF2 on this machine and prints the rounds that fit --target-ms N
                 milliseconds per login (default 250), with the OWASP floor, the default, and
                 what OpenSSL's own PKCS5_PBKDF2_HMAC would afford. Option: --algorithm A.
+                """
+        case .pam:
+            body = """
+                The login check for Linux-PAM: auth required pam_exec.so expose_authtok quiet
+                /usr/bin/credfile pam FILE. User from $PAM_USER, password on stdin to EOF.
+                Exit 0 granted, 1 denied (nothing printed), 2 misuse, 5 I/O. Option: --upgrade.
+                """
+        case .checkpassword:
+            body = """
+                The qmail checkpassword interface (Dovecot 2.3 passdb checkpassword): reads
+                user\\0password\\0timestamp\\0 from fd 3; granted: runs PROG [ARG…]; denied: exit 1;
+                misuse: exit 2; temporary failure: exit 111. Options go before FILE.
+                """
+        case .helper:
+            body = """
+                A Squid basic-auth helper (--protocol squid): one `user password` line per request,
+                URL-escaped, answered OK / ERR / BH; channel IDs (concurrency=N) are repeated and
+                answered on all cores. Runs until end of input; FILE is re-read at every request.
+                """
+        case .export:
+            body = """
+                Prints an LDIF entry per user for OpenLDAP with pw-pbkdf2 (--to ldif; --base-dn DN,
+                default \(LDIFExport.defaultBaseDN)). Entries that cannot be exported are reported
+                and nothing is printed (exit 4), unless --skip-unexportable. Option: --json.
                 """
         }
         return usage + body + "\n"
