@@ -37,8 +37,10 @@ extension CommandContext {
         guard let user = String(validating: request.username, as: UTF8.self) else {
             throw CredFileError.usage("checkpassword: the login is not valid UTF-8")
         }
-        let password = request.password.withUnsafeBytes { Password(utf8: $0) }
-        let granted = try store().verify(username: user, password: password, upgradeOnSuccess: false).granted
+        let store = try store()
+        let granted = try request.password.withUnsafeBytes {
+            try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false).granted
+        }
         guard granted else { return .failure }
         let program = Array(invocation.positionals.dropFirst())
         // qmail's checkpassword sets USER for the program it runs; Dovecot's

@@ -95,3 +95,25 @@ final class ChunkedLineReader {
         }
     }
 }
+
+/// The login check of the outside callers (pam, checkpassword, the Squid helper).
+enum LoginCheck {
+    /// A name no entry can have (a line holding NUL is malformed), checked instead of a
+    /// login that cannot be in the file, so that it costs the same as any other.
+    static let unmatchableName = "\u{0}"
+
+    /// Verifies raw bytes from a caller. A username that is not UTF-8, or a password
+    /// holding a NUL byte (no stored password can; and HMAC pads its key with zeros, so
+    /// PBKDF2 alone would take `pw\0` for `pw`), is denied after the same work as a
+    /// wrong password.
+    static func verify(
+        _ store: CredentialStore, username: some Collection<UInt8>, password: some Collection<UInt8>, upgrade: Bool
+    ) throws -> CredentialStore.Verification {
+        let name = String(validating: Array(username), as: UTF8.self)
+        let acceptable = name != nil && !password.contains(0)
+        let result = try store.verify(
+            username: acceptable ? name! : unmatchableName,  // `name` is non-nil when acceptable
+            password: Password(utf8: password), upgradeOnSuccess: upgrade && acceptable)
+        return result
+    }
+}

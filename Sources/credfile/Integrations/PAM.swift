@@ -34,10 +34,9 @@ extension CommandContext {
         guard end <= PasswordRules.maximumCount else {
             throw CredFileError.usage("pam: the password is longer than \(PasswordRules.maximumCount) bytes")
         }
-        let password = Password(utf8: bytes[..<end])
         var store = try store()
         if invocation.upgrade { store.policy = try invocation.policy() }
-        let result = try store.verify(username: user, password: password, upgradeOnSuccess: invocation.upgrade)
+        let result = try LoginCheck.verify(store, username: Array(user.utf8), password: bytes[..<end], upgrade: invocation.upgrade)
         guard result.granted else { return .failure }  // nothing printed: pam_exec would show it
         if let error = result.upgradeError {
             terminal.writeError("credfile: \(messages.upgradeFailed(error.description))\n")

@@ -52,13 +52,14 @@ extension CommandContext {
         return .success
     }
 
-    /// The answer to one request. A username that is not UTF-8 cannot be in the file; it
-    /// is still checked (against a name no entry can have) so that it costs the same.
+    /// The answer to one request (``LoginCheck`` denies what cannot be in the file at the
+    /// cost of any other login).
     private static func check(_ request: SquidHelperProtocol.Request, in store: CredentialStore) -> SquidHelperProtocol.Answer {
-        let user = String(validating: request.username, as: UTF8.self) ?? "\u{0}"
-        let password = request.password.withUnsafeBytes { Password(utf8: $0) }
         do {
-            return try store.verify(username: user, password: password, upgradeOnSuccess: false).granted ? .ok : .err
+            let result = try request.password.withUnsafeBytes {
+                try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false)
+            }
+            return result.granted ? .ok : .err
         } catch {
             return .bh(message: "cannot read the credential file")
         }
