@@ -11,20 +11,16 @@ extension CommandContext {
     /// trailing LF or CRLF are removed). Exit 0 granted, 1 denied with nothing printed,
     /// 2 misuse, 5 I/O. `--upgrade` rehashes a plaintext or weak entry on a good login.
     func pam() throws -> ExitStatus {
-        guard environmentValue("PAM_TYPE") == Array("auth".utf8) else {
-            throw CredFileError.usage("pam: PAM_TYPE is not 'auth'; use it as 'auth required pam_exec.so expose_authtok quiet …'")
-        }
-        guard let rawUser = environmentValue("PAM_USER"), !rawUser.isEmpty else {
-            throw CredFileError.usage("pam: PAM_USER is not set")
-        }
-        guard let user = String(validating: rawUser, as: UTF8.self) else {
-            throw CredFileError.usage("pam: PAM_USER is not valid UTF-8")
-        }
+        // Standard input first, whatever else is wrong: exiting before pam_exec has
+        // written the password could hand the caller a SIGPIPE. (On a terminal, a person
+        // is trying it out: say what is missing before waiting for end of input.)
+        if terminal.inputIsTerminal { _ = try pamUser() }
         // 4,096 bytes, a CRLF and a NUL.
         guard case .complete(var bytes) = try BoundedInput.readToEnd(0, limit: PasswordRules.maximumCount + 3) else {
             throw CredFileError.usage("pam: the password is longer than \(PasswordRules.maximumCount) bytes")
         }
         defer { BoundedInput.zero(&bytes) }
+        let user = try pamUser()
         var end = bytes.count
         if end > 0, bytes[end - 1] == 0 { end -= 1 }
         if end > 0, bytes[end - 1] == 0x0A {
@@ -42,6 +38,20 @@ extension CommandContext {
             terminal.writeError("credfile: \(messages.upgradeFailed(error.description))\n")
         }
         return .success
+    }
+
+    /// `$PAM_USER`, after checking that pam_exec runs this for the auth stack.
+    private func pamUser() throws -> String {
+        guard environmentValue("PAM_TYPE") == Array("auth".utf8) else {
+            throw CredFileError.usage("pam: PAM_TYPE is not 'auth'; use it as 'auth required pam_exec.so expose_authtok quiet …'")
+        }
+        guard let rawUser = environmentValue("PAM_USER"), !rawUser.isEmpty else {
+            throw CredFileError.usage("pam: PAM_USER is not set")
+        }
+        guard let user = String(validating: rawUser, as: UTF8.self) else {
+            throw CredFileError.usage("pam: PAM_USER is not valid UTF-8")
+        }
+        return user
     }
 
     /// The raw bytes of an environment variable of this process (nil when unset). Read
