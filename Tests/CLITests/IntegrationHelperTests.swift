@@ -19,7 +19,7 @@ import Glibc
     /// Runs `credfile checkpassword ARGS` through /bin/sh with `request` on fd 3 (from a
     /// file), as Dovecot does with a pipe; `request == nil` leaves fd 3 closed.
     static func checkpassword(_ arguments: [String], request: [UInt8]?, in session: CLISession) throws -> CLIResult {
-        let credfile = try Integration.credfile()
+        let credfile = try BuiltBinary.require()
         var script = "exec \"$0\" checkpassword \"$@\""
         if let request {
             try session.write("request", bytes: request)
@@ -105,7 +105,7 @@ import Glibc
         private var pending: [UInt8] = []
 
         init(_ arguments: [String]) throws {
-            process.executableURL = URL(fileURLWithPath: try Integration.credfile())
+            process.executableURL = URL(fileURLWithPath: try BuiltBinary.require())
             process.arguments = ["helper"] + arguments + ["--protocol", "squid"]
             process.environment = BuiltBinary.environment()
             process.standardInput = input

@@ -47,7 +47,7 @@ import Glibc
             let harness = try Self.harness(in: session)
             let confdir = session.path("pam.d")
             mkdir(confdir, 0o755)
-            let line = "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile()) pam --iterations \(Integration.rounds) \(file)"
+            let line = "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) \(file)"
             try session.write("pam.d/credfile-test", line + "\n")
             let before = session.bytes("users.txt")
             func check(_ user: String, _ password: String) throws -> Int {
@@ -73,7 +73,7 @@ import Glibc
             let harness = try Self.harness(in: session)
             let confdir = session.path("pam.d")
             mkdir(confdir, 0o755)
-            let line = "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile()) pam --upgrade --iterations \(Integration.rounds) \(file)"
+            let line = "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --upgrade --iterations \(Integration.rounds) \(file)"
             try session.write("pam.d/credfile-test", line + "\n")
             #expect(try Self.authenticate(harness, service: "credfile-test", confdir: confdir, user: "legacy", password: "wrong-one", in: session) == 4)
             #expect(session.text("users.txt") == "legacy,Legacy-Pass-9\n", "a failed login changed the file")
@@ -92,7 +92,7 @@ import Glibc
             let pamtester = try ExternalTool.path("pamtester")
             let file = try Integration.makeUserFile(in: session, users: [Self.alice])
             let service = try SystemPAMService(lines: [
-                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile()) pam --iterations \(Integration.rounds) \(file)"
+                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) \(file)"
             ])
             defer { service.remove() }
             let good = try Integration.run(pamtester, [service.name, Self.alice.0, "authenticate"], stdin: Array((Self.alice.1 + "\n").utf8), in: session)

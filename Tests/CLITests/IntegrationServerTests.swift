@@ -34,7 +34,7 @@ import Glibc
             // Workers run as nobody: FILE is 0644 in a directory only root can write, so
             // this is the read-only path of an unprivileged caller.
             let service = try SystemPAMService(lines: [
-                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile()) pam --iterations \(Integration.rounds) \(file)",
+                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) \(file)",
                 "account required pam_permit.so",
             ])
             defer { service.remove() }
@@ -131,7 +131,7 @@ import Glibc
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose], plaintext: [("legacy", "Legacy-Pass-9")])
             let before = session.bytes("users.txt")
-            let credfile = try Integration.credfile()
+            let credfile = try Integration.credfile(in: session)
             try Self.withDovecot(session, args: "\(credfile) checkpassword --iterations \(Integration.rounds) \(file)") { authTest in
                 for (user, password) in [Self.alice, Self.jose, ("legacy", "Legacy-Pass-9")] {
                     let good = try authTest(user, password)
@@ -182,7 +182,7 @@ import Glibc
                 cache deny all
                 cache_mem 8 MB
                 shutdown_lifetime 1 seconds
-                auth_param basic program \(try Integration.credfile()) helper --iterations \(Integration.rounds) \(file) --protocol squid
+                auth_param basic program \(try Integration.credfile(in: session)) helper --iterations \(Integration.rounds) \(file) --protocol squid
                 auth_param basic children 2 startup=1 idle=1 concurrency=4
                 auth_param basic realm credfile
                 auth_param basic credentialsttl 1 second

@@ -32,9 +32,32 @@ enum Integration {
         return path
     }
 
-    /// The credfile executable, checked to be reachable by other users (it is run by
-    /// `dovecot`, `proxy`, `nobody`).
-    static func credfile() throws -> String { try BuiltBinary.require() }
+    /// The credfile executable as the callers run it: a copy in `session`'s directory
+    /// (mode 0755), so `dovecot`, `proxy` and `nobody` can run it wherever the checkout
+    /// is (a build under /root would be out of their reach). Its runpath names the
+    /// toolchain's library directory, so the copy finds the Swift runtime.
+    static func credfile(in session: CLISession) throws -> String {
+        let copy = session.path("bin/credfile")
+        if access(copy, X_OK) == 0 { return copy }
+        chmod(session.directory, 0o755)
+        mkdir(session.path("bin"), 0o755)
+        // Written through a close-on-exec descriptor: a child forked meanwhile by a
+        // parallel test must not keep it open for writing, or exec fails (ETXTBSY).
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try BuiltBinary.require())))
+        let partial = copy + ".partial"
+        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw CredFileError(.io, "cannot create \(partial)") }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            guard n > 0 else { close(fd); throw CredFileError(.io, "cannot write \(partial)") }
+            offset += n
+        }
+        close(fd)
+        chmod(partial, 0o755)
+        rename(partial, copy)
+        return copy
+    }
 
     /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
     static func freePort() throws -> Int {
