@@ -33,7 +33,9 @@ let package = Package(
             name: "CredFileTests", dependencies: ["CredFile", "_CredFileFuzzChecks"], exclude: ["Vectors"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["credfile", "CredFile"]
+            dependencies: ["credfile", "CredFile", "_CredFileFuzzChecks"],
+            // C sources of test harnesses, compiled by the tests with gcc (not by SwiftPM).
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
