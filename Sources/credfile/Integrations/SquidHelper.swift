@@ -10,14 +10,15 @@ extension CommandContext {
     /// (SPEC §7). Each request line is answered `OK`, `ERR` (unknown user and wrong
     /// password alike) or `BH message="…"`; with Squid's `concurrency=N` the channel ID is
     /// repeated and requests are checked on every core, answers written as they finish.
-    /// FILE is read at every request (without a lock), so a changed FILE is seen at the
-    /// next request. Runs until end of input; exit 0.
+    /// FILE is kept parsed in memory and read again (without a lock) when a `stat` before
+    /// a request shows it changed (device, inode, size, mtime, ctime), as basic_ncsa_auth
+    /// does: a changed FILE is seen at the next request. Runs until end of input; exit 0.
     func helper() throws -> ExitStatus {
         guard let name = invocation.protocolName else {
             throw CredFileError.usage("helper needs --protocol squid")
         }
         guard name == "squid" else { throw CredFileError.usage("helper: --protocol takes squid") }
-        let store = try store()
+        let store = CredentialStore(path: file, policy: try invocation.policy(), caching: true)  // read-only
         let jobs = invocation.jobs ?? ParallelHasher.defaultJobs
         let slots = DispatchSemaphore(value: jobs)
         let running = DispatchGroup()
