@@ -222,15 +222,30 @@ public enum FuzzChecks {
             switch random.next() % 4 {
             case 0: changes.remove(line)
             case 1 where username != nil:
+                // A change writes only a well-formed entry: it refuses (throws) when the
+                // name is empty or the new line would be malformed (e.g. a control byte
+                // in the name), and then the line stays as it was.
                 let secret = "s\(line.number)"
-                changes.replaceSecret(of: line, with: secret)
-                expected.append(Reference.Line(content: username! + [UInt8(ascii: ",")] + Array(secret.utf8), ending: ref.ending))
+                let replaced = (username ?? []) + [UInt8(ascii: ",")] + Array(secret.utf8)
+                var wellFormed = false
+                if case .entry(let name?, _, let meaning) = Reference.classify(replaced), !name.isEmpty, meaning != .malformed {
+                    wellFormed = true
+                }
+                let accepted = (try? changes.replaceSecret(of: line, with: secret)) != nil
+                try expect(accepted == wellFormed, "replaceSecret \(accepted ? "accepted" : "refused") a line the reference calls \(wellFormed ? "well-formed" : "malformed")")
+                expected.append(accepted ? Reference.Line(content: replaced, ending: ref.ending) : ref)
             default: expected.append(ref)
             }
         }
         let name = lastUsername.map { String(decoding: $0, as: UTF8.self) }.flatMap { Reference.usernameIsValid($0) ? $0 : nil } ?? "fuzz"
         let appends = Int(random.next() % 3)
-        for _ in 0..<appends { changes.append(username: name, secret: "appended") }
+        for _ in 0..<appends {
+            do {
+                try changes.append(username: name, secret: "appended")
+            } catch {
+                throw FuzzFailure(description: "append of a valid name was refused: \(error)")
+            }
+        }
         let output = file.render(applying: changes)
 
         let reparsed = Reference.split(output)
