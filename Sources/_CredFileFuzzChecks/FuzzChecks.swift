@@ -174,19 +174,20 @@ public enum FuzzChecks {
         }
         let reported = Set(findings.filter { $0.severity == .error }.map(\.line))
         try expect(reported == errors, "errors on lines \(reported.sorted()), expected \(errors.sorted())")
-        // The one plaintext warning: "plaintext password; …" or "N entries hold a plaintext
-        // password (this is the first); …" (other warnings start "weak" or "username").
-        let summaries = findings.filter {
-            $0.severity == .warning && ($0.message.hasPrefix("plaintext password;") || $0.message.first?.isNumber == true)
-        }
+        // The one plaintext warning, told by its kind, never by its prose.
+        let summaries = findings.filter { $0.kind == .plaintext }
         if plaintext.isEmpty {
             try expect(summaries.isEmpty, "a plaintext warning without plaintext entries")
         } else {
-            try expect(summaries.count == 1 && summaries[0].line == plaintext[0], "not one plaintext warning at the first plaintext entry")
-            try expect(
-                plaintext.count == 1 ? summaries[0].message.hasPrefix("plaintext password;")
-                    : summaries[0].message.hasPrefix("\(plaintext.count) entries hold a plaintext password"),
-                "the plaintext warning miscounts")
+            try expect(summaries.count == 1 && summaries[0].line == plaintext[0] && summaries[0].severity == .warning,
+                "not one plaintext warning at the first plaintext entry")
+            try expect(summaries[0].detail == .plaintext(count: plaintext.count), "the plaintext warning miscounts")
+        }
+        // Each kind has its severity; a library finding never tells an app what to run.
+        for finding in findings {
+            let errorKinds: Set<Finding.Kind> = [.malformedEntry, .duplicate, .unsupportedHash]
+            try expect((finding.severity == .error) == errorKinds.contains(finding.kind), "line \(finding.line): \(finding.kind) is an \(finding.severity)")
+            try expect(!finding.message.contains("credfile"), "line \(finding.line): a library finding gives CLI advice")
         }
 
         guard !plaintext.isEmpty else { return }

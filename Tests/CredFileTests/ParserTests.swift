@@ -101,6 +101,7 @@ enum ParserFixture {
         try withTemporaryDirectory { directory in
             let path = directory + "/usuarios.txt"
             try Data(bytes).write(to: URL(fileURLWithPath: path))
+            chmod(path, 0o600)  // as a credential file should be: `check` warns about any other mode
             return try body(path)
         }
     }
