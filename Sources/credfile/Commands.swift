@@ -71,13 +71,11 @@ extension CommandContext {
         do {
             let counts = try store.importUsers(users, storage: storage, jobs: invocation.jobs ?? ParallelHasher.defaultJobs)
             say(messages.imported(added: counts.added, updated: counts.updated))
-        } catch var error as CredFileError {
+        } catch let error as CredFileError {
             // The library names the item by its index: name the input line instead.
             guard let item = error.item, lineNumbers.indices.contains(item) else { throw error }
             let reason = error.refusal.map { messages.refusal($0, line: { lineNumbers[$0] }) } ?? error.message
-            error.item = nil
-            error.message = "standard input line \(lineNumbers[item]): \(reason)"
-            throw error
+            throw CredFileError(error.code, "standard input line \(lineNumbers[item]): \(reason)", cause: error.cause)
         }
         return .success
     }
