@@ -114,11 +114,19 @@ public struct CredentialFile: Sendable {
     /// The entries that decide a login: the first line of each name, in file order.
     /// Later lines of the same name are shadowed and never authenticate.
     public func effectiveEntries() -> [CredentialLine] {
+        // By the name field alone (``FileSyntax``): no secret is classified here, so a
+        // caller that classifies the lines it keeps does it once per line.
         var seen = Set<[UInt8]>()
-        return lines.filter { line in
-            guard let entry = line.entry, entry.hasName else { return false }
-            return seen.insert(entry.usernameKey).inserted
+        var kept: [CredentialLine] = []
+        for number in stride(from: 1, through: lineCount, by: 1) {
+            let content = bytes[span(of: number - 1).0]
+            guard !FileSyntax.isBlank(content), !FileSyntax.isComment(content),
+                let field = FileSyntax.nameField(of: content), !field.isEmpty,
+                seen.insert(FileSyntax.nameKey(field)).inserted
+            else { continue }
+            kept.append(line(number))
         }
+        return kept
     }
 
     /// The bytes, identical to the ones read.

@@ -25,19 +25,40 @@ extension CredentialFile {
                         Finding(line: number, severity: .error, detail: .duplicate(user: Array(name), firstLine: first)))
                     return true
                 }
-                // The common line, a clean plaintext entry, without building an Entry.
-                if fastPath, let comma = Self.cleanPlaintextComma(UnsafeRawBufferPointer(rebasing: file[content])) {
-                    let name = UnsafeRawBufferPointer(rebasing: file[content.lowerBound..<(content.lowerBound + comma)])
-                    if !duplicate(of: name, at: content.lowerBound) {
+                func report(_ severity: Finding.Severity, _ detail: Finding.Detail) {
+                    findings.append(Finding(line: number, severity: severity, detail: detail))
+                }
+                /// The findings of a well-formed line's secret (`user` holds a valid name).
+                func judge(_ secret: StoredSecret, user: @autoclosure () -> [UInt8]?) {
+                    switch secret {
+                    case .unsupportedHash(let scheme):
+                        report(.error, .unsupportedHash(user: user(), scheme: scheme))
+                    case .plaintext:
                         if plaintext.count == 0 { plaintext.firstLine = number }
                         plaintext.count += 1
+                    case .pbkdf2(let hash):
+                        if policy.isWeak(secret) {
+                            report(
+                                .warning,
+                                .weakHash(
+                                    user: user(), scheme: hash.algorithm.identifier, rounds: hash.rounds,
+                                    minimumRounds: policy.minimumRounds))
+                        }
+                    case .malformed(let reason):
+                        report(.error, .malformedEntry(user: user(), reason: .malformedHash(reason)))
+                    }
+                }
+                // The common line: printable ASCII with a name that breaks no rule, judged
+                // by its secret alone, without building an Entry (the secret classified once).
+                if fastPath, let comma = Self.cleanEntryComma(UnsafeRawBufferPointer(rebasing: file[content])) {
+                    let name = UnsafeRawBufferPointer(rebasing: file[content.lowerBound..<(content.lowerBound + comma)])
+                    if !duplicate(of: name, at: content.lowerBound) {
+                        let secret = SecretSyntax.classify(bytes[(content.lowerBound + comma + 1)..<content.upperBound])
+                        judge(secret, user: Array(name))
                     }
                     continue
                 }
                 guard case .entry(let entry) = LineClassifier.classify(bytes[content]) else { continue }
-                func report(_ severity: Finding.Severity, _ detail: Finding.Detail) {
-                    findings.append(Finding(line: number, severity: severity, detail: detail))
-                }
                 let user = entry.hasName ? Array(entry.username) : nil
                 if entry.hasName {
                     let ascii = entry.username.withUnsafeBytes { FileSyntax.isASCII($0) }
@@ -51,23 +72,7 @@ extension CredentialFile {
                     report(.error, .malformedEntry(user: user, reason: reason))
                     continue
                 }
-                switch entry.secret {
-                case .unsupportedHash(let scheme):
-                    report(.error, .unsupportedHash(user: user, scheme: scheme))
-                case .plaintext:
-                    if plaintext.count == 0 { plaintext.firstLine = number }
-                    plaintext.count += 1
-                case .pbkdf2(let hash):
-                    if policy.isWeak(entry.secret) {
-                        report(
-                            .warning,
-                            .weakHash(
-                                user: user, scheme: hash.algorithm.identifier, rounds: hash.rounds,
-                                minimumRounds: policy.minimumRounds))
-                    }
-                case .malformed:
-                    break  // reported above, through `entry.malformation`
-                }
+                judge(entry.secret, user: user)
                 if let problem = Username.problem(entry.username) {
                     report(.warning, .username(problem))
                 }
@@ -80,17 +85,16 @@ extension CredentialFile {
         return findings
     }
 
-    /// The comma of a line that is surely a well-formed plaintext entry with an
-    /// unremarkable name — each test asked of ``FileSyntax``, ``Username`` and
-    /// ``SecretSyntax``: printable ASCII no longer than a line may be, not a comment,
-    /// a name that ``Username/problem(_:)`` accepts, a non-empty secret that is
-    /// plaintext. Nil means "classify it fully".
-    static func cleanPlaintextComma(_ line: UnsafeRawBufferPointer) -> Int? {
-        guard line.count >= 3, line.count <= FileSyntax.maximumLineLength, FileSyntax.isPrintableASCII(line),
+    /// The comma of a line that is surely an entry whose only findings can come from its
+    /// secret — each test asked of ``FileSyntax`` and ``Username``: printable ASCII (so
+    /// no control byte and valid UTF-8) no longer than a line may be, a name that
+    /// ``Username/problem(_:)`` accepts (so not blank, not a comment), a non-empty secret.
+    /// Nil means "classify it fully".
+    static func cleanEntryComma(_ line: UnsafeRawBufferPointer) -> Int? {
+        guard line.count <= FileSyntax.maximumLineLength, FileSyntax.isPrintableASCII(line),
             let comma = FileSyntax.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
             comma + 1 < line.count,
-            Username.problem(UnsafeRawBufferPointer(rebasing: line[..<comma])) == nil,
-            !SecretSyntax.hasHashSyntax(UnsafeRawBufferPointer(rebasing: line[(comma + 1)...]))
+            Username.problem(UnsafeRawBufferPointer(rebasing: line[..<comma])) == nil
         else { return nil }
         return comma
     }
