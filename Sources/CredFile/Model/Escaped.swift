@@ -48,6 +48,9 @@ public enum Escaped {
     }
 
     private static func escape(_ bytes: [UInt8], also extra: Unicode.Scalar?) -> String {
+        // The common name: printable ASCII without a backslash (or the extra character).
+        let plain = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") && Unicode.Scalar($0) != extra }
+        if plain { return String(decoding: bytes, as: UTF8.self) }
         var out = ""
         out.reserveCapacity(bytes.count)
         var offset = 0

@@ -116,15 +116,24 @@ public struct CredentialFile: Sendable {
     public func effectiveEntries() -> [CredentialLine] {
         // By the name field alone (``FileSyntax``): no secret is classified here, so a
         // caller that classifies the lines it keeps does it once per line.
-        var seen = Set<[UInt8]>()
+        let seen = FirstLineTable(capacity: lineCount)
         var kept: [CredentialLine] = []
-        for number in stride(from: 1, through: lineCount, by: 1) {
-            let content = bytes[span(of: number - 1).0]
-            guard !FileSyntax.isBlank(content), !FileSyntax.isComment(content),
-                let field = FileSyntax.nameField(of: content), !field.isEmpty,
-                seen.insert(FileSyntax.nameKey(field)).inserted
-            else { continue }
-            kept.append(line(number))
+        bytes.withUnsafeBytes { file in
+            for number in stride(from: 1, through: lineCount, by: 1) {
+                let content = bytes[span(of: number - 1).0]
+                guard !FileSyntax.isComment(content), let field = FileSyntax.nameField(of: content), !field.isEmpty
+                else { continue }
+                let name = UnsafeRawBufferPointer(rebasing: file[field.startIndex..<field.endIndex])
+                let first: Int?
+                if FileSyntax.isASCII(name) {  // ASCII is its own key: no copy
+                    first = seen.insert(name, fileOffset: field.startIndex, line: number, file: file)
+                } else {
+                    first = FileSyntax.nameKey(field).withUnsafeBytes {
+                        seen.insert($0, fileOffset: nil, line: number, file: file)
+                    }
+                }
+                if first == nil { kept.append(line(number)) }
+            }
         }
         return kept
     }
