@@ -188,6 +188,10 @@ public enum FuzzChecks {
             let errorKinds: Set<Finding.Kind> = [.malformedEntry, .duplicate, .unsupportedHash]
             try expect((finding.severity == .error) == errorKinds.contains(finding.kind), "line \(finding.line): \(finding.kind) is an \(finding.severity)")
             try expect(!finding.message.contains("credfile"), "line \(finding.line): a library finding gives CLI advice")
+            // Names are shown escaped: nothing in a message can move the cursor, turn the
+            // text around or hide (the backslash only starts an escape).
+            try expect(!finding.message.unicodeScalars.contains { $0 != "\\" && Escaped.needsEscape($0) },
+                "line \(finding.line): a finding shows a character raw that must be escaped")
         }
 
         guard !plaintext.isEmpty else { return }
