@@ -142,6 +142,51 @@ def file_section():
     shutil.copy(big, work)
     row("files", "peak RSS of upgrade (--iterations 1)",
         f"{peak_rss_kib([CREDFILE, 'upgrade', '--iterations', '1', work])/1024:.0f} MB")
+    hashed_file_rows(lines, reps)
+
+
+def make_hashed_file(path, lines):
+    """`user,$pbkdf2-sha256$1200000$<16-byte salt>$<32-byte checksum>` lines: check and
+    list never verify, so the hashes need not be right, only well-formed. The file is
+    0600, so check's only findings are its lines'."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./"
+    rng = random.Random(11)
+    with open(path, "w") as f:
+        for i in range(lines):
+            salt = "".join(rng.choice(alphabet) for _ in range(21)) + "A"  # 16 bytes: low bits zero
+            checksum = "".join(rng.choice(alphabet) for _ in range(42)) + "A"  # 32 bytes
+            # The last user's hash has 1 round, so `verify` of it measures the lookup,
+            # not 1,200,000 rounds of PBKDF2.
+            rounds = 1 if i == lines - 1 else 1200000
+            f.write("user%06d,$pbkdf2-sha256$%d$%s$%s\n" % (i, rounds, salt, checksum))
+
+
+def hashed_file_rows(lines, reps):
+    """#14's read-only commands on a file of hashes, side by side with the text tools."""
+    big = os.path.join(WORK, "hashed.txt")
+    make_hashed_file(big, lines)
+    os.chmod(big, 0o600)
+    last = "user%06d" % (lines - 1)
+    with open(big) as f:
+        last_line = f.read().splitlines()[-1]
+    out = os.path.join(WORK, "tool.out")
+    m = interleaved_medians({
+        "check": ([CREDFILE, "check", big], b"", None),
+        "grep -c": (["sh", "-c", f"grep -c '' {big} > {out}"], b"", None),
+        "list": (["sh", "-c", f"{CREDFILE} list {big} > {out}"], b"", None),
+        "cut": (["sh", "-c", f"cut -d, -f1 {big} > {out}"], b"", None),
+        "verify": ([CREDFILE, "verify", "--iterations", "1", big, last], b"wrong\n", None),
+        "grep -m1": (["sh", "-c", f"grep -m1 -F -x '{last_line}' {big} > {out}"], b"", None),
+    }, reps)
+    row("files", "hashed file: check ÷ grep -c ''", f"{m['check']/m['grep -c']:.2f}  ({m['check']*1e3:.0f} ms / {m['grep -c']*1e3:.0f} ms)", "goal ≤ 3")
+    row("files", "hashed file: list ÷ cut -d, -f1", f"{m['list']/m['cut']:.2f}  ({m['list']*1e3:.0f} ms / {m['cut']*1e3:.0f} ms)", "goal ≤ 3")
+    row("files", "hashed file: verify (last user, --iterations 1) ÷ grep -m1 -F -x",
+        f"{m['verify']/m['grep -m1']:.2f}  ({m['verify']*1e3:.0f} ms / {m['grep -m1']*1e3:.0f} ms)", "goal ≤ 4")
+    size = os.path.getsize(big) / 2**20
+    rss = peak_rss_kib([CREDFILE, "verify", "--iterations", "1", big, last], b"wrong\n") / 1024
+    row("files", "hashed file: peak RSS of that verify", f"{rss:.0f} MB (file {size:.0f} MB)", "goal ≤ 64 MB + file")
+    row("files", "hashed file: peak RSS of check", f"{peak_rss_kib([CREDFILE, 'check', big])/1024:.0f} MB")
+    row("files", "hashed file: peak RSS of list", f"{peak_rss_kib([CREDFILE, 'list', big])/1024:.0f} MB")
 
 
 def upgrade_section():

@@ -64,13 +64,19 @@ public struct CredentialStore: Sendable {
     /// The file's bytes, read without a lock; a missing file is an I/O error.
     private func existingBytes() throws -> [UInt8] {
         guard let bytes = try AtomicWriter.read(path) else {
-            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
+            throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOENT))
         }
         return bytes
     }
 
-    /// Every problem of the file (see ``CredentialFile/findings(policy:)``).
-    public func findings() throws -> [Finding] { try read().findings(policy: policy) }
+    /// Every problem of the file (see ``CredentialFile/findings(policy:)``), after the
+    /// file-level ones: a ``Finding/Kind/permissions`` warning at line 0 when the file
+    /// can be read or written by group or others, or its directory written by others
+    /// without the sticky bit (SPEC §5).
+    public func findings() throws -> [Finding] {
+        let file = try read()
+        return FilePermissions.findings(path: path) + file.findings(policy: policy)
+    }
 
     // MARK: Logging in
 
@@ -118,7 +124,7 @@ public struct CredentialStore: Sendable {
     /// The content of `username`'s first entry line (NFC-compared), from the cache when
     /// the store has one, else from a streaming scan of the file read now.
     func firstEntryContent(named username: String) throws -> ArraySlice<UInt8>? {
-        let key = Unicode.nfcBytes(of: username)
+        let key = FileSyntax.nameKey(of: username)
         if let cache { return try cache.snapshot(of: path).content(named: key) }
         let bytes = try existingBytes()
         let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: key, in: $0) }
@@ -144,7 +150,7 @@ public struct CredentialStore: Sendable {
             guard let line = file.firstEntry(named: username), Array(line.content) == content else {
                 return (changes, false)
             }
-            changes.replaceSecret(of: line, with: hash.string)
+            try changes.replaceSecret(of: line, with: hash.string)
             return (changes, true)
         }
     }
@@ -168,7 +174,7 @@ public struct CredentialStore: Sendable {
                 throw CredFileError(.userExists, "user already exists")
             }
             var changes = CredentialFile.Changes()
-            changes.append(username: username, secret: secret)
+            try changes.append(username: username, secret: secret)
             return (changes, ())
         }
     }
@@ -206,11 +212,14 @@ public struct CredentialStore: Sendable {
 
     /// Adds or updates many users in one rewrite, all or nothing (like `chpasswd`).
     /// Names and passwords are checked, and the hashes computed on `jobs` threads,
-    /// before the lock is taken.
+    /// before the lock is taken; under the lock the file is indexed once (name → first
+    /// entry), so the work grows with users + file size, not users × file size.
     /// - Returns: how many users were added and how many updated.
-    /// - Throws: ``CredFileError/Code/usage`` naming the first bad item (1-based index),
-    ///   ``CredFileError/Code/malformedFile`` when a user's entry is malformed; nothing is
-    ///   written then.
+    /// - Throws: ``CredFileError/Code/usage`` for the first bad item, with its 0-based
+    ///   index in ``CredFileError/item`` and the rule in ``CredFileError/refusal``
+    ///   (``CredFileError/Refusal/sameUser(asItem:)`` for a repeated name);
+    ///   ``CredFileError/Code/malformedFile`` when a user's entry is malformed; nothing
+    ///   is written then.
     public func importUsers(
         _ users: [(username: String, password: Password)], storage: Storage = .hashed,
         jobs: Int = ParallelHasher.defaultJobs
@@ -220,11 +229,12 @@ public struct CredentialStore: Sendable {
             do {
                 try Username.validate(user.username)
                 try PasswordRules.validate(user.password, plaintext: storage == .plaintext)
-            } catch let error as CredFileError {
-                throw CredFileError(.usage, "item \(index + 1): \(error.message)")
+            } catch var error as CredFileError {
+                error.item = index
+                throw error
             }
-            if let first = seen.updateValue(index + 1, forKey: Unicode.nfcBytes(of: user.username)) {
-                throw CredFileError(.usage, "item \(index + 1): same user as item \(first)")
+            if let first = seen.updateValue(index, forKey: FileSyntax.nameKey(of: user.username)) {
+                throw CredFileError(refusing: .sameUser(asItem: first), item: index)
             }
         }
         let secrets: [String]
@@ -236,15 +246,21 @@ public struct CredentialStore: Sendable {
                 .hash(users.map(\.password), progress: nil).map(\.string)
         }
         return try rewrite(createIfMissing: true) { file in
+            let firstEntries = file.firstEntryIndex()
             var changes = CredentialFile.Changes()
             var counts = (added: 0, updated: 0)
-            for (user, secret) in zip(users, secrets) {
-                if file.firstEntry(named: user.username) != nil {
-                    try changes.replaceSecret(of: Self.changeableEntry(user.username, in: file), with: secret)
-                    counts.updated += 1
-                } else {
-                    changes.append(username: user.username, secret: secret)
-                    counts.added += 1
+            for (index, (user, secret)) in zip(users, secrets).enumerated() {
+                do {
+                    if let number = firstEntries[FileSyntax.nameKey(of: user.username)] {
+                        try changes.replaceSecret(of: Self.changeable(file.line(number)), with: secret)
+                        counts.updated += 1
+                    } else {
+                        try changes.append(username: user.username, secret: secret)
+                        counts.added += 1
+                    }
+                } catch var error as CredFileError {
+                    error.item = index
+                    throw error
                 }
             }
             return (changes, counts)
@@ -253,10 +269,16 @@ public struct CredentialStore: Sendable {
 
     /// The first entry of `username`, if it can be changed in place.
     static func changeableEntry(_ username: String, in file: CredentialFile) throws -> CredentialLine {
-        guard let line = file.firstEntry(named: username), let entry = line.entry else {
+        guard let line = file.firstEntry(named: username) else {
             throw CredFileError(.userNotFound, "user does not exist")
         }
-        if case .malformed(let reason) = entry.secret {
+        return try changeable(line)
+    }
+
+    /// `line`, the first entry of its user, if it can be changed in place.
+    private static func changeable(_ line: CredentialLine) throws -> CredentialLine {
+        guard let entry = line.entry else { throw CredFileError(.userNotFound, "user does not exist") }
+        if let reason = entry.malformation {
             throw CredFileError(
                 .malformedFile, "line \(line.number): the entry of this user is malformed (\(reason)); fix or delete it first")
         }

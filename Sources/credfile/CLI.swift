@@ -87,8 +87,9 @@ enum CredFileCLI {
             let context = CommandContext(invocation: invocation, terminal: terminal, messages: messages)
             return try command.run(context)
         } catch let error as CredFileError {
-            terminal.writeError("credfile: \(error)\n")
-            if error.code == .usage, !error.message.hasPrefix("username"), !error.message.hasPrefix("password") {
+            terminal.writeError("credfile: \(messages.error(error))\n")
+            // A refused name or password is about the input, not about how credfile was called.
+            if error.code == .usage, error.refusal == nil {
                 terminal.writeError("credfile: see 'credfile --help'\n")
             }
             return ExitStatus(error.code)

@@ -57,7 +57,7 @@ final class FileCache: Sendable {
             let base = bytes.startIndex
             for line in file.effectiveEntries() {
                 guard let entry = line.entry else { continue }
-                index[entry.key] = (line.content.startIndex - base)..<(line.content.endIndex - base)
+                index[entry.usernameKey] = (line.content.startIndex - base)..<(line.content.endIndex - base)
             }
             firstEntries = index
         }

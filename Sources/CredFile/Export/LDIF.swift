@@ -66,7 +66,7 @@ public struct LDIFExport: Sendable {
         var seen = Set<[UInt8]>()
         for line in file.lines {
             guard let entry = line.entry else { continue }
-            if entry.hasName, !seen.insert(entry.key).inserted { continue }  // shadowed duplicate
+            if entry.hasName, !seen.insert(entry.usernameKey).inserted { continue }  // shadowed duplicate
             guard entry.hasName, let name = entry.name else {
                 refusals.append(Refusal(line: line.number, username: nil, reason: Self.reason(entry.secret)))
                 continue

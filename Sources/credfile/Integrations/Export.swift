@@ -11,9 +11,9 @@ extension CommandContext {
         guard format == "ldif" else { throw CredFileError.usage("export: --to takes ldif") }
         let exporter = try LDIFExport(baseDN: invocation.baseDN ?? LDIFExport.defaultBaseDN)
         let (records, refusals) = exporter.export(try store().read())
-        let shownFile = Display.name(Array(file.utf8))
+        let shownFile = Escaped.path(file)
         for refusal in refusals {
-            let who = refusal.username.map { "user '\(Display.name(Array($0.utf8)))'" } ?? "entry"
+            let who = refusal.username.map { "user '\(Escaped.name(Array($0.utf8)))'" } ?? "entry"
             let prefix = invocation.skipUnexportable ? "warning: skipped" : "error: cannot export"
             terminal.writeError("credfile: \(shownFile):\(refusal.line): \(prefix) \(who): \(refusal.reason)\n")
         }
