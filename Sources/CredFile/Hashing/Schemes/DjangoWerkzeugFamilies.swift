@@ -21,7 +21,7 @@ struct DjangoBcryptHash: KnownHash {
     }
 }
 
-/// scrypt through OpenSSL's `EVP_KDF` "SCRYPT": Django's `scrypt$salt$N$r$p$base64`
+/// scrypt through OpenSSL's `EVP_KDF` "SCRYPT": Django's `scrypt$N$salt$r$p$base64`
 /// and Werkzeug's `scrypt:N:r:p$salt$hex`, both with the salt's text as its bytes.
 struct ScryptHash: KnownHash {
     let n: UInt64
@@ -45,17 +45,17 @@ struct ScryptHash: KnownHash {
 
 /// The parsers of Django's and Werkzeug's non-PBKDF2 hashers.
 enum DjangoFamilies {
-    /// Django `bcrypt$$2b$12$…` and `bcrypt_sha256$$2b$12$…`: the algorithm name, then a
-    /// bcrypt string (with its leading `$`).
+    /// Django `bcrypt$$2b$12$…` and `bcrypt_sha256$$2b$12$…`: the algorithm name and `$`,
+    /// then a bcrypt string (with its own leading `$`).
     static func parseBcrypt(_ secret: ArraySlice<UInt8>) -> HashParse {
         let prehashed: Bool
         let inner: ArraySlice<UInt8>
         if secret.starts(with: "bcrypt_sha256$".utf8) {
             prehashed = true
-            inner = secret.dropFirst("bcrypt_sha256".utf8.count)
+            inner = secret.dropFirst("bcrypt_sha256$".utf8.count)
         } else if secret.starts(with: "bcrypt$".utf8) {
             prehashed = false
-            inner = secret.dropFirst("bcrypt".utf8.count)
+            inner = secret.dropFirst("bcrypt$".utf8.count)
         } else {
             return .notThisFamily
         }
@@ -70,16 +70,17 @@ enum DjangoFamilies {
         }
     }
 
-    /// Django `scrypt$salt$N$r$p$hash`: hash the padded base64 of a 64-byte key.
+    /// Django `scrypt$N$salt$r$p$hash` (ScryptPasswordHasher.encode's order): hash the
+    /// padded base64 of a 64-byte key.
     static func parseDjangoScrypt(_ secret: ArraySlice<UInt8>) -> HashParse {
         guard secret.starts(with: "scrypt$".utf8) else { return .notThisFamily }
         let fields = PeerText.fields(secret)
         guard fields.count == 6 else { return .malformed(reason: "django scrypt hash does not have 6 fields") }
-        guard isDjangoSalt(fields[1]) else {
+        guard isDjangoSalt(fields[2]) else {
             return .malformed(reason: "django scrypt salt is not 1 to 1024 printable characters")
         }
         let parameters: (n: UInt64, r: Int, p: Int)
-        switch scryptParameters(fields[2], fields[3], fields[4]) {
+        switch scryptParameters(fields[1], fields[3], fields[4]) {
         case .success(let value): parameters = value
         case .failure(let error): return .malformed(reason: "django scrypt \(error.reason)")
         }
@@ -88,7 +89,7 @@ enum DjangoFamilies {
         }
         return .hash(
             ScryptHash(
-                n: parameters.n, r: parameters.r, p: parameters.p, salt: Array(fields[1]), key: key,
+                n: parameters.n, r: parameters.r, p: parameters.p, salt: Array(fields[2]), key: key,
                 scheme: "django scrypt"))
     }
 
