@@ -224,8 +224,10 @@ struct PeerSchemeTests {
         Boundary(name: "django scrypt N not a power of two refused", text: "scrypt$1000$salt$8$1$\(b64key)", accepted: false),
         Boundary(name: "werkzeug scrypt N·r 2^30 accepted", text: "scrypt:1048576:1024:1$salt$\(hex128)", accepted: true),
         Boundary(name: "werkzeug scrypt N·r 2^31 refused", text: "scrypt:2097152:1024:1$salt$\(hex128)", accepted: false),
-        Boundary(name: "werkzeug scrypt p·r 2^30 accepted", text: "scrypt:2:1024:1048576$salt$\(hex128)", accepted: true),
-        Boundary(name: "werkzeug scrypt p·r 2^31 refused", text: "scrypt:2:1024:2097152$salt$\(hex128)", accepted: false),
+        Boundary(name: "werkzeug scrypt N·r·p 2^30 accepted", text: "scrypt:2:1024:524288$salt$\(hex128)", accepted: true),
+        Boundary(name: "werkzeug scrypt N·r·p 2^31 refused", text: "scrypt:2:1024:1048576$salt$\(hex128)", accepted: false),
+        Boundary(name: "django scrypt N·r·p 2^31 refused", text: "scrypt$134217728$salt$8$2$\(b64key)", accepted: false),
+        Boundary(name: "django scrypt N·r·p 2^30 accepted", text: "scrypt$65536$salt$8$2048$\(b64key)", accepted: true),
         // yescrypt j<N><r>: 'M' is log2 N = 25, 'N' 26; 'T' is r = 32.
         Boundary(name: "yescrypt N·r 2^30 accepted", text: "$y$jMT$salt$" + hash43, accepted: true),
         Boundary(name: "yescrypt N·r 2^31 refused", text: "$y$jNT$salt$" + hash43, accepted: false),
@@ -233,7 +235,10 @@ struct PeerSchemeTests {
         // libxcrypt $7$: 'N' is log2 N = 25, 'O' 26; "U...." is r = 32; "/...." is p = 1.
         Boundary(name: "scrypt-crypt N·r 2^30 accepted", text: "$7$NU..../....salt$" + hash43, accepted: true),
         Boundary(name: "scrypt-crypt N·r 2^31 refused", text: "$7$OU..../....salt$" + hash43, accepted: false),
-        Boundary(name: "scrypt-crypt p·r above 2^30 refused", text: "$7$CU....zzzzzsalt$" + hash43, accepted: false),
+        Boundary(name: "scrypt-crypt N·r·p above 2^30 refused", text: "$7$CU....zzzzzsalt$" + hash43, accepted: false),
+        // 'C' is log2 N = 14, "U...." r = 32, ".0..." p = 2^7 = 128: N·r·p = 2^26 … 'M' (24) with p 32 ("U....") is 2^34.
+        Boundary(name: "scrypt-crypt N·r·p 2^26 accepted", text: "$7$CU.....0...salt$" + hash43, accepted: true),
+        Boundary(name: "scrypt-crypt N·r·p 2^34 refused", text: "$7$MU....U....salt$" + hash43, accepted: false),
         Boundary(name: "{SSHA} salt 1024 bytes accepted", text: "{SSHA}" + b64(20 + 1024), accepted: true),
         Boundary(name: "{SSHA} salt 1025 bytes refused", text: "{SSHA}" + b64(20 + 1025), accepted: false),
         Boundary(name: "{SSHA512} salt 0 bytes refused", text: "{SSHA512}" + b64(64), accepted: false),
@@ -264,6 +269,36 @@ struct PeerSchemeTests {
             #expect(!reason.contains(Self.phcTag))
             #expect(!reason.contains(Self.hash43))
         }
+    }
+
+    @Test func mutatedPeerHashesParseWithoutTrappingAndWithinTheLimits() throws {
+        // Seeded mutations of real peer hashes (byte flips, cuts, insertions of separators
+        // and digits): every parse ends, and every hash it accepts is within SPEC §3.2's
+        // limits, so verifying it could not be hostile.
+        var random = SeededRandom(seed: 12)
+        let vectors = PeerVector.all.map { Array($0.hash.utf8) }
+        try #require(!vectors.isEmpty)
+        let interesting = Array("$:,=+/.{}0123456789mtpvrounds=".utf8) + [0x00, 0x80, 0xFF]
+        var accepted = 0
+        for _ in 0..<20_000 {
+            var text = random.pick(vectors)
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let at = Int.random(in: 0..<text.count, using: &random)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: text[at] = random.pick(interesting)
+                case 1: text.removeSubrange(at...)
+                case 2: text.insert(random.pick(interesting), at: at)
+                default: text[at] = UInt8.random(in: 0...255, using: &random)
+                }
+                if text.isEmpty { text = [0x24] }
+            }
+            guard case .hash(let hash) = ExternalFamilies.parse(text[...]) else { continue }
+            accepted += 1
+            #expect(hash.estimatedWork.isFinite && hash.estimatedWork > 0)
+            // Within the limits: at most bcrypt cost 31 (the costliest case: 2^31 units).
+            #expect(hash.estimatedWork <= Double(1 << 31) * PeerWork.bcryptPerCostUnit)
+        }
+        #expect(accepted > 0)
     }
 
     // MARK: Against the installed peers

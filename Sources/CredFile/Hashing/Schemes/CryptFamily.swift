@@ -54,7 +54,7 @@ struct CryptHash: KnownHash {
         case .sha256Crypt(let rounds): PeerWork.sha256CryptPerRound * Double(rounds)
         case .sha512Crypt(let rounds): PeerWork.sha512CryptPerRound * Double(rounds)
         case .yescrypt(let nLog2, let r): PeerWork.yescryptPerNr * Double(1 << nLog2) * Double(r)
-        case .scrypt(let nLog2, let r, let p): PeerWork.scryptPerNrp * Double(1 << nLog2) * Double(r * p)
+        case .scrypt(let nLog2, let r, let p): PeerWork.scryptCryptPerNrp * Double(1 << nLog2) * Double(r * p)
         case .md5Crypt: PeerWork.md5Crypt
         case .desCrypt: PeerWork.desCrypt
         }
@@ -225,7 +225,7 @@ enum CryptFamily {
 
     /// `$7$` + log2(N) (1 character) + r (5) + p (5, little-endian in crypt's alphabet) +
     /// salt, then `$` and 43 hash characters (libxcrypt's scrypt). N·r above 2^30 is
-    /// hostile, and so is p·r above 2^30 (scrypt's own bound).
+    /// hostile (memory), and so is N·r·p above 2^30 (time), as for OpenSSL's scrypt.
     private static func scrypt(_ fields: [ArraySlice<UInt8>]) -> Result<CryptHash.Method, CryptParseError> {
         guard fields.count == 4 else { return .failure(.init("scrypt crypt hash does not have 2 fields")) }
         let setting = Array(fields[2])
@@ -244,8 +244,10 @@ enum CryptFamily {
         guard nLog2 >= 1, nLog2 <= 30, r >= 1, p >= 1 else {
             return .failure(.init("scrypt crypt parameters out of range"))
         }
-        guard (UInt64(1) << UInt64(nLog2)) * r <= PeerLimits.maximumScryptNr, p * r <= PeerLimits.maximumScryptNr else {
-            return .failure(.init("scrypt N·r or p·r above 2^30"))
+        // r and p are below 2^30 (5 characters of 6 bits), N at most 2^30: no overflow.
+        let nr = (UInt64(1) << UInt64(nLog2)) * r
+        guard nr <= PeerLimits.maximumScryptNr, p <= PeerLimits.maximumScryptNr / nr else {
+            return .failure(.init("scrypt N·r or N·r·p above 2^30"))
         }
         guard fields[3].count == 43, PeerText.isCryptText(fields[3]) else {
             return .failure(.init("scrypt crypt hash is not 43 characters of ./0-9A-Za-z"))

@@ -34,7 +34,7 @@ struct DigestHash: KnownHash {
     var isWeak: Bool { true }
 
     var estimatedWork: Double {
-        method == .apr1 ? PeerWork.md5Crypt : PeerWork.oneDigest
+        method == .apr1 ? PeerWork.apr1 : PeerWork.oneDigest
     }
 
     func verify(_ password: SecretBytes) throws -> Bool {

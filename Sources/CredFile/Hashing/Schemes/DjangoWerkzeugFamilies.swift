@@ -122,8 +122,9 @@ enum DjangoFamilies {
         let reason: String
     }
 
-    /// N (a power of two from 2), r and p (from 1), decimal; N·r and p·r at most 2^30
-    /// (SPEC §3.2, and scrypt's own bound on p·r).
+    /// N (a power of two from 2), r and p (from 1), decimal; N·r at most 2^30 (SPEC §3.2:
+    /// memory) and N·r·p at most 2^30 too (the time: p runs the memory-hard part p times;
+    /// it also keeps p·r under scrypt's own bound).
     static func scryptParameters(
         _ nText: ArraySlice<UInt8>, _ rText: ArraySlice<UInt8>, _ pText: ArraySlice<UInt8>
     ) -> Result<(n: UInt64, r: Int, p: Int), ParameterError> {
@@ -134,7 +135,8 @@ enum DjangoFamilies {
         guard n >= 2, n & (n - 1) == 0, r >= 1, p >= 1 else {
             return .failure(.init(reason: "N is not a power of two or r, p below 1"))
         }
-        guard n <= limit / r, p <= limit / r else { return .failure(.init(reason: "N·r or p·r above 2^30")) }
+        guard n <= limit / r else { return .failure(.init(reason: "N·r above 2^30")) }
+        guard p <= limit / (n * r) else { return .failure(.init(reason: "N·r·p above 2^30")) }
         return .success((UInt64(n), r, p))
     }
 

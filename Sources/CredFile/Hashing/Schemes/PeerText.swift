@@ -136,7 +136,7 @@ enum PeerLimits {
     static let maximumArgon2MemoryKiB = 1 << 20
     /// argon2 passes above this are hostile.
     static let maximumArgon2Time = 10
-    /// scrypt (and yescrypt) N·r above this is hostile.
+    /// scrypt (and yescrypt) N·r above this is hostile (SPEC §3.2), and so is N·r·p.
     static let maximumScryptNr: UInt64 = 1 << 30
     /// Salts longer than this are hostile (passlib's range for PBKDF2 salts).
     static let maximumSaltCount = 1024
