@@ -18,9 +18,21 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // libxcrypt: crypt(3) for the peer families bcrypt, sha-crypt, yescrypt, md5crypt, DES.
+        .systemLibrary(
+            name: "CLibcrypt",
+            pkgConfig: "libxcrypt",
+            providers: [.apt(["libcrypt-dev"])]
+        ),
+        // The reference Argon2, for PHC `$argon2id$` hashes and Django's and Dovecot's.
+        .systemLibrary(
+            name: "CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"])]
+        ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
         .target(name: "CCredFile", dependencies: ["COpenSSL"]),
-        .target(name: "CredFile", dependencies: ["COpenSSL", "CCredFile"]),
+        .target(name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile"]),
         // An example server-side client of the library (public names only), and the
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
