@@ -20,7 +20,10 @@ let package = Package(
         ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
         .target(name: "CCredFile", dependencies: ["COpenSSL"]),
-        .target(name: "CredFile", dependencies: ["COpenSSL", "CCredFile"]),
+        .target(
+            name: "CredFile", dependencies: ["COpenSSL", "CCredFile"],
+            // The built-in blocklist's provenance, licence and generator (not sources).
+            exclude: ["Policy/Blocklist/README.md", "Policy/Blocklist/LICENSE.django", "Policy/Blocklist/make-builtin.sh"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile"]),
         // Uses only CredFile's public API, so the fuzzers test the contract, not internals.
         .target(name: "_CredFileFuzzChecks", dependencies: ["CredFile"]),

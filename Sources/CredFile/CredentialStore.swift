@@ -21,6 +21,11 @@ public struct CredentialStore: Sendable {
     /// How long a write waits for the lock, in seconds, before it fails with
     /// ``CredFileError/Code/lock`` (SPEC §4; default 15, as shadow's `lckpwdf`).
     public var lockTimeout: Double = 15
+    /// The rules a password chosen now must follow (SPEC §8): at least 8 characters, not on
+    /// the built-in blocklist, not containing the username, `credfile` or the file's name.
+    /// Applied by ``register(username:password:)``, ``changePassword(username:to:)`` and
+    /// ``importUsers(_:storage:jobs:)``; never to passwords already in the file.
+    public var passwordPolicy: PasswordPolicy = .standard
 
     /// A store for the file at `path`. Nothing is read until it is used.
     public init(path: String, policy: HashPolicy = .standard, keepsBackup: Bool = false) {
@@ -141,6 +146,7 @@ public struct CredentialStore: Sendable {
     /// Adds a user, hashed or in the legacy plaintext form.
     public func register(username: String, password: Password, storage: Storage) throws {
         try Username.validate(username)
+        try passwordPolicy.validate(password, username: username, path: path)
         let secret = try makeSecret(password, storage: storage)
         try writer.rewrite(createIfMissing: true) { file in
             if file.firstEntry(named: username) != nil {
@@ -161,6 +167,7 @@ public struct CredentialStore: Sendable {
 
     /// Replaces the password of `username`, hashed or in plaintext.
     public func changePassword(username: String, to newPassword: Password, storage: Storage) throws {
+        try passwordPolicy.validate(newPassword, username: username, path: path)
         let secret = try makeSecret(newPassword, storage: storage)
         try writer.rewrite { file in
             var changes = CredentialFile.Changes()
@@ -184,7 +191,7 @@ public struct CredentialStore: Sendable {
     }
 
     /// Adds or updates many users in one rewrite, all or nothing (like `chpasswd`).
-    /// Names and passwords are checked, and the hashes computed on `jobs` threads,
+    /// Names and passwords are checked (passwords against ``passwordPolicy`` too), and the hashes computed on `jobs` threads,
     /// before the lock is taken.
     /// - Returns: how many users were added and how many updated.
     /// - Throws: ``CredFileError/Code/usage`` naming the first bad item (1-based index),
@@ -199,6 +206,7 @@ public struct CredentialStore: Sendable {
             do {
                 try Username.validate(user.username)
                 try PasswordRules.validate(user.password, plaintext: storage == .plaintext)
+                try passwordPolicy.validate(user.password, username: user.username, path: path)
             } catch let error as CredFileError {
                 throw CredFileError(.usage, "item \(index + 1): \(error.message)")
             }
@@ -214,15 +222,21 @@ public struct CredentialStore: Sendable {
             secrets = try ParallelHasher(policy: policy, jobs: jobs)
                 .hash(users.map(\.password), progress: nil).map(\.string)
         }
-        return try writer.rewrite(createIfMissing: true) { file in
+        return try storeSecrets(zip(users.map(\.username), secrets).map { ($0, $1) })
+    }
+
+    /// Adds or updates each user with its final secret text, in one rewrite under the lock,
+    /// all or nothing (shared by ``importUsers(_:storage:jobs:)`` and ``importHashes(_:)``).
+    func storeSecrets(_ users: [(username: String, secret: String)]) throws -> (added: Int, updated: Int) {
+        try writer.rewrite(createIfMissing: true) { file in
             var changes = CredentialFile.Changes()
             var counts = (added: 0, updated: 0)
-            for (user, secret) in zip(users, secrets) {
+            for user in users {
                 if file.firstEntry(named: user.username) != nil {
-                    try changes.replaceSecret(of: Self.changeableEntry(user.username, in: file), with: secret)
+                    try changes.replaceSecret(of: Self.changeableEntry(user.username, in: file), with: user.secret)
                     counts.updated += 1
                 } else {
-                    changes.append(username: user.username, secret: secret)
+                    changes.append(username: user.username, secret: user.secret)
                     counts.added += 1
                 }
             }

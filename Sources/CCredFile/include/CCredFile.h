@@ -15,4 +15,10 @@ const void *credfile_memmem(const void *haystack, size_t haystackCount,
 /// ending in XXXXXX, rewritten in place; returns the descriptor or -1 with errno set.
 int credfile_mkostemp_cloexec(char *template_);
 
+// --- SHA-1 (sha1.c): the key of a Pwned Passwords blocklist, never a password hash. ---
+
+/// Writes the 20-byte SHA-1 digest of `data` to `digest20`; returns 1, or 0 when
+/// OpenSSL fails.
+int credfile_sha1(const void *data, size_t count, void *digest20);
+
 #endif

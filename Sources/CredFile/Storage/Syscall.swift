@@ -161,3 +161,12 @@ enum Syscall {
 
 /// Glibc's `flock` function (inside `Syscall`, `Glibc.flock` names the `struct flock`).
 private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
+
+extension Syscall {
+    /// Reads up to `buffer.count` bytes at `offset` without moving the file position
+    /// (a blocklist is searched this way, never loaded). Returns how many were read.
+    /// The corresponding C function is `pread`.
+    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SyscallError) -> Int {
+        try retrying("pread") { Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+}
