@@ -27,6 +27,13 @@ public struct ImportedUser: Sendable, Equatable {
     public let secret: String
     /// The 1-based line of the input it came from.
     public let line: Int
+
+    /// A user to import (``CredentialStore/importHashes(_:)`` checks it again).
+    public init(username: String, secret: String, line: Int) {
+        self.username = username
+        self.secret = secret
+        self.line = line
+    }
 }
 
 /// A user of the input that is not imported, and why.

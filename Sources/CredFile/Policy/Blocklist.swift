@@ -285,6 +285,7 @@ struct BlocklistFile {
         func matches(_ raw: ArraySlice<UInt8>) -> Bool {
             var line = raw
             if line.last == 0x0D { line = line.dropLast() }
+            if line.isEmpty { return false }  // a blank line lists nothing
             if line.allSatisfy({ $0 < 0x80 }) {
                 guard line.count == folded.count else { return false }
                 return zip(line, folded).allSatisfy { a, b in
