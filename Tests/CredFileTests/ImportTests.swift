@@ -100,6 +100,7 @@ struct ImportTests {
         .init(name: "dovecot: unprefixed plaintext", format: .dovecot, input: "ann:hunter2-garden:::\n", message: "line 1:"),
         .init(name: "shadow: 3 fields", format: .shadow, input: "ann:$6$abc$def:19700\n", message: "line 1: a shadow line has 9 fields"),
         .init(name: "shadow: 10 fields", format: .shadow, input: "ann:$6$abc$def:1:2:3:4:5:6:7:8\n", message: "line 1: a shadow line has 9 fields"),
+        .init(name: "a combining mark after ':' does not hide the separator", format: .htpasswd, input: "ann:\u{301}zkwV5jyzYo5h\n", message: "line 1: the secret is not a hash htpasswd writes"),
         .init(name: "control character", format: .htpasswd, input: "ann:$apr1$a\u{7}b$c\n", message: "line 1: contains a control character"),
         .init(name: "shadow duplicate, even of a skipped user", format: .shadow, input: "root:*:1::::::\nroot:$6$abc$def:1::::::\n", message: "line 2: the same user as line 1"),
     ]
@@ -114,6 +115,12 @@ struct ImportTests {
             #expect(error.message.hasPrefix(c.message), "\(error.message)")
             #expect(!error.message.contains("hunter2"))
         }
+    }
+
+    @Test("a combining mark after {PLAIN}'s brace is part of the plaintext (FuzzImport's first finding)")
+    func combiningMarkAfterBrace() throws {
+        let batch = try ImportReader.read(Array("ann:{PLAIN}\u{301}pass-word\n".utf8), format: .dovecot)
+        #expect(batch.users.map(\.secret) == ["\u{301}pass-word"])
     }
 
     @Test("invalid UTF-8 is refused with its line")

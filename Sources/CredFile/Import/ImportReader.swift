@@ -89,11 +89,13 @@ public enum ImportReader {
             guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
                 throw fail("contains a control character")
             }
-            let separator: Character = format == .hashed ? "," : ":"
-            guard let cut = text.firstIndex(of: separator) else {
+            // Bytes, not Characters: a ':' followed by a combining mark is one Character
+            // in Swift, and would hide the separator (FuzzImport found the `}` case).
+            let separator = format == .hashed ? UInt8(ascii: ",") : UInt8(ascii: ":")
+            guard let cut = line.firstIndex(of: separator) else {
                 throw fail("expected \(format == .hashed ? "user,secret" : "user:secret")")
             }
-            let username = String(text[..<cut])
+            let username = String(decoding: line[..<cut], as: UTF8.self)
             do {
                 try Username.validate(username)
             } catch let error as CredFileError {
@@ -103,8 +105,7 @@ public enum ImportReader {
             if let first = firstLine.updateValue(number, forKey: key) {
                 throw fail("the same user as line \(first)")
             }
-            let fields = text[text.index(after: cut)...]
-            switch try secret(of: fields, format: format) {
+            switch try secret(of: line[(cut + 1)...], format: format) {
             case .store(let secret): batch.users.append(ImportedUser(username: username, secret: secret, line: number))
             case .skip(let reason): batch.skipped.append(SkippedUser(username: username, line: number, reason: reason))
             case .refuse(let why): throw fail(why)
@@ -120,60 +121,62 @@ public enum ImportReader {
         case refuse(String)
     }
 
-    /// The secret of the fields after the username, by format.
-    static func secret(of fields: Substring, format: ImportFormat) throws -> Outcome {
+    /// The secret of the fields after the username (valid UTF-8, cut at ASCII bytes), by format.
+    static func secret(of fields: ArraySlice<UInt8>, format: ImportFormat) throws -> Outcome {
+        func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+        let colon = UInt8(ascii: ":")
         switch format {
         case .hashed:
-            return isKnownHash(fields) ? .store(String(fields)) : .refuse("the secret is not a hash credfile knows")
+            return isKnownHash(fields) ? .store(text(fields)) : .refuse("the secret is not a hash credfile knows")
         case .htpasswd:
             return cryptSecret(fields, what: "htpasswd")
         case .mosquitto:
-            guard fields.hasPrefix("$7$") || fields.hasPrefix("$6$") else {
+            guard fields.starts(with: "$7$".utf8) || fields.starts(with: "$6$".utf8) else {
                 return .refuse("a mosquitto secret starts with $7$ or $6$")
             }
-            return isKnownHash(fields) ? .store(String(fields)) : .refuse("the secret is not a well-formed mosquitto hash")
+            return isKnownHash(fields) ? .store(text(fields)) : .refuse("the secret is not a well-formed mosquitto hash")
         case .dovecot:
-            let password = fields.prefix { $0 != ":" }
+            let password = fields.prefix { $0 != colon }
             if password.isEmpty { return .skip(.noPassword) }
-            if password.first == "{", let close = password.firstIndex(of: "}") {
-                let scheme = password[password.index(after: password.startIndex)..<close].uppercased()
-                let value = password[password.index(after: close)...]
+            if password.first == UInt8(ascii: "{"), let close = password.firstIndex(of: UInt8(ascii: "}")) {
+                let scheme = text(password[(password.startIndex + 1)..<close]).uppercased()
+                let value = password[(close + 1)...]
                 if ["PLAIN", "CLEAR", "CLEARTEXT"].contains(scheme) {
                     guard !value.isEmpty else { return .skip(.noPassword) }
                     do {
-                        try PasswordRules.validate(Password(utf8: Array(value.utf8)), plaintext: true)
+                        try PasswordRules.validate(Password(utf8: value), plaintext: true)
                     } catch let error as CredFileError {
                         return .refuse("{\(scheme)} \(error.message)")
                     }
-                    return .store(String(value))
+                    return .store(text(value))
                 }
-                return isKnownHash(password) ? .store(String(password)) : .refuse("{SCHEME} is not a hash credfile knows")
+                return isKnownHash(password) ? .store(text(password)) : .refuse("{SCHEME} is not a hash credfile knows")
             }
             return cryptSecret(password, what: "Dovecot (default scheme CRYPT)")
         case .shadow:
-            let parts = fields.split(separator: ":", omittingEmptySubsequences: false)
+            let parts = fields.split(separator: colon, omittingEmptySubsequences: false)
             guard parts.count == 8 else { return .refuse("a shadow line has 9 fields separated by ':'") }
             let hash = parts[0]
             if hash.isEmpty { return .skip(.noPassword) }
-            if hash.first == "!" || hash.first == "*" { return .skip(.locked) }
+            if hash.first == UInt8(ascii: "!") || hash.first == UInt8(ascii: "*") { return .skip(.locked) }
             return cryptSecret(hash, what: "shadow")
         }
     }
 
     /// A crypt(3) secret: `$id$…` or `{SCHEME}…` kept as is when credfile knows it, a DES
     /// hash (13 characters of `./0-9A-Za-z`) stored as `{CRYPT}…`, anything else refused.
-    static func cryptSecret(_ secret: Substring, what: String) -> Outcome {
-        if secret.first == "$" || secret.first == "{" {
-            return isKnownHash(secret) ? .store(String(secret)) : .refuse("the secret is not a hash credfile knows")
+    static func cryptSecret(_ secret: ArraySlice<UInt8>, what: String) -> Outcome {
+        if secret.first == UInt8(ascii: "$") || secret.first == UInt8(ascii: "{") {
+            return isKnownHash(secret) ? .store(String(decoding: secret, as: UTF8.self)) : .refuse("the secret is not a hash credfile knows")
         }
-        if isDESCrypt(secret) { return .store("{CRYPT}" + secret) }
+        if isDESCrypt(secret) { return .store("{CRYPT}" + String(decoding: secret, as: UTF8.self)) }
         return .refuse("the secret is not a hash \(what) writes (plaintext is not imported)")
     }
 
     /// Traditional DES crypt: exactly 13 characters of the crypt alphabet.
-    static func isDESCrypt(_ secret: Substring) -> Bool {
-        secret.utf8.count == 13
-            && secret.utf8.allSatisfy {
+    static func isDESCrypt(_ secret: ArraySlice<UInt8>) -> Bool {
+        secret.count == 13
+            && secret.allSatisfy {
                 $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "/") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
                     || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
             }
@@ -184,8 +187,8 @@ public enum ImportReader {
     /// Integrator's note: on this branch ``SecretSyntax`` verifies only pbkdf2 and names the
     /// other real schemes as unsupported; named ones are accepted here. Once the registry
     /// verifies the §3.2 families, accept only what it verifies.
-    static func isKnownHash(_ secret: some StringProtocol) -> Bool {
-        let classified = SecretSyntax.classify(ArraySlice(secret.utf8))
+    static func isKnownHash(_ secret: some Collection<UInt8>) -> Bool {
+        let classified = SecretSyntax.classify(ArraySlice(secret))
         if case .plaintext = classified { return false }
         if case .malformed = classified { return false }
         if case .unsupportedHash(let scheme) = classified, scheme.contains("?") { return false }
@@ -216,7 +219,7 @@ extension CredentialStore {
             }
             // A secret is a hash credfile knows, or a checked plaintext (Dovecot's {PLAIN}).
             let bytes = Array(user.secret.utf8)
-            if !ImportReader.isKnownHash(user.secret) {
+            if !ImportReader.isKnownHash(bytes) {
                 do {
                     try PasswordRules.validate(Password(utf8: bytes), plaintext: true)
                 } catch let error as CredFileError {
