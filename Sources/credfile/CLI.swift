@@ -51,8 +51,25 @@ struct Invocation {
     var baseDN: String?
     /// `export --skip-unexportable`.
     var skipUnexportable = false
+    /// `--min-length N`: the fewest characters of a new password (SPEC §8).
+    var minimumLength: Int?
+    /// `--blocklist FILE` (repeatable): lists new passwords must not be on, besides the built-in one.
+    var blocklists: [String] = []
+    /// `import --hashed`: `user,secret` lines of hashes, stored byte for byte.
+    var hashed = false
+    /// `import --from FORMAT`: a peer's file on standard input.
+    var importFormat: ImportFormat?
+    /// `check --passwords`: also report plaintext entries that are on a blocklist.
+    var checkPasswords = false
     /// Command-specific flags that were given, to refuse them where they do not apply.
     var specificFlags: [String] = []
+
+    /// The password policy the options describe (SPEC §8); blocklist files are opened here.
+    func passwordPolicy() throws -> PasswordPolicy {
+        try PasswordPolicy(
+            minimumLength: minimumLength ?? PasswordPolicy.defaultMinimumLength,
+            blocklists: [.builtIn] + blocklists.map { try Blocklist(path: $0) })
+    }
 
     /// The policy the options describe.
     func policy() throws -> HashPolicy {
@@ -151,6 +168,20 @@ enum CredFileCLI {
                     throw CredFileError.usage("option --algorithm takes sha256 or sha512")
                 }
                 invocation.algorithm = algorithm
+            case "--min-length":
+                invocation.minimumLength = try number(name, optionValue(), PasswordPolicy.minimumLengthRange)
+            case "--blocklist":
+                invocation.blocklists.append(try optionValue())
+            case "--from":
+                guard let format = ImportFormat(rawValue: try optionValue()), format != .hashed else {
+                    throw CredFileError.usage("option --from takes htpasswd, mosquitto, dovecot or shadow")
+                }
+                invocation.importFormat = format
+                invocation.specificFlags.append(name)
+            case "--hashed", "--passwords":
+                try flag()
+                invocation.specificFlags.append(name)
+                if name == "--hashed" { invocation.hashed = true } else { invocation.checkPasswords = true }
             case "--plaintext", "--upgrade", "--backup", "--dry-run":
                 try flag()
                 invocation.specificFlags.append(name)

@@ -19,12 +19,13 @@ enum Command: String, CaseIterable {
     var options: Set<String> {
         switch self {
         case .add, .passwd: ["--plaintext", "--backup"]
-        case .import: ["--plaintext", "--backup", "--jobs"]
+        case .import: ["--plaintext", "--backup", "--jobs", "--hashed", "--from"]
         case .delete, .register: ["--backup"]
         case .verify, .login: ["--upgrade", "--backup"]
         case .upgrade: ["--dry-run", "--backup", "--jobs"]
         case .calibrate: ["--target-ms"]
-        case .list, .check, .hash, .checkpassword: []
+        case .check: ["--passwords"]
+        case .list, .hash, .checkpassword: []
         case .pam: ["--upgrade"]
         case .helper: ["--protocol", "--jobs"]
         case .export: ["--to", "--base-dn", "--skip-unexportable"]
@@ -67,6 +68,22 @@ struct CommandContext {
     /// The store with the policy and backup setting the options ask for.
     func store() throws -> CredentialStore {
         CredentialStore(path: file, policy: try invocation.policy(), keepsBackup: invocation.backup)
+    }
+
+    /// The store for a command that sets passwords: its password policy from the options.
+    func passwordStore() throws -> CredentialStore {
+        var store = try store()
+        store.policy = try writingPolicy()
+        store.passwordPolicy = try invocation.passwordPolicy()
+        return store
+    }
+
+    /// Refuses a new password that breaks the policy, in the user's language, never
+    /// echoing it (SPEC §8); the library checks again.
+    func checkNewPassword(_ password: Password, username: String, store: CredentialStore) throws {
+        if let violation = try store.passwordPolicy.violation(of: password, username: username, path: store.path) {
+            throw CredFileError.usage(messages.passwordRefused(violation))
+        }
     }
 
     /// The policy, warning on stderr when its rounds are below the minimum (for

@@ -33,10 +33,17 @@ enum Help {
                                   (default 1200000; below 600000 warns)
           --algorithm sha256|sha512   PBKDF2 PRF (default sha256)
           --json                  JSON output (list, check, upgrade, export)
+          --min-length N          fewest characters of a new password (1-64, default 8)
+          --blocklist FILE        refuse new passwords on FILE: one a line, or sorted
+                                  SHA1HEX[:count] lines (Pwned Passwords); repeatable
           --help, --version
         Options of some commands: --plaintext, --upgrade, --backup, --dry-run, --jobs N,
-        --target-ms N, --protocol squid, --to ldif, --base-dn DN, --skip-unexportable.
-        Options may stand anywhere (for checkpassword, before PROG); `--` ends them.
+        --target-ms N, --hashed, --from FORMAT (import), --passwords (check),
+        --protocol squid, --to ldif, --base-dn DN, --skip-unexportable.
+        New passwords: at least 8 characters, not on the built-in list of common
+        passwords or a --blocklist, not containing the username, `credfile` or the
+        file's name (NIST SP 800-63B-4). Options may stand anywhere (for
+        checkpassword, before PROG); `--` ends them.
 
         Exit: 0 ok/granted, 1 denied or check errors, 2 usage, 3 user exists/missing,
         4 file unusable as asked, 5 I/O or lock error.
@@ -68,13 +75,17 @@ enum Help {
             body = """
                 Adds or updates the users of `user,password` lines on stdin (like chpasswd), in one
                 rewrite: one bad line and nothing is written. Options: --plaintext, --backup, --jobs N.
+                --hashed: `user,secret` lines whose secrets are hashes, stored byte for byte.
+                --from htpasswd|mosquitto|dovecot|shadow: a peer's file on stdin (DES becomes
+                {CRYPT}…, Dovecot {PLAIN} plaintext; shadow's locked users are skipped).
                 """
         case .list:
             body = "Lists the users (first entry of each name) and how each is stored. Option: --json."
         case .check:
             body = """
                 Reports every problem as FILE:LINE: error: … or FILE:LINE: warning: …
-                Exit 1 when there is an error. Option: --json.
+                Exit 1 when there is an error. Option: --json; --passwords also warns about
+                plaintext entries whose password is on a blocklist (never printed).
                 """
         case .upgrade:
             body = """
