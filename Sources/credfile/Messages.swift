@@ -99,7 +99,7 @@ struct Messages {
         case .permissions(.directoryWritableByOthers(let mode)):
             return "otros pueden escribir en el directorio del archivo sin el bit sticky (modo \(octal(mode))); pueden reemplazar el archivo"
         case .blocklisted(let user):
-            return "la contraseña en texto plano\(who(user)) está en la lista de bloqueo"
+            return "la contraseña en texto plano\(who(user)) está en una lista de contraseñas prohibidas (de uso común o filtradas)"
         }
     }
 
@@ -111,6 +111,7 @@ struct Messages {
         case .password(let problem): spanish ? password(problem) : problem.description
         case .secret(let reason): t("secret: \(reason)", "secreto: \(malformed(reason))")
         case .sameUser(let first): t("same user as line \(line(first))", "el mismo usuario que la línea \(line(first))")
+        case .passwordPolicy(let violation): passwordRefused(violation)
         }
     }
 
@@ -190,11 +191,6 @@ struct Messages {
             t("password refused: it is on the blocklist",
               "contraseña rechazada: está en la lista de contraseñas prohibidas")
         }
-    }
-    /// `check --passwords`: a plaintext entry whose password is on a blocklist.
-    var blocklistedEntry: String {
-        t("plaintext password is on a blocklist (commonly used or breached)",
-          "la contraseña en texto plano está en una lista de contraseñas prohibidas (de uso común o filtradas)")
     }
     /// `import --from shadow`: a user not imported.
     func importSkipped(_ name: String, line: Int, reason: SkippedUser.Reason) -> String {
