@@ -14,6 +14,10 @@ enum ExitStatus: Int32 {
     case unusableFile = 4
     /// An I/O or lock error.
     case io = 5
+    /// `upgrade` stopped by SIGINT after committing its finished work.
+    case interrupted = 130
+    /// `upgrade` stopped by SIGTERM after committing its finished work.
+    case terminated = 143
 
     /// The one place where an error becomes an exit status.
     init(_ code: CredFileError.Code) {
