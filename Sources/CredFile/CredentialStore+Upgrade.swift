@@ -1,6 +1,23 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// A request to stop a long operation (``CredentialStore/upgrade(policy:jobs:dryRun:batchInterval:maximumBatch:stop:progress:)``),
+/// safe to set from any thread, and from a signal handler (one lock-free atomic store).
+public final class CancellationFlag: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    /// A flag that is not set.
+    public init() {}
+
+    /// Asks the operation to stop.
+    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+}
 
 extension CredentialStore {
     /// What an upgrade did (or, with `dryRun`, would do).
@@ -23,7 +40,7 @@ extension CredentialStore {
         public var dryRun = false
         /// Wall-clock seconds.
         public var seconds = 0.0
-        /// Whether `shouldStop` ended the run before every plaintext entry was hashed.
+        /// Whether `stop` ended the run before every plaintext entry was hashed.
         public var stopped = false
         /// Plaintext entries in the file when the run ended: 0 after a finished run
         /// unless other writers added some meanwhile; what a rerun will hash.
@@ -46,7 +63,7 @@ extension CredentialStore {
     /// kept. So a concurrent writer waits for at most one rewrite, a crash loses at most
     /// the batch in flight, and memory holds one batch of hashes besides the file.
     ///
-    /// When `shouldStop` answers true, the threads finish the hash each one is computing,
+    /// When `stop` is cancelled, the threads finish the hash each one is computing,
     /// the finished hashes are committed, and the summary says `stopped` and how many
     /// entries are `left`; a later call continues where this one stopped.
     /// - Parameters:
@@ -55,8 +72,7 @@ extension CredentialStore {
     ///   - dryRun: count only; write nothing.
     ///   - batchInterval: hashing time after which a batch is committed (default 10 s).
     ///   - maximumBatch: the most entries one batch holds (bounds memory when hashing is cheap).
-    ///   - shouldStop: asked from the hashing threads (cheap and thread-safe, e.g. an atomic
-    ///     flag a signal handler sets).
+    ///   - stop: checked by the hashing threads before each hash (a signal handler may set it).
     ///   - progress: called with (done, total) as hashes complete, one call at a time;
     ///     `done` counts across batches.
     /// - Throws: ``CredFileError/Code/io`` when the file is missing or cannot be read or
@@ -65,7 +81,7 @@ extension CredentialStore {
     public func upgrade(
         policy: HashPolicy? = nil, jobs: Int = ParallelHasher.defaultJobs, dryRun: Bool = false,
         batchInterval: Duration = .seconds(10), maximumBatch: Int = 32_768,
-        shouldStop: @escaping @Sendable () -> Bool = { false },
+        stop: CancellationFlag = CancellationFlag(),
         progress: (@Sendable (Int, Int) -> Void)? = nil
     ) throws -> UpgradeSummary {
         let started = ContinuousClock.now
@@ -101,7 +117,7 @@ extension CredentialStore {
         let maximumBatch = max(1, maximumBatch)
         var stopped = false
         while true {
-            if shouldStop() {
+            if stop.isCancelled {
                 stopped = true
                 break
             }
@@ -117,7 +133,9 @@ extension CredentialStore {
             if let progress { report = { done, _ in progress(doneBefore + done, expected) } }
             let hashes = try hasher.hash(
                 batch.map { Password(utf8: $0.secret) },
-                until: { shouldStop() || ContinuousClock.now >= deadline }, progress: report)
+                // At least one hash per batch, however short the interval.
+                until: { finished in stop.isCancelled || (finished > 0 && ContinuousClock.now >= deadline) },
+                progress: report)
             guard !hashes.isEmpty else {  // stopped before any hash of this batch was done
                 stopped = true
                 break

@@ -149,7 +149,7 @@ extension CommandContext {
         defer { if !invocation.dryRun { StopSignal.restore() } }
         let summary = try store.upgrade(
             jobs: invocation.jobs ?? ParallelHasher.defaultJobs, dryRun: invocation.dryRun,
-            batchInterval: Self.upgradeBatchInterval, shouldStop: { StopSignal.requested != nil }, progress: progress)
+            batchInterval: Self.upgradeBatchInterval, stop: StopSignal.flag, progress: progress)
         bar?.finish()
         let signal = summary.stopped ? StopSignal.requested : nil
         if let signal {

@@ -1,3 +1,4 @@
+import CredFile
 import Synchronization
 
 #if canImport(Glibc)
@@ -12,6 +13,8 @@ import Glibc
 enum StopSignal {
     /// The first signal received since ``install()``, or 0.
     private static let received = Atomic<Int32>(0)
+    /// Set by the handler; the upgrade checks it before each hash.
+    static let flag = CancellationFlag()
 
     /// The signal that asked to stop, if one did.
     static var requested: Int32? {
@@ -21,10 +24,13 @@ enum StopSignal {
 
     /// Catches SIGINT and SIGTERM until ``restore()``.
     static func install() {
-        received.store(0, ordering: .relaxed)  // initializes the static before any handler can run
+        // Touches both statics, so no lazy initialization can happen inside the handler.
+        received.store(0, ordering: .relaxed)
+        _ = flag.isCancelled
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { signal in
             if StopSignal.received.compareExchange(expected: 0, desired: signal, ordering: .relaxed).exchanged {
+                StopSignal.flag.cancel()
                 return
             }
             _exit(128 + signal)

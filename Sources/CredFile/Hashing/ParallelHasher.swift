@@ -25,27 +25,29 @@ public struct ParallelHasher: Sendable {
     /// - Parameter progress: called with (done, total) after each hash, one call at a time.
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
     public func hash(_ passwords: [Password], progress: (@Sendable (Int, Int) -> Void)?) throws -> [PasswordHash] {
-        try hash(passwords, until: { false }, progress: progress)
+        try hash(passwords, until: { _ in false }, progress: progress)
     }
 
     /// New hashes for the passwords in order, until `shouldStop` says so.
     ///
-    /// Each thread asks `shouldStop` before it takes the next password and finishes any
+    /// Each thread asks `shouldStop` (with the number of hashes finished so far) before
+    /// it takes the next password, and finishes any
     /// password it took, so the answer is the hashes of a prefix of `passwords` (all of
     /// them when `shouldStop` never answers true). A stop costs at most one hash's time.
     /// - Parameters:
-    ///   - shouldStop: asked from the hashing threads, so it must be cheap and thread-safe.
+    ///   - shouldStop: asked from the hashing threads with the count of finished hashes,
+    ///     so it must be cheap and thread-safe.
     ///   - progress: called with (done, total) after each hash, one call at a time.
     /// - Returns: the hashes of `passwords[0..<n]` for some `n`.
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
     public func hash(
-        _ passwords: [Password], until shouldStop: @Sendable () -> Bool,
+        _ passwords: [Password], until shouldStop: @Sendable (_ finished: Int) -> Bool,
         progress: (@Sendable (Int, Int) -> Void)?
     ) throws -> [PasswordHash] {
         let state = State(count: passwords.count)
         let policy = self.policy
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(passwords.count, 1))) { _ in
-            while !shouldStop() {
+            while !shouldStop(state.done.load(ordering: .relaxed)) {
                 // Indices are taken in order and every one taken is finished (or the whole
                 // call fails), so the finished hashes are always a prefix.
                 let index = state.next.add(1, ordering: .relaxed).oldValue
