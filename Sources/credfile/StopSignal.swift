@@ -38,6 +38,13 @@ enum StopSignal {
         sigemptyset(&action.sa_mask)
         action.sa_flags = SA_RESTART
         for signal in [SIGINT, SIGTERM] { sigaction(signal, &action, nil) }
+        // A parent may hand down a mask that blocks them (Foundation's Process does):
+        // then a stop request would wait, unseen, until the upgrade ended.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     /// Back to the default actions.
