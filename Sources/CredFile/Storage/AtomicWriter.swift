@@ -58,9 +58,14 @@ public struct AtomicWriter: Sendable {
         let mode = current.map { $0.info.st_mode & 0o7777 } ?? 0o600
         let owner = current.map { ($0.info.st_uid, $0.info.st_gid) }
         if keepsBackup, let current {
-            try replace(target + ".bak", with: current.bytes, mode: mode, owner: owner)
+            try replace(target + ".bak", mode: mode, owner: owner) { fd throws(SyscallError) in
+                try Syscall.writeAll(fd, current.bytes)
+            }
         }
-        try replace(target, with: file.render(applying: changes), mode: mode, owner: owner)
+        // Spliced from the bytes read: the new file is never built in memory.
+        try replace(target, mode: mode, owner: owner) { fd throws(SyscallError) in
+            try file.writeRendered(applying: changes) { piece throws(SyscallError) in try Syscall.writeAll(fd, piece) }
+        }
         return result
     }
 
@@ -83,8 +88,10 @@ public struct AtomicWriter: Sendable {
         }
     }
 
-    /// Writes `bytes` to a temporary file beside `target` and renames it over `target`.
-    private func replace(_ target: String, with bytes: [UInt8], mode: mode_t, owner: (uid_t, gid_t)?) throws {
+    /// Lets `write` fill a temporary file beside `target`, then renames it over `target`.
+    private func replace(
+        _ target: String, mode: mode_t, owner: (uid_t, gid_t)?, write: (Int32) throws(SyscallError) -> Void
+    ) throws {
         let (directory, name) = Self.split(target)
         let temporary: (fd: Int32, path: String)
         do {
@@ -100,7 +107,7 @@ public struct AtomicWriter: Sendable {
             // chmod before it would lose them.
             if let (uid, gid) = owner, geteuid() == 0 { try Syscall.fchown(temporary.fd, uid, gid) }
             try Syscall.fchmod(temporary.fd, mode)
-            try Syscall.writeAll(temporary.fd, bytes)
+            try write(temporary.fd)
             try Syscall.fsync(temporary.fd)
         } catch {
             throw error.credFileError("cannot write \(path)")
