@@ -22,6 +22,10 @@ let package = Package(
         .target(name: "CCredFile", dependencies: ["COpenSSL"]),
         .target(name: "CredFile", dependencies: ["COpenSSL", "CCredFile"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile"]),
+        // An example server-side client of the library (public names only), and the
+        // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
+        .executableTarget(
+            name: "credfile-server-example", dependencies: ["CredFile"], path: "Examples/ServerLogins"),
         // Uses only CredFile's public API, so the fuzzers test the contract, not internals.
         .target(name: "_CredFileFuzzChecks", dependencies: ["CredFile"]),
         // Vectors/ holds data files read through #filePath, not resources.
@@ -29,7 +33,9 @@ let package = Package(
             name: "CredFileTests", dependencies: ["CredFile", "_CredFileFuzzChecks"], exclude: ["Vectors"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["credfile", "CredFile"]
+            dependencies: ["credfile", "CredFile", "_CredFileFuzzChecks"],
+            // C sources of test harnesses, compiled by the tests with gcc (not by SwiftPM).
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -226,16 +226,33 @@ def timing_section():
         row("timing", f"{name}", f"{t/base:.3f}  ({t*1e3:.0f} ms)", "goal 1.00 ± 0.05")
 
 
+def apps_section():
+    """SPEC §6: the library's async logins and caching store, measured by the example
+    server (Examples/ServerLogins, public API only) in one run."""
+    print("\napps (Examples/ServerLogins):")
+    example = os.path.join(os.path.dirname(CREDFILE), "credfile-server-example")
+    out = subprocess.run([example], capture_output=True, text=True, check=True).stdout
+    patterns = [
+        (r"sync on the cooperative pool: max (\d+) ms", "heartbeat lateness, 16 sync logins on the pool (max)", " ms", ""),
+        (r"async \(library threads\):\s+max (\d+) ms", "heartbeat lateness, 16 async logins (max)", " ms", "< 50 ms"),
+        (r"concurrent . sequential = ([\d.]+)", "16 concurrent ÷ 16 sequential async logins (throughput)", "×", "≥ 1.7×"),
+        (r"plain . cached = ([\d.]+)", "1,000 logins on 200,000 lines: plain ÷ caching store", "×", "≥ 5×"),
+    ]
+    for pattern, what, unit, goal in patterns:
+        match = re.search(pattern, out)
+        row("apps", what, (match.group(1) + unit) if match else "not measured", goal)
+
+
 def main():
     if not os.access(CREDFILE, os.X_OK):
         sys.exit(f"bench: {CREDFILE} is not built (run Benchmarks/run.sh)")
     print(f"credfile benchmarks — {time.strftime('%Y-%m-%d %H:%M')} — {os.cpu_count()} cores — "
           + subprocess.run(["openssl", "version"], capture_output=True, text=True).stdout.strip())
-    sections = sys.argv[2:] or ["pbkdf2", "files", "scale", "upgrade", "timing"]
+    sections = sys.argv[2:] or ["pbkdf2", "files", "scale", "upgrade", "timing", "apps"]
     try:
         for section in sections:
             {"pbkdf2": pbkdf2_section, "files": file_section, "scale": scale_section, "upgrade": upgrade_section,
-             "timing": timing_section}[section]()
+             "timing": timing_section, "apps": apps_section}[section]()
     finally:
         shutil.rmtree(WORK, ignore_errors=True)
     print("\n| section | measure | value | goal |\n| --- | --- | --- | --- |")

@@ -24,6 +24,8 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
         public static let lock = Code(rawValue: "lock")
         /// OpenSSL reported a failure (exit 5).
         public static let crypto = Code(rawValue: "crypto")
+        /// The task of an `async` call was cancelled before its work started.
+        public static let cancelled = Code(rawValue: "cancelled")
         /// The description of the code, e.g. `io`.
         public var description: String { rawValue }
     }
@@ -60,6 +62,9 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
 
     /// Equal when the codes are equal.
     public static func == (a: Self, b: Self) -> Bool { a.code == b.code }
+
+    /// The error of an `async` call whose task was cancelled before its work started.
+    public static var cancelled: Self { Self(.cancelled, "cancelled before the work started") }
 
     /// A usage error: a bad argument, option, username or password.
     public static func usage(_ message: String) -> Self { Self(.usage, message) }

@@ -4,7 +4,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// A request to stop a long operation (``CredentialStore/upgrade(policy:jobs:dryRun:batchInterval:maximumBatch:stop:progress:)``),
+/// A flag set once, from any thread: a request to stop a long operation (``CredentialStore/upgrade(policy:jobs:dryRun:batchInterval:maximumBatch:stop:progress:)``),
 /// safe to set from any thread, and from a signal handler (one lock-free atomic store).
 public final class CancellationFlag: Sendable {
     private let cancelled = Atomic<Bool>(false)
@@ -13,10 +13,10 @@ public final class CancellationFlag: Sendable {
     public init() {}
 
     /// Asks the operation to stop.
-    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+    public func cancel() { cancelled.store(true, ordering: .releasing) }
 
     /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 }
 
 extension CredentialStore {
@@ -168,7 +168,7 @@ extension CredentialStore {
     /// Replaces, in one rewrite under the lock, each line of `work` that is still byte
     /// for byte what was hashed by `username,hash`, and says where the next batch starts.
     private func commit(_ work: [(line: UpgradeScan.Line, hash: String)]) throws -> CommitOutcome {
-        try writer.rewrite { file in
+        try rewrite { file in
             var changes = CredentialFile.Changes()
             var outcome = CommitOutcome()
             var missed: [[UInt8]: [String]] = [:]

@@ -22,12 +22,28 @@ public struct CredentialStore: Sendable {
     /// ``CredFileError/Code/lock`` (SPEC §4; default 15, as shadow's `lckpwdf`).
     public var lockTimeout: Double = 15
 
+    /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
+    let cache: FileCache?
+
     /// A store for the file at `path`. Nothing is read until it is used.
-    public init(path: String, policy: HashPolicy = .standard, keepsBackup: Bool = false) {
+    /// - Parameters:
+    ///   - path: The credential file (a symlink is followed; the link stays a link).
+    ///   - policy: How new hashes are made, and the work every login costs at least.
+    ///   - keepsBackup: Whether each rewrite keeps the previous version as `FILE.bak`.
+    ///   - caching: Keep the parsed file in memory and read it again only when it changes
+    ///     (device, inode, size, mtime, ctime), so a login costs one PBKDF2 and a lookup:
+    ///     for servers that check many logins. A change by any process (every writer
+    ///     replaces the file by `rename`) is seen at the next login. Memory: about the
+    ///     file's size plus 100 bytes per user. Copies of a caching store share its cache.
+    public init(path: String, policy: HashPolicy = .standard, keepsBackup: Bool = false, caching: Bool = false) {
         self.path = path
         self.policy = policy
         self.keepsBackup = keepsBackup
+        self.cache = caching ? FileCache() : nil
     }
+
+    /// Whether this store keeps the parsed file in memory between logins.
+    public var isCaching: Bool { cache != nil }
 
     /// How a new password is stored.
     public enum Storage: Sendable {
@@ -36,8 +52,6 @@ public struct CredentialStore: Sendable {
         /// The legacy plaintext form, for apps that still read the file themselves.
         case plaintext
     }
-
-    var writer: AtomicWriter { AtomicWriter(path: path, keepsBackup: keepsBackup) }
 
     // MARK: Reading
 
@@ -88,10 +102,7 @@ public struct CredentialStore: Sendable {
 
     /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)``.
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
-        let bytes = try existingBytes()
-        let key = Unicode.nfcBytes(of: username)
-        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: key, in: $0) }
-        let content = hit.map { bytes[$0.content] }
+        let content = try firstEntryContent(named: username)
         let granted = try Verifier(policy: policy).verify(password, against: content)
         guard granted, upgradeOnSuccess, let content,
             case .entry(let entry) = LineClassifier.classify(content), needsUpgrade(entry.secret)
@@ -102,6 +113,16 @@ public struct CredentialStore: Sendable {
         } catch let error as CredFileError {
             return Verification(granted: true, upgraded: false, upgradeError: error)
         }
+    }
+
+    /// The content of `username`'s first entry line (NFC-compared), from the cache when
+    /// the store has one, else from a streaming scan of the file read now.
+    func firstEntryContent(named username: String) throws -> ArraySlice<UInt8>? {
+        let key = Unicode.nfcBytes(of: username)
+        if let cache { return try cache.snapshot(of: path).content(named: key) }
+        let bytes = try existingBytes()
+        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: key, in: $0) }
+        return hit.map { bytes[$0.content] }
     }
 
     /// Whether upgrade-on-login rehashes this secret: plaintext, fewer rounds than the
@@ -118,7 +139,7 @@ public struct CredentialStore: Sendable {
     /// holds exactly `content` under the lock.
     private func rehash(username: String, password: Password, ifStill content: [UInt8]) throws -> Bool {
         let hash = try PasswordHash(hashing: password, policy: policy)
-        return try writer.rewrite { file in
+        return try rewrite { file in
             var changes = CredentialFile.Changes()
             guard let line = file.firstEntry(named: username), Array(line.content) == content else {
                 return (changes, false)
@@ -142,7 +163,7 @@ public struct CredentialStore: Sendable {
     public func register(username: String, password: Password, storage: Storage) throws {
         try Username.validate(username)
         let secret = try makeSecret(password, storage: storage)
-        try writer.rewrite(createIfMissing: true) { file in
+        try rewrite(createIfMissing: true) { file in
             if file.firstEntry(named: username) != nil {
                 throw CredFileError(.userExists, "user already exists")
             }
@@ -162,7 +183,7 @@ public struct CredentialStore: Sendable {
     /// Replaces the password of `username`, hashed or in plaintext.
     public func changePassword(username: String, to newPassword: Password, storage: Storage) throws {
         let secret = try makeSecret(newPassword, storage: storage)
-        try writer.rewrite { file in
+        try rewrite { file in
             var changes = CredentialFile.Changes()
             try changes.replaceSecret(of: Self.changeableEntry(username, in: file), with: secret)
             return (changes, ())
@@ -174,7 +195,7 @@ public struct CredentialStore: Sendable {
     /// - Throws: ``CredFileError/Code/userNotFound``, or an I/O or lock error.
     @discardableResult
     public func remove(username: String) throws -> Int {
-        try writer.rewrite { file in
+        try rewrite { file in
             let lines = file.entries(named: username)
             guard !lines.isEmpty else { throw CredFileError(.userNotFound, "user does not exist") }
             var changes = CredentialFile.Changes()
@@ -214,7 +235,7 @@ public struct CredentialStore: Sendable {
             secrets = try ParallelHasher(policy: policy, jobs: jobs)
                 .hash(users.map(\.password), progress: nil).map(\.string)
         }
-        return try writer.rewrite(createIfMissing: true) { file in
+        return try rewrite(createIfMissing: true) { file in
             var changes = CredentialFile.Changes()
             var counts = (added: 0, updated: 0)
             for (user, secret) in zip(users, secrets) {

@@ -14,6 +14,8 @@ enum ExitStatus: Int32 {
     case unusableFile = 4
     /// An I/O or lock error.
     case io = 5
+    /// A temporary failure in the qmail checkpassword interface (SPEC §7).
+    case temporaryFailure = 111
     /// `upgrade` stopped by SIGINT after committing its finished work.
     case interrupted = 130
     /// `upgrade` stopped by SIGTERM after committing its finished work.
@@ -45,6 +47,14 @@ struct Invocation {
     var dryRun = false
     var jobs: Int?
     var targetMilliseconds: Int?
+    /// `helper --protocol NAME`.
+    var protocolName: String?
+    /// `export --to FORMAT`.
+    var exportFormat: String?
+    /// `export --base-dn DN`.
+    var baseDN: String?
+    /// `export --skip-unexportable`.
+    var skipUnexportable = false
     /// Command-specific flags that were given, to refuse them where they do not apply.
     var specificFlags: [String] = []
 
@@ -117,6 +127,8 @@ enum CredFileCLI {
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
                 words.append(argument)
                 wordIndices.append(index)
+                // `checkpassword FILE PROG [ARG…]`: everything after PROG is PROG's.
+                if words.count == 3, words[0] == Command.checkpassword.rawValue { optionsEnded = true }
                 continue
             }
             // `--name=value` or `--name value`.
@@ -154,6 +166,18 @@ enum CredFileCLI {
             case "--jobs":
                 invocation.jobs = try number(name, optionValue(), 1...1024)
                 invocation.specificFlags.append(name)
+            case "--protocol", "--to", "--base-dn":
+                let text = try optionValue()
+                invocation.specificFlags.append(name)
+                switch name {
+                case "--protocol": invocation.protocolName = text
+                case "--to": invocation.exportFormat = text
+                default: invocation.baseDN = text
+                }
+            case "--skip-unexportable":
+                try flag()
+                invocation.specificFlags.append(name)
+                invocation.skipUnexportable = true
             case "--target-ms":
                 invocation.targetMilliseconds = try number(name, optionValue(), 1...600_000)
                 invocation.specificFlags.append(name)
@@ -173,7 +197,8 @@ enum CredFileCLI {
 
     private static func validate(_ invocation: Invocation, for command: Command) throws {
         let expected = command.arguments
-        guard invocation.positionals.count == expected.count else {
+        let variadic = command == .checkpassword  // PROG's arguments follow
+        guard invocation.positionals.count == expected.count || (variadic && invocation.positionals.count > expected.count) else {
             let usage = ([command.rawValue] + expected).joined(separator: " ")
             throw CredFileError.usage("\(command.rawValue) takes \(expected.count) argument\(expected.count == 1 ? "" : "s"): credfile \(usage)")
         }

@@ -3,12 +3,14 @@ import CredFile
 /// The subcommands of `credfile`, with their arguments and the options only they take.
 enum Command: String, CaseIterable {
     case add, verify, passwd, delete, `import`, list, check, upgrade, hash, login, register, calibrate
+    case pam, checkpassword, helper, export
 
     /// The positional arguments, by name.
     var arguments: [String] {
         switch self {
         case .add, .verify, .passwd, .delete: ["FILE", "USER"]
-        case .import, .list, .check, .upgrade, .login, .register: ["FILE"]
+        case .import, .list, .check, .upgrade, .login, .register, .pam, .helper, .export: ["FILE"]
+        case .checkpassword: ["FILE", "PROG"]  // then PROG's own arguments
         case .hash, .calibrate: []
         }
     }
@@ -22,7 +24,10 @@ enum Command: String, CaseIterable {
         case .verify, .login: ["--upgrade", "--backup"]
         case .upgrade: ["--dry-run", "--backup", "--jobs"]
         case .calibrate: ["--target-ms"]
-        case .list, .check, .hash: []
+        case .list, .check, .hash, .checkpassword: []
+        case .pam: ["--upgrade"]
+        case .helper: ["--protocol", "--jobs"]
+        case .export: ["--to", "--base-dn", "--skip-unexportable"]
         }
     }
 
@@ -41,6 +46,10 @@ enum Command: String, CaseIterable {
         case .login: try c.login()
         case .register: try c.register()
         case .calibrate: try c.calibrate()
+        case .pam: try c.pam()
+        case .checkpassword: c.checkpassword()
+        case .helper: try c.helper()
+        case .export: try c.export()
         }
     }
 }

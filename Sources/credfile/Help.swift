@@ -1,3 +1,5 @@
+import CredFile
+
 /// The `--help` texts.
 enum Help {
     static let overview = """
@@ -18,6 +20,10 @@ enum Help {
           login FILE          the seed app's login screen
           register FILE       the seed app's register screen
           calibrate           rounds that fit a time per login on this machine (--target-ms N)
+          pam FILE            login check for pam_exec.so expose_authtok ($PAM_USER, stdin)
+          checkpassword FILE PROG [ARG…]   qmail/Dovecot checkpassword (fd 3; exit 1/2/111)
+          helper FILE --protocol squid     Squid basic-auth helper (OK/ERR/BH, channel IDs)
+          export FILE --to ldif            LDIF for OpenLDAP pw-pbkdf2 (--base-dn DN)
 
         Passwords are read from standard input (one line) or, on a terminal, from a
         no-echo prompt. No option takes a password.
@@ -26,10 +32,11 @@ enum Help {
           --iterations N          PBKDF2 rounds for new hashes and the work of a login
                                   (default 1200000; below 600000 warns)
           --algorithm sha256|sha512   PBKDF2 PRF (default sha256)
-          --json                  JSON output (list, check, upgrade)
+          --json                  JSON output (list, check, upgrade, export)
           --help, --version
         Options of some commands: --plaintext, --upgrade, --backup, --dry-run, --jobs N,
-        --target-ms N. Options may stand anywhere; `--` ends them.
+        --target-ms N, --protocol squid, --to ldif, --base-dn DN, --skip-unexportable.
+        Options may stand anywhere (for checkpassword, before PROG); `--` ends them.
 
         Exit: 0 ok/granted, 1 denied or check errors, 2 usage, 3 user exists/missing,
         4 file unusable as asked, 5 I/O or lock error.
@@ -86,6 +93,31 @@ enum Help {
                 Measures PBKDF2 on this machine and prints the rounds that fit --target-ms N
                 milliseconds per login (default 250), with the OWASP floor, the default, and
                 what OpenSSL's own PKCS5_PBKDF2_HMAC would afford. Option: --algorithm A.
+                """
+        case .pam:
+            body = """
+                The login check for Linux-PAM: auth required pam_exec.so expose_authtok quiet
+                /usr/bin/credfile pam FILE. User from $PAM_USER, password on stdin to EOF.
+                Exit 0 granted, 1 denied (nothing printed), 2 misuse, 5 I/O. Option: --upgrade.
+                """
+        case .checkpassword:
+            body = """
+                The qmail checkpassword interface (Dovecot 2.3 passdb checkpassword): reads
+                user\\0password\\0timestamp\\0 from fd 3; granted: runs PROG [ARG…]; denied: exit 1;
+                misuse: exit 2; temporary failure: exit 111. credfile's options go before PROG;
+                everything after PROG is PROG's.
+                """
+        case .helper:
+            body = """
+                A Squid basic-auth helper (--protocol squid): one `user password` line per request,
+                URL-escaped, answered OK / ERR / BH; channel IDs (concurrency=N) are repeated and
+                answered on all cores. Runs until end of input; FILE is re-read at every request.
+                """
+        case .export:
+            body = """
+                Prints an LDIF entry per user for OpenLDAP with pw-pbkdf2 (--to ldif; --base-dn DN,
+                default \(LDIFExport.defaultBaseDN)). Entries that cannot be exported are reported
+                and nothing is printed (exit 4), unless --skip-unexportable. Option: --json.
                 """
         }
         return usage + body + "\n"
