@@ -49,6 +49,10 @@ struct Messages {
         t("upgraded \(n) entries in \(formatted(seconds)) s (\(hashed) already hashed\(skipped > 0 ? ", \(skipped) changed meanwhile, rerun to finish" : ""))",
           "\(n) entradas actualizadas en \(formatted(seconds)) s (\(hashed) ya con hash\(skipped > 0 ? ", \(skipped) cambiaron entretanto, vuelva a ejecutar" : ""))")
     }
+    func upgradeStopped(by signal: String, left: Int) -> String {
+        t("upgrade stopped by \(signal) after committing its finished hashes; \(left) entr\(left == 1 ? "y is" : "ies are") still plaintext: run upgrade again to continue",
+          "actualización detenida por \(signal) tras guardar los hashes terminados; quedan \(left) entradas en texto plano: vuelva a ejecutar upgrade para continuar")
+    }
     func wouldUpgrade(_ n: Int, hashed: Int) -> String {
         t("dry run: would upgrade \(n) entries (\(hashed) already hashed); nothing written",
           "simulación: se actualizarían \(n) entradas (\(hashed) ya con hash); nada escrito")
