@@ -1,11 +1,14 @@
 // credfile's own C code: what must be written in C, declared here, defined in the .c
 // files beside this folder (where _GNU_SOURCE and OPENSSL_SUPPRESS_DEPRECATED stay
 // local). Every function takes `const void *` + `size_t`, so Swift never binds memory
-// to C types. Only a few marked Swift files import this module.
+// to C types, and does its casts and `int` narrowing after one argument check. Only a
+// few marked Swift files import this module (OpenSSL.swift, FastPBKDF2_OpenSSL.swift).
 #ifndef CCREDFILE_H
 #define CCREDFILE_H
 
 #include <stddef.h>
+
+// ---- glibc (system.c) ----
 
 /// The first occurrence of `needle` in `haystack`, or NULL (glibc's `memmem`).
 const void *credfile_memmem(const void *haystack, size_t haystackCount,
@@ -14,5 +17,58 @@ const void *credfile_memmem(const void *haystack, size_t haystackCount,
 /// `mkostemp(template, O_CLOEXEC)`: creates a unique file (mode 0600) from a template
 /// ending in XXXXXX, rewritten in place; returns the descriptor or -1 with errno set.
 int credfile_mkostemp_cloexec(char *template_);
+
+// ---- OpenSSL libcrypto (openssl.c) ----
+
+/// The hashes credfile's C code computes: PBKDF2 PRFs and plain digests.
+enum credfile_digest {
+    CREDFILE_DIGEST_SHA1 = 1,
+    CREDFILE_DIGEST_SHA256 = 2,
+    CREDFILE_DIGEST_SHA512 = 3,
+};
+
+/// PBKDF2-HMAC with `digest` through OpenSSL's `PKCS5_PBKDF2_HMAC`.
+/// Returns 1 on success, 0 on failure (an argument outside `credfile_pbkdf2_arguments_ok`,
+/// an unknown digest, or OpenSSL failing).
+int credfile_pbkdf2_hmac(int digest, const void *password, size_t passwordCount,
+                         const void *salt, size_t saltCount, unsigned rounds,
+                         void *out, size_t outCount);
+
+/// 1 when both PBKDF2 paths accept the arguments: password, salt and output lengths
+/// that fit an int, 1 ... INT_MAX rounds, 1 ... 2^32 - 1 output blocks of the digest,
+/// a known digest, and no NULL pointer with a nonzero length. The one argument check.
+int credfile_pbkdf2_arguments_ok(int digest, const void *password, size_t passwordCount,
+                                 const void *salt, size_t saltCount, unsigned rounds,
+                                 const void *out, size_t outCount);
+
+/// The digest of `count` bytes into `out` (20, 32 or 64 bytes). Returns 1 on success.
+int credfile_digest(int digest, const void *data, size_t count, void *out);
+
+/// Fills `out` with `count` cryptographically secure random bytes. Returns 1 on success.
+int credfile_random_bytes(void *out, size_t count);
+
+/// Constant-time comparison: 0 when the `count` bytes at `a` and `b` are equal.
+int credfile_memcmp(const void *a, const void *b, size_t count);
+
+/// Overwrites `count` bytes at `p` with zeros in a way the compiler cannot elide.
+void credfile_cleanse(void *p, size_t count);
+
+/// OpenSSL's version string, e.g. "OpenSSL 3.0.19 27 Jan 2026".
+const char *credfile_openssl_version(void);
+
+// ---- Fast PBKDF2 (pbkdf2.c) ----
+
+/// 1 when the fast PBKDF2 loop was built in, 0 when `credfile_fast_pbkdf2` falls back to
+/// PKCS5_PBKDF2_HMAC. Decided at build time from the OpenSSL headers.
+int credfile_fast_pbkdf2_available(void);
+
+/// PBKDF2-HMAC with `digest` (SHA-1, SHA-256, SHA-512) of `password` and `salt` with
+/// `rounds` rounds into `outCount` bytes at `out`, bit-identical to PKCS5_PBKDF2_HMAC:
+/// precomputed HMAC states and two compression-function calls per round. Returns 1 on
+/// success, 0 on failure (arguments outside `credfile_pbkdf2_arguments_ok`, or OpenSSL
+/// failing). Intermediate state is cleansed before returning, and `out` on failure.
+int credfile_fast_pbkdf2(int digest, const void *password, size_t passwordCount,
+                         const void *salt, size_t saltCount, unsigned rounds,
+                         void *out, size_t outCount);
 
 #endif
