@@ -304,6 +304,10 @@ struct ParserPropertyTests {
                         secrets.unsupported += 1
                         #expect(Reference.hasHashSyntax(secret) && !secret.starts(with: Array("$pbkdf2".utf8)), where_)
                         #expect(expected == .hash, where_)
+                    case .peer:
+                        secrets.unsupported += 1
+                        #expect(Reference.hasHashSyntax(secret), where_)
+                        #expect(expected == .hash, where_)
                     case .malformed:
                         Issue.record("isMalformed disagrees with .malformed: \(where_.rawValue)")
                     }

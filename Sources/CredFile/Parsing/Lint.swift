@@ -64,6 +64,16 @@ extension CredentialFile {
                     if hash.rounds < policy.minimumRounds {
                         report(.warning, "weak hash\(who()): \(hash.rounds) rounds, below the minimum of \(policy.minimumRounds)")
                     }
+                    if policy.isCostlier(hash) {
+                        report(.warning, "costly hash\(who()): \(hash.description) takes longer to verify than the policy, so its logins tell that the user exists")
+                    }
+                case .peer(let peer):  // SPEC §3.2: weak schemes and costlier-than-policy entries warn
+                    if policy.isWeak(peer.hash) {
+                        report(.warning, "weak hash\(who()): \(peer.hash.description)")
+                    }
+                    if policy.isCostlier(peer.hash) {
+                        report(.warning, "costly hash\(who()): \(peer.hash.description) takes longer to verify than the policy, so its logins tell that the user exists")
+                    }
                 }
                 if let problem = Username.problem(entry.username) {
                     report(.warning, "username \(problem)")
@@ -88,7 +98,8 @@ extension CredentialFile {
             line[0] != UInt8(ascii: "#"), line[0] != 0x20, line[0] != UInt8(ascii: ","),
             LineClassifier.isPrintableASCII(line),
             let comma = CredentialFile.index(of: UInt8(ascii: ","), in: line, from: 1, to: line.count - 1),
-            comma <= Username.maximumCount, line[comma - 1] != 0x20, line[comma + 1] != UInt8(ascii: "$"), line[comma + 1] != UInt8(ascii: "{")
+            comma <= Username.maximumCount, line[comma - 1] != 0x20,
+            !SecretSyntax.mayHaveHashSyntax(UnsafeRawBufferPointer(rebasing: line[(comma + 1)...]))
         else { return nil }
         return comma
     }
