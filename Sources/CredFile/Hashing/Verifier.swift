@@ -31,14 +31,17 @@ struct Verifier {
             return false
         }
         switch entry.secret {
-        case .pbkdf2(let hash) where hash.algorithm == policy.algorithm:
-            let granted = try hash.verify(password)
-            if hash.rounds < budget { try dummyWork(rounds: budget - hash.rounds, password) }
-            return granted
         case .pbkdf2(let hash):
+            // passlib writes this format too, from the bytes as given: NFD is tried as for peers.
             let start = ContinuousClock.now
-            let granted = try hash.verify(password)
-            try measuredPadding(spent: ContinuousClock.now - start, budget: budget, password)
+            var granted = false
+            for form in password.peerForms where try hash.verify(bytes: form) { granted = true }
+            if hash.algorithm == policy.algorithm {
+                let spent = hash.rounds * forms
+                if spent < budget { try dummyWork(rounds: budget - spent, password) }
+            } else {
+                try measuredPadding(spent: ContinuousClock.now - start, budget: budget, password)
+            }
             return granted
         case .peer(let peer):
             let start = ContinuousClock.now
