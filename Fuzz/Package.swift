@@ -14,6 +14,7 @@ let package = Package(
         .executableTarget(name: "FuzzParser", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
         .executableTarget(name: "FuzzHash", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
         .executableTarget(name: "FuzzStore", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
+        .executableTarget(name: "FuzzSecret", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,8 +14,8 @@ public struct FuzzFailure: Error, CustomStringConvertible {
 
 /// The fuzz targets' checks, one entry point per target.
 public enum FuzzChecks {
-    /// The three fuzz targets, by the name of their folder under `Fuzz/Corpus/`.
-    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore"]
+    /// The fuzz targets, by the name of their folder under `Fuzz/Corpus/`.
+    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzSecret"]
 
     /// Runs the check of `target` (one of ``targets``) on one input.
     /// - Parameter storeDirectory: where FuzzStore keeps its file (default: one
@@ -25,6 +25,7 @@ public enum FuzzChecks {
         case "FuzzParser": try parser(input)
         case "FuzzHash": try hash(input)
         case "FuzzStore": try store(input, directory: storeDirectory ?? StoreHarness.processDirectory)
+        case "FuzzSecret": try secret(input)
         default: throw FuzzFailure(description: "no fuzz target named \(target)")
         }
     }

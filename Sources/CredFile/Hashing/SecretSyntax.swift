@@ -92,7 +92,10 @@ enum SecretSyntax {
         }
         if secret.first == dollar {
             if secret.starts(with: "$pbkdf2".utf8) {
-                return .malformed(reason: "malformed pbkdf2 hash: a pbkdf2 hash has the form $pbkdf2-sha256$rounds$salt$checksum")
+                let variant = secret.dropFirst().prefix { $0 != dollar }
+                return .malformed(reason: variant.count > "pbkdf2".utf8.count && variant.endIndex < secret.endIndex
+                    ? "malformed pbkdf2 hash: unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)"
+                    : "malformed pbkdf2 hash: a pbkdf2 hash has the form $pbkdf2-sha256$rounds$salt$checksum")
             }
             let id = secret.dropFirst().prefix(while: isSchemeByte)
             guard !id.isEmpty, id.endIndex < secret.endIndex, secret[id.endIndex] == dollar else {
