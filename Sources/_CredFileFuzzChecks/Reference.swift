@@ -92,7 +92,10 @@ enum Reference {
         if secret.starts(with: Array("$pbkdf2-sha256$".utf8)) || secret.starts(with: Array("$pbkdf2-sha512$".utf8)) {
             return parseHash(secret).map { .pbkdf2($0) } ?? .malformed
         }
-        if peerPrefixes.contains(where: { secret.starts(with: Array($0.utf8)) })
+        let dollarFields = secret.split(separator: UInt8(ascii: "$"), omittingEmptySubsequences: false)
+        let mosquitto7 = secret.starts(with: Array("$7$".utf8)) && dollarFields.count == 5 && !dollarFields[2].isEmpty
+            && dollarFields[2].allSatisfy { (0x30...0x39).contains($0) }
+        if mosquitto7 || peerPrefixes.contains(where: { secret.starts(with: Array($0.utf8)) })
             || (secret.starts(with: Array("pbkdf2:".utf8)) && secret.contains(UInt8(ascii: "$")))
             || ldapPeerSchemes.contains(where: { String(decoding: secret.prefix($0.utf8.count), as: UTF8.self).uppercased() == $0 })
         {
