@@ -12,7 +12,7 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        // OpenSSL's libcrypto, reached only through the static inline shims in shim.h.
+        // OpenSSL's libcrypto; shim.h only includes, CCredFile wraps every call.
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",

@@ -17,6 +17,7 @@ let package = Package(
         .executableTarget(
             name: "FuzzLoginRequests", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
         .executableTarget(name: "FuzzImport", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
+        .executableTarget(name: "FuzzSecret", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,6 @@
-// OpenSSL digests and scrypt for the peer hash families (SPEC §3.2): `{SHA}`,
-// `{SSHA*}`, `$apr1$`, Django `md5$`/`sha1$`/`bcrypt_sha256$`, Django and Werkzeug
-// scrypt. Lengths arrive as size_t and are narrowed here, after Swift checked them.
+// OpenSSL's scrypt for the peer hash families (SPEC §3.2): Django and Werkzeug scrypt.
+// (Their digests — `{SHA}`, `{SSHA*}`, `$apr1$`, Django `md5$`/`sha1$` — go through
+// credfile_digest in openssl.c.) Lengths arrive as size_t and are narrowed here, after Swift checked them.
 #include "CCredFile.h"
 
 #include <openssl/core_names.h>
@@ -8,25 +8,6 @@
 #include <openssl/kdf.h>
 #include <openssl/params.h>
 #include <stdint.h>
-
-static const EVP_MD *credfile_peer_md(int algorithm) {
-    switch (algorithm) {
-    case CREDFILE_DIGEST_MD5: return EVP_md5();
-    case CREDFILE_DIGEST_SHA1: return EVP_sha1();
-    case CREDFILE_DIGEST_SHA256: return EVP_sha256();
-    case CREDFILE_DIGEST_SHA512: return EVP_sha512();
-    default: return NULL;
-    }
-}
-
-int credfile_digest(int algorithm, const void *data, size_t count, void *out, size_t outCount) {
-    static const unsigned char empty[1] = {0};
-    const EVP_MD *md = credfile_peer_md(algorithm);
-    if (md == NULL || out == NULL || outCount < (size_t)EVP_MD_get_size(md)) return 0;
-    unsigned int written = 0;
-    if (EVP_Digest(count ? data : empty, count, out, &written, md, NULL) != 1) return 0;
-    return (int)written;
-}
 
 int credfile_scrypt(const void *password, size_t passwordCount, const void *salt, size_t saltCount,
                     uint64_t n, uint32_t r, uint32_t p, uint64_t maxMemory,

@@ -36,6 +36,9 @@ extension CredentialStore {
         public var malformedLines: [Int] = []
         /// Entries with an unsupported hash, left as they are.
         public var unsupported = 0
+        /// Entries with another program's hash (counted in `alreadyHashed` too), per
+        /// scheme: left byte for byte, rehashed by upgrade-on-login.
+        public var peerHashes: [String: Int] = [:]
         /// Whether nothing was written.
         public var dryRun = false
         /// Wall-clock seconds.
@@ -97,7 +100,11 @@ extension CredentialStore {
                 case .plaintext: total += 1
                 case .unsupportedHash: summary.unsupported += 1
                 case .malformed: summary.malformedLines.append(number)
-                default:
+                case .peer(let peer):  // kept byte for byte: only a login can rehash it
+                    summary.alreadyHashed += 1
+                    summary.peerHashes[peer.hash.scheme, default: 0] += 1
+                    if policy.isWeak(entry.secret) { summary.weak += 1 }
+                case .pbkdf2:
                     summary.alreadyHashed += 1
                     if policy.isWeak(entry.secret) { summary.weak += 1 }
                 }

@@ -137,11 +137,12 @@ public struct CredentialStore: Sendable {
     }
 
     /// Whether upgrade-on-login rehashes this secret: plaintext, fewer rounds than the
-    /// policy, or another algorithm.
+    /// policy, another algorithm, or any other program's scheme (weak or not: SPEC §3.2).
     func needsUpgrade(_ secret: StoredSecret) -> Bool {
         switch secret {
         case .plaintext: true
         case .pbkdf2(let hash): policy.needsUpdate(hash)
+        case .peer: true
         case .unsupportedHash, .malformed: false
         }
     }

@@ -47,6 +47,9 @@ enum Reference {
         case pbkdf2(Hash)
         case unsupported(scheme: String)
         case malformed
+        /// SPEC §3.2: a prefix that a verified peer family owns; the implementation must
+        /// say a peer hash or malformed (its exact syntax is each family's business).
+        case peer
     }
 
     enum Kind: Equatable {
@@ -86,14 +89,45 @@ enum Reference {
             guard !id.isEmpty, id.endIndex < scalars.endIndex, scalars[id.endIndex] == close else { return nil }
             return String(String.UnicodeScalarView(id))
         }
-        if secret.starts(with: Array("$pbkdf2".utf8)) {
+        if secret.starts(with: Array("$pbkdf2-sha256$".utf8)) || secret.starts(with: Array("$pbkdf2-sha512$".utf8)) {
             return parseHash(secret).map { .pbkdf2($0) } ?? .malformed
+        }
+        let dollarFields = secret.split(separator: UInt8(ascii: "$"), omittingEmptySubsequences: false)
+        let mosquitto7 = secret.starts(with: Array("$7$".utf8)) && dollarFields.count == 5 && !dollarFields[2].isEmpty
+            && dollarFields[2].allSatisfy { (0x30...0x39).contains($0) }
+        if mosquitto7 || peerPrefixes.contains(where: { secret.starts(with: Array($0.utf8)) })
+            || (secret.starts(with: Array("pbkdf2:".utf8)) && secret.contains(UInt8(ascii: "$")))
+            || ldapPeerSchemes.contains(where: { String(decoding: secret.prefix($0.utf8.count), as: UTF8.self).uppercased() == $0 })
+        {
+            return .peer
+        }
+        if secret.starts(with: Array("$pbkdf2".utf8)) { return .malformed }
+        if let dollar = secret.firstIndex(of: UInt8(ascii: "$")), dollar > 0,
+            djangoHashers.contains(String(decoding: secret[..<dollar], as: UTF8.self))
+        {
+            return .unsupported(scheme: "django " + String(decoding: secret[..<dollar], as: UTF8.self))
+        }
+        if secret.starts(with: Array("scrypt:".utf8)) && secret.contains(UInt8(ascii: "$")) {
+            return .unsupported(scheme: "werkzeug scrypt")
         }
         if scalars.first == "$" {
             return scheme(after: "$", closedBy: "$").map { .unsupported(scheme: "$\($0)$") } ?? .malformed
         }
         return scheme(after: "{", closedBy: "}").map { .unsupported(scheme: "{\($0)}") } ?? .plaintext
     }
+
+    /// SPEC §3.2's PBKDF2 spellings (peer families credfile verifies).
+    static let peerPrefixes = ["$pbkdf2$", "pbkdf2_sha256$", "pbkdf2_sha1$"]
+    /// SPEC §3.2's LDAP and Dovecot PBKDF2 schemes (case-insensitive).
+    static let ldapPeerSchemes = ["{PBKDF2}", "{PBKDF2-SHA1}", "{PBKDF2-SHA256}", "{PBKDF2-SHA512}"]
+    /// Django's hasher algorithms (`<algorithm>$…` is hash syntax, SPEC §2).
+    static let djangoHashers: Set<String> = [
+        "pbkdf2_sha256", "pbkdf2_sha1", "argon2", "bcrypt_sha256", "bcrypt", "scrypt", "md5", "sha1",
+        "unsalted_sha1", "unsalted_md5", "crypt",
+    ]
+    /// Crypt ids a peer family shares with crypt(3): the implementation may verify them
+    /// (mosquitto's exact syntax) or call them unsupported.
+    static let sharedCryptIDs: Set<String> = ["$6$", "$7$"]
 
     static func isSchemeScalar(_ s: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s) || s == "." || s == "_"

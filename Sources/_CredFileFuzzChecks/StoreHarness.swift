@@ -292,6 +292,7 @@ struct StoreModel {
             case .pbkdf2(let hash): return (username, .hash(hash, secret: secret))
             case .unsupported: return (username, .unsupported)
             case .malformed: return (username, .malformed)
+            case .peer: return (username, .unsupported)  // the harness types no peer's password
             }
         }
     }

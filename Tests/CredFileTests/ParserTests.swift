@@ -338,7 +338,9 @@ struct ParserTests {
         .entry("{CRYPT} is unsupported", "u", "{CRYPT}$6$s$h", unsupported("u", "{CRYPT}")),
         .entry("$2y$ bcrypt is unsupported", "u", "$2y$10$abc", unsupported("u", "$2y$")),
         .entry("$6$ sha512-crypt is unsupported", "u", "$6$salt$hash", unsupported("u", "$6$")),
-        .entry("$7$ mosquitto is unsupported", "u", "$7$101$salt$hash", unsupported("u", "$7$")),
+        // SPEC v2 §3.2: mosquitto's $7$ is verified; a $7$<decimal>$ that is not exactly its syntax is malformed.
+        .entry("$7$ mosquitto with a broken checksum is malformed", "u", "$7$101$salt$hash", bad("u", "mosquitto")),
+        .entry("$7$ libxcrypt scrypt is unsupported", "u", "$7$CU..../....salt$hash", unsupported("u", "$7$")),
         .entry("$apr1$ htpasswd is unsupported", "u", "$apr1$salt$hash", unsupported("u", "$apr1$")),
         .entry("$argon2id$ is unsupported", "u", "$argon2id$v=19$m=65536", unsupported("u", "$argon2id$")),
         .entry("{ssha}: LDAP schemes are case-insensitive", "u", "{ssha}x", unsupported("u", "{ssha}")),
@@ -369,8 +371,9 @@ struct ParserTests {
             "$pbkdf2-sha1$ is malformed", "u", "$pbkdf2-sha1$1000$\(salt22)$\(checksum43)",
             bad("u", "unsupported pbkdf2 variant")),
         .entry(
-            "passlib's $pbkdf2$ (sha1) is malformed", "u", "$pbkdf2$1000$\(salt22)$\(checksum43)",
-            bad("u", "unsupported pbkdf2 variant")),
+            // SPEC v2 §3.2: passlib's $pbkdf2$ is SHA-1 PBKDF2 with a 20-byte checksum.
+            "passlib's $pbkdf2$ (sha1) with a 32-byte checksum is malformed", "u", "$pbkdf2$1000$\(salt22)$\(checksum43)",
+            bad("u", "checksum is not 20 bytes")),
         .entry(
             "rounds with a leading zero", "u", "$pbkdf2-sha256$01000$\(salt22)$\(checksum43)",
             bad("u", "without leading zeros")),

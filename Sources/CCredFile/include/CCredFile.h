@@ -1,11 +1,14 @@
 // credfile's own C code: what must be written in C, declared here, defined in the .c
 // files beside this folder (where _GNU_SOURCE and OPENSSL_SUPPRESS_DEPRECATED stay
 // local). Every function takes `const void *` + `size_t`, so Swift never binds memory
-// to C types. Only a few marked Swift files import this module.
+// to C types, and does its casts and `int` narrowing after one argument check. Only a
+// few marked Swift files import this module (OpenSSL.swift, FastPBKDF2_OpenSSL.swift).
 #ifndef CCREDFILE_H
 #define CCREDFILE_H
 
 #include <stddef.h>
+
+// ---- glibc (system.c) ----
 
 /// The first occurrence of `needle` in `haystack`, or NULL (glibc's `memmem`).
 const void *credfile_memmem(const void *haystack, size_t haystackCount,
@@ -15,29 +18,70 @@ const void *credfile_memmem(const void *haystack, size_t haystackCount,
 /// ending in XXXXXX, rewritten in place; returns the descriptor or -1 with errno set.
 int credfile_mkostemp_cloexec(char *template_);
 
-// ---- Peer hash families (digests.c; owned by the peer-schemes work, issue #12) ----
-// OpenSSL digests and scrypt for `{SHA}`, `{SSHA*}`, `$apr1$`, Django and Werkzeug.
+// ---- OpenSSL libcrypto (openssl.c) ----
+
+/// The hashes credfile's C code computes: PBKDF2 PRFs and plain digests.
+enum credfile_digest {
+    CREDFILE_DIGEST_SHA1 = 1,
+    CREDFILE_DIGEST_SHA256 = 2,
+    CREDFILE_DIGEST_SHA512 = 3,
+    /// MD5, for peer schemes only (`$apr1$`, Django `md5$`); never a PBKDF2 PRF.
+    CREDFILE_DIGEST_MD5 = 4,
+};
+
+/// PBKDF2-HMAC with `digest` through OpenSSL's `PKCS5_PBKDF2_HMAC`.
+/// Returns 1 on success, 0 on failure (an argument outside `credfile_pbkdf2_arguments_ok`,
+/// an unknown digest, or OpenSSL failing).
+int credfile_pbkdf2_hmac(int digest, const void *password, size_t passwordCount,
+                         const void *salt, size_t saltCount, unsigned rounds,
+                         void *out, size_t outCount);
+
+/// 1 when both PBKDF2 paths accept the arguments: password, salt and output lengths
+/// that fit an int, 1 ... INT_MAX rounds, 1 ... 2^32 - 1 output blocks of the digest,
+/// a known digest, and no NULL pointer with a nonzero length. The one argument check.
+int credfile_pbkdf2_arguments_ok(int digest, const void *password, size_t passwordCount,
+                                 const void *salt, size_t saltCount, unsigned rounds,
+                                 const void *out, size_t outCount);
+
+/// The digest of `count` bytes into `out`, which holds `outCount` bytes (at least the
+/// digest's 16, 20, 32 or 64). Returns the digest's length, or 0 on failure.
+int credfile_digest(int digest, const void *data, size_t count, void *out, size_t outCount);
+
+/// Fills `out` with `count` cryptographically secure random bytes. Returns 1 on success.
+int credfile_random_bytes(void *out, size_t count);
+
+/// Constant-time comparison: 0 when the `count` bytes at `a` and `b` are equal.
+int credfile_memcmp(const void *a, const void *b, size_t count);
+
+/// Overwrites `count` bytes at `p` with zeros in a way the compiler cannot elide.
+void credfile_cleanse(void *p, size_t count);
+
+/// OpenSSL's version string, e.g. "OpenSSL 3.0.19 27 Jan 2026".
+const char *credfile_openssl_version(void);
+
+// ---- Fast PBKDF2 (pbkdf2.c) ----
+
+/// 1 when the fast PBKDF2 loop was built in, 0 when `credfile_fast_pbkdf2` falls back to
+/// PKCS5_PBKDF2_HMAC. Decided at build time from the OpenSSL headers.
+int credfile_fast_pbkdf2_available(void);
+
+/// PBKDF2-HMAC with `digest` (SHA-1, SHA-256, SHA-512) of `password` and `salt` with
+/// `rounds` rounds into `outCount` bytes at `out`, bit-identical to PKCS5_PBKDF2_HMAC:
+/// precomputed HMAC states and two compression-function calls per round. Returns 1 on
+/// success, 0 on failure (arguments outside `credfile_pbkdf2_arguments_ok`, or OpenSSL
+/// failing). Intermediate state is cleansed before returning, and `out` on failure.
+int credfile_fast_pbkdf2(int digest, const void *password, size_t passwordCount,
+                         const void *salt, size_t saltCount, unsigned rounds,
+                         void *out, size_t outCount);
+// ---- Peer hash families (digests.c) ----
+// OpenSSL's scrypt for Django and Werkzeug (digests go through credfile_digest above).
 
 #include <stdint.h>
-
-#define CREDFILE_DIGEST_MD5 1
-#define CREDFILE_DIGEST_SHA1 2
-#define CREDFILE_DIGEST_SHA256 3
-#define CREDFILE_DIGEST_SHA512 4
-
-/// The digest (one of CREDFILE_DIGEST_*) of `count` bytes into `out`, which holds
-/// `outCount` bytes. Returns the digest's length, or 0 on failure. (`EVP_Digest`.)
-int credfile_digest(int algorithm, const void *data, size_t count, void *out, size_t outCount);
 
 /// scrypt (RFC 7914) through OpenSSL's `EVP_KDF` "SCRYPT", refusing to use more than
 /// `maxMemory` bytes. Returns 1 on success, 0 on failure.
 int credfile_scrypt(const void *password, size_t passwordCount, const void *salt, size_t saltCount,
                     uint64_t n, uint32_t r, uint32_t p, uint64_t maxMemory,
                     void *out, size_t outCount);
-// --- SHA-1 (sha1.c): the key of a Pwned Passwords blocklist, never a password hash. ---
-
-/// Writes the 20-byte SHA-1 digest of `data` to `digest20`; returns 1, or 0 when
-/// OpenSSL fails.
-int credfile_sha1(const void *data, size_t count, void *digest20);
 
 #endif

@@ -102,6 +102,9 @@ public struct LDIFExport: Sendable {
     static func userPassword(for entry: Entry) -> Result<String, Unexportable> {
         switch entry.secret {
         case .pbkdf2(let hash): hash.ldapUserPassword(secret: entry.secretBytes)
+        case .peer(let peer):
+            (peer.hash as? any LDAPUserPasswordConvertible)?.ldapUserPassword(secret: entry.secretBytes)
+                ?? .failure(Unexportable(reason: reason(entry.secret)))
         default: .failure(Unexportable(reason: reason(entry.secret)))
         }
     }
@@ -112,6 +115,7 @@ public struct LDIFExport: Sendable {
         case .plaintext: "plaintext password: hash it first (credfile upgrade)"
         case .malformed(let reason): "malformed entry (\(reason))"
         case .unsupportedHash(let scheme): "hash scheme \(scheme) cannot be exported"
+        case .peer(let peer): "\(peer.hash.scheme) hashes cannot be exported to OpenLDAP"
         case .pbkdf2: "not exportable"
         }
     }
@@ -188,5 +192,13 @@ extension String {
     /// Adapted base64 back to the standard alphabet (`.` → `+`).
     fileprivate func replacingDots() -> String {
         String(String.UnicodeScalarView(unicodeScalars.map { $0 == "." ? "+" : $0 }))
+    }
+}
+
+extension CryptHash: LDAPUserPasswordConvertible {
+    /// `{CRYPT}<crypt string>`: slapd hands it to the system's crypt(3), which on Debian
+    /// is libxcrypt (bcrypt, sha-crypt, yescrypt, scrypt, md5crypt, DES).
+    func ldapUserPassword(secret: ArraySlice<UInt8>) -> Result<String, LDIFExport.Unexportable> {
+        .success("{CRYPT}" + String(decoding: text, as: UTF8.self))
     }
 }

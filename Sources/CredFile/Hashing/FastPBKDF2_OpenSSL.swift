@@ -1,14 +1,14 @@
 // The fast PBKDF2 path: the second file that imports the C boundary (next to
-// OpenSSL.swift). The loop itself lives in C, in the "Fast PBKDF2" section of
-// Sources/COpenSSL/shim.h; this file only checks the arguments and calls it.
-internal import COpenSSL
+// OpenSSL.swift). The loop itself lives in C, in Sources/CCredFile/pbkdf2.c (one
+// template instantiated per hash); this file only checks the arguments and calls it.
+internal import CCredFile
 
 /// PBKDF2-HMAC with precomputed HMAC states and two compression-function calls per
 /// round (the fastpbkdf2 technique), bit-identical to OpenSSL's `PKCS5_PBKDF2_HMAC`.
 ///
 /// The C side computes the password's HMAC inner and outer states once, computes each
 /// block's U₁ = HMAC(P, S ‖ INT(i)) the ordinary way, and then runs every further round
-/// as exactly two `SHA256_Transform` / `SHA512_Transform` calls on prebuilt padded
+/// as exactly two `SHA*_Transform` calls on prebuilt padded
 /// blocks, with no allocation and no context copy in the loop. All intermediate state
 /// is cleansed before it returns.
 enum FastPBKDF2 {
@@ -23,7 +23,7 @@ enum FastPBKDF2 {
     /// PBKDF2-HMAC-`algorithm` into `out`.
     ///
     /// - Parameters:
-    ///   - algorithm: The hash behind the HMAC: SHA-256 or SHA-512.
+    ///   - prf: The hash behind the HMAC: SHA-1, SHA-256 or SHA-512.
     ///   - password: The password bytes; may be empty.
     ///   - salt: The salt bytes; may be empty.
     ///   - rounds: The iteration count, 1 ... `Int32.max`.
@@ -31,10 +31,9 @@ enum FastPBKDF2 {
     /// - Throws: ``CredFileError/Code/crypto`` when an argument is out of range or
     ///   OpenSSL fails.
     ///
-    /// The corresponding C functions are `credfile_fast_pbkdf2_sha256` and
-    /// `credfile_fast_pbkdf2_sha512`.
+    /// The corresponding C function is `credfile_fast_pbkdf2`.
     static func deriveKey(
-        _ algorithm: HashAlgorithm, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
+        _ prf: PRF, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
         rounds: Int, into out: UnsafeMutableRawBufferPointer
     ) throws {
         guard rounds >= 1, rounds <= Int(Int32.max) else {
@@ -45,19 +44,11 @@ enum FastPBKDF2 {
         else {
             throw CredFileError(.crypto, "PBKDF2 input or output length out of range")
         }
-        let ok: Int32
-        switch algorithm {
-        case .sha256:
-            ok = credfile_fast_pbkdf2_sha256(
-                password.baseAddress, password.count, salt.baseAddress, salt.count,
-                UInt32(rounds), out.baseAddress, out.count)
-        case .sha512:
-            ok = credfile_fast_pbkdf2_sha512(
-                password.baseAddress, password.count, salt.baseAddress, salt.count,
-                UInt32(rounds), out.baseAddress, out.count)
-        }
+        let ok = credfile_fast_pbkdf2(
+            prf.cDigest, password.baseAddress, password.count, salt.baseAddress, salt.count,
+            UInt32(rounds), out.baseAddress, out.count)
         guard ok == 1 else {
-            throw CredFileError(.crypto, "fast PBKDF2-HMAC-\(algorithm) failed")
+            throw CredFileError(.crypto, "fast PBKDF2-HMAC-\(prf) failed")
         }
     }
 }

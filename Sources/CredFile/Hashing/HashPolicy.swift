@@ -87,4 +87,22 @@ public struct HashPolicy: Equatable, Sendable {
     public func needsUpdate(_ hash: PasswordHash) -> Bool {
         hash.algorithm != algorithm || hash.rounds < rounds
     }
+
+    /// The work of one verification at this policy, in SHA-256 rounds (see ``KnownHash/estimatedWork``).
+    public var estimatedWork: Double { Double(rounds) * algorithm.workPerRound }
+
+    /// Whether a peer's hash is weak under this policy (SPEC §3.2): a scheme that no
+    /// longer resists offline attack, or less work than the policy's minimum rounds.
+    public func isWeak(_ hash: any KnownHash) -> Bool {
+        hash.isWeak || hash.estimatedWork < Double(minimumRounds) * algorithm.workPerRound
+    }
+
+    /// Whether a hash costs more to verify than the policy (SPEC §3.1): its logins take
+    /// longer than an unknown user's, which tells that the user exists; `check` warns.
+    public func isCostlier(_ hash: any KnownHash) -> Bool { hash.estimatedWork > estimatedWork * 1.05 }
+
+    /// Whether a hash in credfile's own format costs more to verify than the policy.
+    public func isCostlier(_ hash: PasswordHash) -> Bool {
+        Double(hash.rounds) * hash.algorithm.workPerRound > estimatedWork * 1.05
+    }
 }

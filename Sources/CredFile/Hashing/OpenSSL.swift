@@ -1,8 +1,46 @@
-// The only file besides FastPBKDF2_OpenSSL.swift that imports the C boundary
-// (COpenSSL: libcrypto; CCredFile: the C boundary of credfile's own code).
-// Every call checks its return code; no C type leaves this file.
-internal import COpenSSL
+// The only file besides FastPBKDF2_OpenSSL.swift (and Storage/Syscall.swift, for
+// mkostemp) that imports the C boundary: CCredFile's checked wrappers over libcrypto
+// (Sources/CCredFile/openssl.c) and glibc's memmem. Every call checks its return code;
+// no C type leaves this file.
 internal import CCredFile
+
+/// A hash behind PBKDF2's HMAC or a plain digest: SHA-1 only for peers' hashes
+/// (passlib `$pbkdf2$`, LDAP `{PBKDF2}`, Django `pbkdf2_sha1`, Dovecot), never for new ones.
+enum PRF: Sendable, CustomStringConvertible {
+    case sha1, sha256, sha512
+
+    /// Bytes of the digest: 20, 32 or 64.
+    var digestCount: Int {
+        switch self {
+        case .sha1: 20
+        case .sha256: 32
+        case .sha512: 64
+        }
+    }
+
+    /// `sha1`, `sha256`, `sha512`.
+    var description: String {
+        switch self {
+        case .sha1: "sha1"
+        case .sha256: "sha256"
+        case .sha512: "sha512"
+        }
+    }
+
+    /// The C side's `enum credfile_digest` value.
+    var cDigest: Int32 {
+        switch self {
+        case .sha1: Int32(CREDFILE_DIGEST_SHA1.rawValue)
+        case .sha256: Int32(CREDFILE_DIGEST_SHA256.rawValue)
+        case .sha512: Int32(CREDFILE_DIGEST_SHA512.rawValue)
+        }
+    }
+}
+
+extension HashAlgorithm {
+    /// The PRF of this policy algorithm.
+    var prf: PRF { self == .sha256 ? .sha256 : .sha512 }
+}
 
 /// Thin, checked Swift wrappers over the few libcrypto functions credfile uses.
 enum OpenSSL {
@@ -10,13 +48,13 @@ enum OpenSSL {
     ///
     /// The corresponding C function is `PKCS5_PBKDF2_HMAC`.
     static func pbkdf2HMAC(
-        _ algorithm: HashAlgorithm, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
+        _ prf: PRF, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
         rounds: Int, into out: UnsafeMutableRawBufferPointer
     ) throws {
         precondition(rounds >= 1 && rounds <= Int(UInt32.max) && out.count > 0)
         let ok = credfile_pbkdf2_hmac(
-            password.baseAddress, password.count, salt.baseAddress, salt.count,
-            UInt32(rounds), algorithm == .sha512 ? 1 : 0, out.baseAddress, out.count)
+            prf.cDigest, password.baseAddress, password.count, salt.baseAddress, salt.count,
+            UInt32(rounds), out.baseAddress, out.count)
         guard ok == 1 else { throw CredFileError(.crypto, "OpenSSL's PKCS5_PBKDF2_HMAC failed") }
     }
 
@@ -47,10 +85,17 @@ enum OpenSSL {
     }
 
     /// The 32-byte SHA-256 digest of `data`.
-    static func sha256(_ data: UnsafeRawBufferPointer) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        let ok = digest.withUnsafeMutableBytes { credfile_sha256(data.baseAddress, data.count, $0.baseAddress) }
-        precondition(ok == 1, "SHA256 cannot fail on valid memory")
+    static func sha256(_ data: UnsafeRawBufferPointer) -> [UInt8] { digest(.sha256, data) }
+
+    /// The digest of `data` (20, 32 or 64 bytes).
+    ///
+    /// The corresponding C function is `EVP_Digest`.
+    static func digest(_ prf: PRF, _ data: UnsafeRawBufferPointer) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: prf.digestCount)
+        let written = digest.withUnsafeMutableBytes {
+            credfile_digest(prf.cDigest, data.baseAddress, data.count, $0.baseAddress, $0.count)
+        }
+        precondition(written == prf.digestCount, "EVP_Digest of a built-in SHA cannot fail on valid memory")
         return digest
     }
 

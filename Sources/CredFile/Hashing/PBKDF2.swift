@@ -31,10 +31,18 @@ enum PBKDF2 {
         _ algorithm: HashAlgorithm, password: SecretBytes, salt: [UInt8], rounds: Int, count: Int,
         using implementation: Implementation = .preferred
     ) throws -> SecretBytes {
+        try deriveKey(prf: algorithm.prf, password: password, salt: salt, rounds: rounds, count: count, using: implementation)
+    }
+
+    /// Derives `count` bytes from a password and salt with any ``PRF`` (SHA-1 for peers).
+    static func deriveKey(
+        prf algorithm: PRF, password: SecretBytes, salt: [UInt8], rounds: Int, count: Int,
+        using implementation: Implementation = .preferred
+    ) throws -> SecretBytes {
         try password.withUnsafeBytes { p in
             try salt.withUnsafeBytes { s in
                 try deriveKey(
-                    algorithm, password: p, salt: s, rounds: rounds, count: count,
+                    prf: algorithm, password: p, salt: s, rounds: rounds, count: count,
                     using: implementation)
             }
         }
@@ -53,6 +61,14 @@ enum PBKDF2 {
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
     static func deriveKey(
         _ algorithm: HashAlgorithm, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
+        rounds: Int, count: Int, using implementation: Implementation = .preferred
+    ) throws -> SecretBytes {
+        try deriveKey(prf: algorithm.prf, password: password, salt: salt, rounds: rounds, count: count, using: implementation)
+    }
+
+    /// Derives `count` bytes from raw password and salt bytes with any ``PRF``.
+    static func deriveKey(
+        prf algorithm: PRF, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
         rounds: Int, count: Int, using implementation: Implementation = .preferred
     ) throws -> SecretBytes {
         try SecretBytes(count: count) { out in

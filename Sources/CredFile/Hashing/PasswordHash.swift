@@ -94,9 +94,12 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
 
     /// True when `password` derives this checksum (constant-time comparison).
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
-    public func verify(_ password: Password) throws -> Bool {
+    public func verify(_ password: Password) throws -> Bool { try verify(bytes: password.bytes) }
+
+    /// True when these exact password bytes derive this checksum (constant-time comparison).
+    func verify(bytes password: SecretBytes) throws -> Bool {
         let key = try PBKDF2.deriveKey(
-            algorithm, password: password.bytes, salt: salt, rounds: rounds, count: checksum.count)
+            algorithm, password: password, salt: salt, rounds: rounds, count: checksum.count)
         return key.withUnsafeBytes { k in checksum.withUnsafeBytes { OpenSSL.constantTimeEqual(k, $0) } }
     }
 

@@ -5,9 +5,11 @@
 public enum StoredSecret: Sendable, Equatable {
     /// A legacy plaintext password.
     case plaintext
-    /// A supported, well-formed PBKDF2 hash.
+    /// A well-formed hash in credfile's own format (passlib's `$pbkdf2-sha256$`/`$pbkdf2-sha512$`).
     case pbkdf2(PasswordHash)
-    /// A hash credfile does not verify (`$2y$`, `$6$`, `{SSHA}`, …): never authenticates.
+    /// A well-formed hash another program wrote, in a scheme credfile verifies (SPEC §3.2).
+    case peer(PeerHash)
+    /// A hash credfile does not verify (`$2y$`, `{SSHA}`, …): never authenticates.
     /// `scheme` names a known format as written; any other reads `$?$` or `{?}`, since
     /// it could be the start of a legacy password.
     case unsupportedHash(scheme: String)
@@ -15,29 +17,96 @@ public enum StoredSecret: Sendable, Equatable {
     case malformed(reason: String)
 
     /// How the secret is stored, without the secret: `plaintext`, `pbkdf2-sha256 1200000`,
-    /// `unsupported $2y$`, `malformed`.
+    /// `django pbkdf2_sha256 1000000`, `unsupported $2y$`, `malformed`.
     public var storageDescription: String {
         switch self {
         case .plaintext: "plaintext"
         case .pbkdf2(let hash): hash.description
+        case .peer(let hash): hash.description
         case .unsupportedHash(let scheme): "unsupported \(scheme)"
         case .malformed: "malformed"
         }
     }
 }
 
-/// Classifies secrets. New hash schemes plug in here, not into the line classifier.
+/// A hash written by another program in a scheme credfile verifies (SPEC §3.2): what its
+/// family's parser made of the secret. Two are equal when they are spelled the same.
+public struct PeerHash: Sendable, Equatable, CustomStringConvertible {
+    /// The parsed hash: scheme, cost, weakness, and how to verify it.
+    public let hash: any KnownHash
+    /// The secret's bytes, for equality only (never shown).
+    private let spelling: [UInt8]
+
+    init(_ hash: any KnownHash, spelling: ArraySlice<UInt8>) {
+        self.hash = hash
+        self.spelling = Array(spelling)
+    }
+
+    /// Equal when the hash strings are the same bytes.
+    public static func == (a: PeerHash, b: PeerHash) -> Bool { a.spelling == b.spelling }
+
+    /// `scheme cost`: `django pbkdf2_sha256 1000000`, `mosquitto sha512`.
+    public var description: String { hash.description }
+}
+
+/// Classifies secrets: the registry of every hash family. New hash schemes plug in here
+/// (one line in ``families``), not into the line classifier.
 enum SecretSyntax {
-    /// Plaintext unless it has hash syntax (`$…` or `{SCHEME}…`).
+    /// Every family credfile verifies besides its own format, asked in this order; the
+    /// first answer other than `.notThisFamily` decides. To add a family, add its parser
+    /// here: one line. Order matters only where peers share a prefix (SPEC §3.2): mosquitto's
+    /// `$7$` and `$6$` claim only their exact syntax and leave the rest to libxcrypt's
+    /// parser after them, which must call malformed whatever it does not parse.
+    static let families: [@Sendable (ArraySlice<UInt8>) -> HashParse] = [
+        PeerPBKDF2.passlibSHA1,  // $pbkdf2$
+        PeerPBKDF2.ldap,  // {PBKDF2}, {PBKDF2-SHA1}, {PBKDF2-SHA256}, {PBKDF2-SHA512}
+        PeerPBKDF2.dovecot,  // {PBKDF2}$1$
+        PeerPBKDF2.django,  // pbkdf2_sha256$, pbkdf2_sha1$
+        PeerPBKDF2.werkzeug,  // pbkdf2:
+        PeerPBKDF2.mosquitto,  // $7$<decimal>$ (before libxcrypt's scrypt $7$)
+        MosquittoSHA512Hash.parse,  // $6$<base64>$<base64> (before libxcrypt's sha512-crypt $6$)
+        // The Schemes/ families: libxcrypt, libargon2, OpenSSL's scrypt and digests.
+        DigestFamilies.parseApr1,  // $apr1$
+        Argon2Family.parse,  // $argon2id$, $argon2i$, $argon2d$
+        CryptFamily.parse,  // $2a$ $2b$ $2y$ $5$ $6$ $y$ $7$ $1$ (after mosquitto's $6$/$7$)
+        CryptFamily.parseLDAPCrypt,  // {CRYPT}
+        CryptFamily.parseDovecotCrypt,  // {SHA512-CRYPT} {SHA256-CRYPT} {MD5-CRYPT} {BLF-CRYPT}
+        Argon2Family.parseDovecot,  // {ARGON2ID} {ARGON2I}
+        DigestFamilies.parseLDAPDigest,  // {SHA} {SSHA} {SSHA256} {SSHA512}
+        Argon2Family.parseDjango,  // argon2$argon2id$…
+        DjangoFamilies.parseBcrypt,  // bcrypt$… bcrypt_sha256$…
+        DjangoFamilies.parseDjangoScrypt,  // scrypt$…
+        DigestFamilies.parseDjangoDigest,  // md5$… sha1$…
+        DjangoFamilies.parseWerkzeugScrypt,  // scrypt:N:r:p$…
+    ]
+
+    /// Plaintext unless it has hash syntax (SPEC §2: `$…`, `{SCHEME}…`, Django's
+    /// `<hasher>$…`, Werkzeug's `pbkdf2:…$`/`scrypt:…$`).
     static func classify(_ secret: ArraySlice<UInt8>) -> StoredSecret {
         let dollar = UInt8(ascii: "$")
+        guard secret.first == dollar || secret.first == UInt8(ascii: "{") || secret.contains(dollar) else {
+            return .plaintext  // the common plaintext: no family's syntax can match
+        }
+        if secret.starts(with: "$pbkdf2-sha256$".utf8) || secret.starts(with: "$pbkdf2-sha512$".utf8) {
+            do {
+                return .pbkdf2(try PasswordHash(parsing: secret))
+            } catch {
+                return .malformed(reason: "malformed pbkdf2 hash: \(error.reason)")
+            }
+        }
+        for parse in families {
+            switch parse(secret) {
+            case .notThisFamily: continue
+            case .malformed(let reason): return .malformed(reason: "malformed hash: \(reason)")
+            case .hash(let hash): return .peer(PeerHash(hash, spelling: secret))
+            }
+        }
         if secret.first == dollar {
             if secret.starts(with: "$pbkdf2".utf8) {
-                do {
-                    return .pbkdf2(try PasswordHash(parsing: secret))
-                } catch {
-                    return .malformed(reason: "malformed pbkdf2 hash: \(error.reason)")
-                }
+                let variant = secret.dropFirst().prefix { $0 != dollar }
+                return .malformed(reason: variant.count > "pbkdf2".utf8.count && variant.endIndex < secret.endIndex
+                    ? "malformed pbkdf2 hash: unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)"
+                    : "malformed pbkdf2 hash: a pbkdf2 hash has the form $pbkdf2-sha256$rounds$salt$checksum")
             }
             let id = secret.dropFirst().prefix(while: isSchemeByte)
             guard !id.isEmpty, id.endIndex < secret.endIndex, secret[id.endIndex] == dollar else {
@@ -54,8 +123,35 @@ enum SecretSyntax {
                 let name = String(decoding: scheme, as: UTF8.self)
                 return .unsupportedHash(scheme: knownLDAPSchemes.contains(name.uppercased()) ? "{" + name + "}" : "{?}")
             }
+            return .plaintext
         }
+        if let name = peerIdentifier(secret) { return .unsupportedHash(scheme: name) }
         return .plaintext
+    }
+
+    /// Django's `<hasher>$` and Werkzeug's `scrypt:…$` (Werkzeug's `pbkdf2:` is a family
+    /// of its own): the name of the peer's hash when `secret` starts with one, else nil.
+    static func peerIdentifier(_ secret: ArraySlice<UInt8>) -> String? {
+        if secret.starts(with: "scrypt:".utf8) || secret.starts(with: "pbkdf2:".utf8) {
+            return "werkzeug " + String(decoding: secret.prefix { $0 != UInt8(ascii: ":") }, as: UTF8.self)
+        }
+        let name = secret.prefix { $0 != UInt8(ascii: "$") }
+        guard name.endIndex < secret.endIndex else { return nil }
+        let text = String(decoding: name, as: UTF8.self)
+        return djangoHashers.contains(text) ? "django " + text : nil
+    }
+
+    /// The algorithm names of Django's password hashers (`<algorithm>$…`).
+    static let djangoHashers: Set<String> = [
+        "pbkdf2_sha256", "pbkdf2_sha1", "argon2", "bcrypt_sha256", "bcrypt", "scrypt", "md5", "sha1",
+        "unsalted_sha1", "unsalted_md5", "crypt",
+    ]
+
+    /// Whether a secret could have hash syntax: a cheap test the fast paths ask before
+    /// treating a clean line as plaintext (false means surely plaintext).
+    static func mayHaveHashSyntax(_ secret: UnsafeRawBufferPointer) -> Bool {
+        guard let first = secret.first else { return false }
+        return first == UInt8(ascii: "$") || first == UInt8(ascii: "{") || secret.contains(UInt8(ascii: "$"))
     }
 
     /// The crypt ids of real hash formats (passlib, libxcrypt, phpass). Only these are

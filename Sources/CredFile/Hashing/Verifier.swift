@@ -1,7 +1,20 @@
 /// Decides a login against one entry in time that does not tell the cases apart
-/// (SPEC §3): every call costs at least one PBKDF2 at the policy's rounds. An unknown
-/// user, a plaintext, malformed or unsupported entry runs a dummy hash; an entry with
-/// fewer rounds is padded up to the policy (Django's `harden_runtime`).
+/// (SPEC §3.1): every call costs at least the work of one PBKDF2 at the policy's rounds
+/// **and PRF** per password form tried (one form; two when the typed bytes differ from
+/// their NFC form, see ``Password/peerForms``). Padding is by cost, not by rounds:
+///
+/// * an unknown user, a plaintext, malformed or unsupported entry: a dummy PBKDF2 of the
+///   whole budget, in the policy's PRF: exactly the budget;
+/// * a PBKDF2 entry (credfile's own or a peer's) with the policy's PRF: the entry's own
+///   rounds plus the missing rounds: exactly the budget (Django's `harden_runtime`);
+/// * anything else (another PRF, or another scheme: bcrypt, a fast digest…): no constant
+///   converts its cost to policy rounds on every machine, so the padding **measures**. It
+///   times the verification; it runs an eighth of the budget in the policy's PRF and times
+///   that too, which gives the rate of this process at this moment (load included); from
+///   it, the rounds still missing to reach the budget's time are run. The estimate's
+///   error only touches the padded part, so cheap schemes (all padding) land within a
+///   few percent of the unknown user's time. An entry costlier than the budget is not
+///   shortened (it cannot be): it takes longer, and `check` warns about it.
 struct Verifier {
     let policy: HashPolicy
 
@@ -11,14 +24,37 @@ struct Verifier {
     /// Whether `password` matches the entry whose line content is `content`
     /// (nil: no entry of that name).
     func verify(_ password: Password, against content: ArraySlice<UInt8>?) throws -> Bool {
+        let forms = password.typedBytes == nil ? 1 : 2
+        let budget = policy.rounds * forms
         guard let content, case .entry(let entry) = LineClassifier.classify(content) else {
-            try dummyWork(rounds: policy.rounds, password)
+            try dummyWork(rounds: budget, password)
             return false
         }
         switch entry.secret {
         case .pbkdf2(let hash):
-            let granted = try hash.verify(password)
-            if hash.rounds < policy.rounds { try dummyWork(rounds: policy.rounds - hash.rounds, password) }
+            // passlib writes this format too, from the bytes as given: NFD is tried as for peers.
+            let start = ContinuousClock.now
+            var granted = false
+            for form in password.peerForms where try hash.verify(bytes: form) { granted = true }
+            if hash.algorithm == policy.algorithm {
+                let spent = hash.rounds * forms
+                if spent < budget { try dummyWork(rounds: budget - spent, password) }
+            } else {
+                try measuredPadding(spent: ContinuousClock.now - start, budget: budget, password)
+            }
+            return granted
+        case .peer(let peer):
+            let start = ContinuousClock.now
+            var granted = false
+            for form in password.peerForms {  // every form, whatever the first gave
+                if try peer.hash.verify(form) { granted = true }
+            }
+            if let pbkdf2 = peer.hash as? PeerPBKDF2Hash, pbkdf2.prf == policy.algorithm.prf {
+                let spent = pbkdf2.rounds * forms
+                if spent < budget { try dummyWork(rounds: budget - spent, password) }
+            } else {
+                try measuredPadding(spent: ContinuousClock.now - start, budget: budget, password)
+            }
             return granted
         case .plaintext:
             // Compare fixed-size digests in constant time, so neither length nor
@@ -26,12 +62,29 @@ struct Verifier {
             let stored = OpenSSL.sha256Digest(of: Unicode.nfcBytes(ofField: entry.secretBytes))
             let given = password.bytes.withUnsafeBytes { OpenSSL.sha256($0) }
             let granted = stored.withUnsafeBytes { s in given.withUnsafeBytes { OpenSSL.constantTimeEqual(s, $0) } }
-            try dummyWork(rounds: policy.rounds, password)
+            try dummyWork(rounds: budget, password)
             return granted
         case .unsupportedHash, .malformed:
-            try dummyWork(rounds: policy.rounds, password)
+            try dummyWork(rounds: budget, password)
             return false
         }
+    }
+
+    /// Tops a verification that took `spent` up to the time of `budget` policy rounds:
+    /// an eighth of the budget measures this moment's rate, then the rounds still missing
+    /// at that rate (none when the verification alone took longer).
+    private func measuredPadding(spent: Duration, budget: Int, _ password: Password) throws {
+        let probe = max(1, budget / 8)
+        let start = ContinuousClock.now
+        try dummyWork(rounds: probe, password)
+        let probeSeconds = Self.seconds(ContinuousClock.now - start)
+        let secondsPerRound = max(probeSeconds, 1e-9) / Double(probe)
+        let missing = Double(budget) - Self.seconds(spent) / secondsPerRound - Double(probe)
+        if missing >= 1 { try dummyWork(rounds: Int(min(missing, Double(budget))), password) }
+    }
+
+    private static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
     private func dummyWork(rounds: Int, _ password: Password) throws {

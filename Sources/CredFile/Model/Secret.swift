@@ -55,22 +55,37 @@ public final class SecretBytes: Equatable, CustomStringConvertible, CustomDebugS
 /// Turn input into a `Password` as early as possible. Swift's `String` cannot be
 /// zeroed, so the shorter a password lives as a `String`, the better.
 public struct Password: CustomStringConvertible, CustomDebugStringConvertible, Sendable {
-    /// The NFC-normalized UTF-8 bytes.
+    /// The NFC-normalized UTF-8 bytes: what credfile hashes and compares.
     public let bytes: SecretBytes
+    /// The bytes as typed when they differ from ``bytes`` (an NFD "contraseña"), else nil.
+    /// Only tried against other programs' hashes, which hash the bytes as given (SPEC §3.2).
+    let typedBytes: SecretBytes?
 
-    /// Normalizes `string` to NFC and keeps its UTF-8 bytes.
+    /// Normalizes `string` to NFC and keeps its UTF-8 bytes (and the bytes as given when
+    /// they differ).
     public init(_ string: String) {
-        bytes = SecretBytes(Unicode.nfcBytes(of: string))
+        let nfc = Unicode.nfcBytes(of: string)
+        bytes = SecretBytes(nfc)
+        typedBytes = string.utf8.elementsEqual(nfc) ? nil : SecretBytes(string.utf8)
     }
 
     /// Takes raw bytes as typed: valid UTF-8 is normalized to NFC, anything else is kept as is.
     public init(utf8 raw: some Collection<UInt8>) {
         if let s = String(validating: Array(raw), as: UTF8.self) {
-            bytes = SecretBytes(Unicode.nfcBytes(of: s))
+            self.init(s)
         } else {
-            bytes = SecretBytes(raw)
+            self.init(nfc: SecretBytes(raw), typed: nil)
         }
     }
+
+    private init(nfc: SecretBytes, typed: SecretBytes?) {
+        bytes = nfc
+        typedBytes = typed
+    }
+
+    /// The forms to try against another program's hash: NFC, then the typed bytes when
+    /// they differ. The login's timing budget counts one policy hash per form.
+    var peerForms: [SecretBytes] { typedBytes.map { [bytes, $0] } ?? [bytes] }
 
     /// `Password(redacted)`.
     public var description: String { "Password(redacted)" }

@@ -26,6 +26,8 @@ extension StoredSecret {
         case .pbkdf2(let hash):
             StorageSummary(
                 scheme: hash.algorithm.identifier, unsupportedScheme: nil, cost: hash.rounds, isWeak: policy.isWeak(self))
+        case .peer(let peer):
+            StorageSummary(scheme: peer.hash.scheme, unsupportedScheme: nil, cost: peer.hash.cost, isWeak: policy.isWeak(self))
         case .unsupportedHash(let scheme):
             StorageSummary(scheme: "unsupported", unsupportedScheme: scheme, cost: nil, isWeak: false)
         case .malformed:
@@ -36,10 +38,27 @@ extension StoredSecret {
 
 extension HashPolicy {
     /// Whether `secret` is a hash that still verifies but is weak under this policy
-    /// (SPEC §3.1: fewer rounds than ``minimumRounds``): `check` warns, `list` and
-    /// `upgrade` count it. The one place that decides it; the hash layer may take it over.
+    /// (SPEC §3.1: fewer rounds than ``minimumRounds``; SPEC §3.2: a scheme that no longer
+    /// resists offline attack, or less work than the minimum): `check` warns, `list` and
+    /// `upgrade` count it. The one place that decides it for a stored secret.
     public func isWeak(_ secret: StoredSecret) -> Bool {
-        guard case .pbkdf2(let hash) = secret else { return false }
-        return hash.rounds < minimumRounds
+        switch secret {
+        case .pbkdf2(let hash): hash.rounds < minimumRounds
+        case .peer(let peer): isWeak(peer.hash)
+        case .plaintext, .unsupportedHash, .malformed: false
+        }
+    }
+
+    /// Whether `secret` costs more to verify than this policy (SPEC §3.1: a `check`
+    /// warning, since such logins take longer and tell that the user exists), and how
+    /// many times the policy's work it is.
+    public func costRatio(_ secret: StoredSecret) -> Double? {
+        switch secret {
+        case .pbkdf2(let hash) where isCostlier(hash):
+            Double(hash.rounds) * hash.algorithm.workPerRound / estimatedWork
+        case .peer(let peer) where isCostlier(peer.hash):
+            peer.hash.estimatedWork / estimatedWork
+        default: nil
+        }
     }
 }

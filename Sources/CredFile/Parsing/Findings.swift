@@ -44,6 +44,16 @@ extension CredentialFile {
                                     user: user(), scheme: hash.algorithm.identifier, rounds: hash.rounds,
                                     minimumRounds: policy.minimumRounds))
                         }
+                        if let times = policy.costRatio(secret) {
+                            report(.warning, .costlyHash(user: user(), scheme: hash.description, times: times))
+                        }
+                    case .peer(let peer):  // SPEC §3.2: weak schemes and costlier-than-policy entries warn
+                        if policy.isWeak(secret) {
+                            report(.warning, .weakHash(user: user(), scheme: peer.hash.description, rounds: nil, minimumRounds: nil))
+                        }
+                        if let times = policy.costRatio(secret) {
+                            report(.warning, .costlyHash(user: user(), scheme: peer.hash.description, times: times))
+                        }
                     case .malformed(let reason):
                         report(.error, .malformedEntry(user: user(), reason: .malformedHash(reason)))
                     }

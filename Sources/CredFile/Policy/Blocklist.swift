@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CCredFile  // credfile_sha1: the key of a Pwned Passwords list
 
 /// A list of passwords that must not be chosen (SPEC §8, NIST SP 800-63B-4 §3.1.1.2):
 /// the built-in list of common passwords, or a file.
@@ -100,11 +99,7 @@ public struct Blocklist: Sendable, Equatable {
 
     /// The uppercase hex SHA-1 of `bytes` (OpenSSL), as the Pwned Passwords list spells it.
     static func sha1Hex(_ bytes: [UInt8]) throws -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 20)
-        let ok = bytes.withUnsafeBytes { input in
-            digest.withUnsafeMutableBytes { credfile_sha1(input.baseAddress, input.count, $0.baseAddress) }
-        }
-        guard ok == 1 else { throw CredFileError(.crypto, "SHA-1 failed") }
+        let digest = bytes.withUnsafeBytes { OpenSSL.digest(.sha1, $0) }
         let hex = Array("0123456789ABCDEF".utf8)
         return digest.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 15)]] }
     }

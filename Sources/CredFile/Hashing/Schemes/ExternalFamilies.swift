@@ -1,30 +1,11 @@
 /// The peer hash families verified through libxcrypt, libargon2 and OpenSSL's scrypt and
-/// digests (SPEC §3.2), as the registry (``SecretSyntax``) tries them.
+/// digests (SPEC §3.2), asked alone (tests): the registry (``SecretSyntax/families``)
+/// lists each of them in its place.
 enum ExternalFamilies {
-    /// Every parser, in the order they must be tried. Each answers `.notThisFamily` for
-    /// any other syntax, so their order among themselves matters only where prefixes
-    /// overlap: none do here (`$6$`/`$7$` are left to mosquitto's parser by syntax, see
-    /// ``CryptFamily/parse(_:)``; `$apr1$` before the bare crypt parser is not needed,
-    /// since that one does not claim `$apr1$`, but it is kept first for clarity).
-    static let parsers: [@Sendable (ArraySlice<UInt8>) -> HashParse] = [
-        DigestFamilies.parseApr1,  // $apr1$
-        Argon2Family.parse,  // $argon2id$, $argon2i$, $argon2d$
-        CryptFamily.parse,  // $2a$ $2b$ $2y$ $5$ $6$ $y$ $7$ $1$
-        CryptFamily.parseLDAPCrypt,  // {CRYPT}
-        CryptFamily.parseDovecotCrypt,  // {SHA512-CRYPT} {SHA256-CRYPT} {MD5-CRYPT} {BLF-CRYPT}
-        Argon2Family.parseDovecot,  // {ARGON2ID} {ARGON2I}
-        DigestFamilies.parseLDAPDigest,  // {SHA} {SSHA} {SSHA256} {SSHA512}
-        Argon2Family.parseDjango,  // argon2$argon2id$…
-        DjangoFamilies.parseBcrypt,  // bcrypt$… bcrypt_sha256$…
-        DjangoFamilies.parseDjangoScrypt,  // scrypt$…
-        DigestFamilies.parseDjangoDigest,  // md5$… sha1$…
-        DjangoFamilies.parseWerkzeugScrypt,  // scrypt:N:r:p$…
-    ]
-
-    /// The first answer other than `.notThisFamily`, or `.notThisFamily`.
+    /// The registry's families asked in order: the first answer other than `.notThisFamily`.
     static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
-        for parser in parsers {
-            let answer = parser(secret)
+        for parse in SecretSyntax.families {
+            let answer = parse(secret)
             if case .notThisFamily = answer { continue }
             return answer
         }

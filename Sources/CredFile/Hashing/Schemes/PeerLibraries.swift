@@ -119,10 +119,10 @@ enum PeerDigest: Sendable {
 
     private var code: Int32 {
         switch self {
-        case .md5: CREDFILE_DIGEST_MD5
-        case .sha1: CREDFILE_DIGEST_SHA1
-        case .sha256: CREDFILE_DIGEST_SHA256
-        case .sha512: CREDFILE_DIGEST_SHA512
+        case .md5: Int32(CREDFILE_DIGEST_MD5.rawValue)
+        case .sha1: Int32(CREDFILE_DIGEST_SHA1.rawValue)
+        case .sha256: Int32(CREDFILE_DIGEST_SHA256.rawValue)
+        case .sha512: Int32(CREDFILE_DIGEST_SHA512.rawValue)
         }
     }
 
