@@ -21,7 +21,7 @@ let package = Package(
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
         .target(name: "CCredFile", dependencies: ["COpenSSL"]),
         .target(name: "CredFile", dependencies: ["COpenSSL", "CCredFile"]),
-        .executableTarget(name: "credfile", dependencies: ["CredFile"]),
+        .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile"]),
         // Uses only CredFile's public API, so the fuzzers test the contract, not internals.
         .target(name: "_CredFileFuzzChecks", dependencies: ["CredFile"]),
         // Vectors/ holds data files read through #filePath, not resources.
@@ -29,7 +29,7 @@ let package = Package(
             name: "CredFileTests", dependencies: ["CredFile", "_CredFileFuzzChecks"], exclude: ["Vectors"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["credfile", "CredFile"]
+            dependencies: ["credfile", "CredFile", "_CredFileFuzzChecks"]
         ),
     ],
     swiftLanguageModes: [.v6]

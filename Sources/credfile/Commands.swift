@@ -48,7 +48,7 @@ extension CommandContext {
         var users: [(username: String, password: Password)] = []
         var lineNumbers: [Int] = []
         var number = 0
-        while let line = terminal.readLine() {
+        while let line = try terminal.readLine() {
             number += 1
             if line.isEmpty { continue }
             guard let comma = line.firstIndex(of: UInt8(ascii: ",")) else {

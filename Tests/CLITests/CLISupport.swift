@@ -156,12 +156,17 @@ final class FakeTerminal {
 
     var terminal: Terminal {
         Terminal(
-            readLine: { [self] in input.isEmpty ? nil : input.removeFirst() },
-            readSecret: { [self] prompt in
+            readInputLine: { [self] limit, tooLong in
+                guard !input.isEmpty else { return nil }
+                guard input[0].count <= limit else { throw tooLong }  // as BoundedReader: the line stays unread
+                return input.removeFirst()
+            },
+            readSecret: { [self] prompt, tooLong in
                 prompts.append(prompt)
                 guard isTerminal, !answers.isEmpty else {
                     throw CredFileError(.io, "test: a no-echo prompt nobody answers")
                 }
+                guard answers[0].count <= PasswordRules.maximumCount else { throw tooLong }
                 return answers.removeFirst()
             },
             showPrompt: { [self] in stdout += $0 },

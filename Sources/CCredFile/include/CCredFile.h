@@ -6,6 +6,7 @@
 #define CCREDFILE_H
 
 #include <stddef.h>
+#include "CCredFileProcess.h"
 
 /// The first occurrence of `needle` in `haystack`, or NULL (glibc's `memmem`).
 const void *credfile_memmem(const void *haystack, size_t haystackCount,
