@@ -248,10 +248,10 @@ enum BuiltBinary {
     static func run(
         _ arguments: [String], stdin: [UInt8]?, in session: CLISession,
         environment: [String: String] = BuiltBinary.environment(), directory: String? = nil,
-        timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation
+        timeout: Duration = .seconds(20), executable: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> CLIResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try require(sourceLocation: sourceLocation))
+        process.executableURL = URL(fileURLWithPath: try executable ?? require(sourceLocation: sourceLocation))
         process.arguments = arguments
         process.environment = environment
         process.currentDirectoryURL = URL(fileURLWithPath: directory ?? session.directory)
