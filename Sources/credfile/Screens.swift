@@ -42,7 +42,7 @@ extension CommandContext {
     /// is not valid UTF-8 is refused (exit 2), never repaired into another name.
     private func readUsername() throws -> String {
         terminal.showPrompt(messages.usernamePrompt)
-        let line = try terminal.readLine(limit: Username.maximumCount, tooLong: .usage("username is longer than \(Username.maximumCount) bytes")) ?? []
+        let line = try terminal.readLine() ?? []
         guard let name = String(validating: line, as: UTF8.self) else { throw CredFileError.usage("username is not valid UTF-8") }
         return name
     }
