@@ -95,11 +95,16 @@ struct Terminal {
     }
 }
 
-/// Reads a file descriptor in blocks, with a bound on what it keeps: a line or the
-/// whole input longer than the limit is refused as soon as that is certain, without
-/// reading the rest (1 GB without a newline costs one block past the limit, not 1 GB).
-/// One reader per descriptor: what it read past a line stays in its buffer for the next
-/// call.
+/// Reads a file descriptor with a bound on what it keeps: a line or the whole input
+/// longer than the limit is refused as soon as that is certain, without reading the rest
+/// (1 GB without a newline costs the limit, not 1 GB).
+///
+/// It never consumes more of the descriptor than the lines it returns, so that commands
+/// run one after another on one standard input (`credfile add … && credfile add …`) each
+/// get their own line, as with the shell's `read`: a terminal and a seekable file are
+/// read in blocks (a terminal gives at most one line per `read`; a file is `lseek`ed back
+/// to the end of the line); a pipe, which cannot be un-read, a byte per `read`, at most
+/// the limit plus the line ending.
 final class BoundedReader {
     /// The process's standard input (every reader of fd 0 goes through this one).
     nonisolated(unsafe) static let standardInput = BoundedReader(fd: 0)
@@ -111,7 +116,16 @@ final class BoundedReader {
     private var start = 0
     private var atEnd = false
 
-    init(fd: Int32) { self.fd = fd }
+    /// Whether a `read` may ask for a whole block (see the type's comment).
+    private let readsBlocks: Bool
+    /// Whether what was read past a line is given back with `lseek`.
+    private let seeksBack: Bool
+
+    init(fd: Int32) {
+        self.fd = fd
+        seeksBack = lseek(fd, 0, SEEK_CUR) >= 0
+        readsBlocks = seeksBack || isatty(fd) == 1
+    }
 
     /// One line without its LF (and a CR right before it); nil at end of input with
     /// nothing read. A last line without LF is returned as it is (a lone CR stays data).
@@ -128,6 +142,7 @@ final class BoundedReader {
                 guard end - start <= limit else { throw tooLong() }
                 let line = Array(buffer[start..<end])
                 start = newline + 1
+                giveBackUnread()
                 compact()
                 return line
             }
@@ -159,14 +174,25 @@ final class BoundedReader {
         return Array(buffer[start...])
     }
 
-    /// Reads one block onto the end of the buffer; returns how many bytes came.
+    /// A seekable input is moved back to just after the line returned.
+    private func giveBackUnread() {
+        guard seeksBack, buffer.count > start else { return }
+        if lseek(fd, off_t(start - buffer.count), SEEK_CUR) >= 0 {
+            buffer.removeLast(buffer.count - start)
+            atEnd = false
+        }
+    }
+
+    /// Reads one block (one byte from a pipe) onto the end of the buffer; returns how
+    /// many bytes came.
     private func fill() throws -> Int {
         let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: Self.blockSize))
+        let size = readsBlocks ? Self.blockSize : 1
+        buffer.append(contentsOf: repeatElement(0, count: size))
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + old, Self.blockSize) }  // the buffer is non-empty: its base address exists
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + old, size) }  // the buffer is non-empty: its base address exists
             if n < 0 && errno == EINTR { continue }
-            buffer.removeLast(Self.blockSize - max(n, 0))
+            buffer.removeLast(size - max(n, 0))
             guard n >= 0 else { throw CredFileError(.io, "cannot read the input: read: \(String(cString: strerror(errno)))") }
             return n
         }

@@ -43,6 +43,7 @@ final class CLISession {
     private(set) var printed: [String] = []
 
     init() throws {
+        _ = BuiltBinary.ignoreBrokenPipes
         let base = FileManager.default.temporaryDirectory.path
         var template = Array("\(base)/credfile-cli-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
@@ -204,6 +205,9 @@ func libraryGrants(_ path: String, _ user: String, _ password: String) throws ->
 
 /// The `credfile` executable that `swift build` / `swift test` produced.
 enum BuiltBinary {
+    /// Set once: SIGPIPE ignored in the test process.
+    static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// Looks beside the test bundle first (the same build directory, so the same build
     /// configuration and triple), then in `<package>/.build/debug`, found from this file's
     /// path.
@@ -274,9 +278,12 @@ enum BuiltBinary {
         process.standardError = err
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        // A child that refuses its arguments exits before reading stdin: writing to its
+        // closed pipe must be an EPIPE here, not a SIGPIPE that ends the whole test run.
+        _ = ignoreBrokenPipes
         try process.run()
         if let stdin {
-            try input.fileHandleForWriting.write(contentsOf: stdin)
+            try? input.fileHandleForWriting.write(contentsOf: stdin)
         }
         try input.fileHandleForWriting.close()
         let deadline = ContinuousClock.now + timeout

@@ -288,3 +288,27 @@ import Glibc
         }
     }
 }
+
+/// The bounded reader consumes only the lines it returns, so commands run one after
+/// another on one standard input each read their own line.
+@Suite struct SharedInputTests {
+    @Test(arguments: ["pipe", "file"])
+    func aSecondReaderGetsTheNextLine(_ kind: String) throws {
+        let bytes = Array("first-line\nsecond-line\n".utf8)
+        let fd: Int32
+        if kind == "pipe" {
+            fd = try HardeningTests.pipe(bytes)
+        } else {
+            var template = Array("/tmp/credfile-shared-XXXXXX".utf8CString)
+            fd = mkstemp(&template)
+            try #require(fd >= 0)
+            unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+            try #require(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+            lseek(fd, 0, SEEK_SET)
+        }
+        defer { close(fd) }
+        #expect(try BoundedReader(fd: fd).readLine(limit: 100) == Array("first-line".utf8))
+        #expect(try BoundedReader(fd: fd).readLine(limit: 100) == Array("second-line".utf8))
+        #expect(try BoundedReader(fd: fd).readLine(limit: 100) == nil)
+    }
+}
