@@ -18,10 +18,26 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // libxcrypt: crypt(3) for the peer families bcrypt, sha-crypt, yescrypt, md5crypt, DES.
+        .systemLibrary(
+            name: "CLibcrypt",
+            pkgConfig: "libxcrypt",
+            providers: [.apt(["libcrypt-dev"])]
+        ),
+        // The reference Argon2, for PHC `$argon2id$` hashes and Django's and Dovecot's.
+        .systemLibrary(
+            name: "CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"])]
+        ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
         .target(name: "CCredFile", dependencies: ["COpenSSL"]),
-        .target(name: "CredFile", dependencies: ["COpenSSL", "CCredFile"]),
+        .target(name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile"]),
+        // An example server-side client of the library (public names only), and the
+        // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
+        .executableTarget(
+            name: "credfile-server-example", dependencies: ["CredFile"], path: "Examples/ServerLogins"),
         // Uses only CredFile's public API, so the fuzzers test the contract, not internals.
         .target(name: "_CredFileFuzzChecks", dependencies: ["CredFile"]),
         // Vectors/ holds data files read through #filePath, not resources.
@@ -29,7 +45,9 @@ let package = Package(
             name: "CredFileTests", dependencies: ["CredFile", "_CredFileFuzzChecks"], exclude: ["Vectors"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["credfile", "CredFile", "_CredFileFuzzChecks"]
+            dependencies: ["credfile", "CredFile", "_CredFileFuzzChecks"],
+            // C sources of test harnesses, compiled by the tests with gcc (not by SwiftPM).
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -142,6 +142,51 @@ def file_section():
     shutil.copy(big, work)
     row("files", "peak RSS of upgrade (--iterations 1)",
         f"{peak_rss_kib([CREDFILE, 'upgrade', '--iterations', '1', work])/1024:.0f} MB")
+    hashed_file_rows(lines, reps)
+
+
+def make_hashed_file(path, lines):
+    """`user,$pbkdf2-sha256$1200000$<16-byte salt>$<32-byte checksum>` lines: check and
+    list never verify, so the hashes need not be right, only well-formed. The file is
+    0600, so check's only findings are its lines'."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./"
+    rng = random.Random(11)
+    with open(path, "w") as f:
+        for i in range(lines):
+            salt = "".join(rng.choice(alphabet) for _ in range(21)) + "A"  # 16 bytes: low bits zero
+            checksum = "".join(rng.choice(alphabet) for _ in range(42)) + "A"  # 32 bytes
+            # The last user's hash has 1 round, so `verify` of it measures the lookup,
+            # not 1,200,000 rounds of PBKDF2.
+            rounds = 1 if i == lines - 1 else 1200000
+            f.write("user%06d,$pbkdf2-sha256$%d$%s$%s\n" % (i, rounds, salt, checksum))
+
+
+def hashed_file_rows(lines, reps):
+    """#14's read-only commands on a file of hashes, side by side with the text tools."""
+    big = os.path.join(WORK, "hashed.txt")
+    make_hashed_file(big, lines)
+    os.chmod(big, 0o600)
+    last = "user%06d" % (lines - 1)
+    with open(big) as f:
+        last_line = f.read().splitlines()[-1]
+    out = os.path.join(WORK, "tool.out")
+    m = interleaved_medians({
+        "check": ([CREDFILE, "check", big], b"", None),
+        "grep -c": (["sh", "-c", f"grep -c '' {big} > {out}"], b"", None),
+        "list": (["sh", "-c", f"{CREDFILE} list {big} > {out}"], b"", None),
+        "cut": (["sh", "-c", f"cut -d, -f1 {big} > {out}"], b"", None),
+        "verify": ([CREDFILE, "verify", "--iterations", "1", big, last], b"wrong\n", None),
+        "grep -m1": (["sh", "-c", f"grep -m1 -F -x '{last_line}' {big} > {out}"], b"", None),
+    }, reps)
+    row("files", "hashed file: check ÷ grep -c ''", f"{m['check']/m['grep -c']:.2f}  ({m['check']*1e3:.0f} ms / {m['grep -c']*1e3:.0f} ms)", "goal ≤ 3")
+    row("files", "hashed file: list ÷ cut -d, -f1", f"{m['list']/m['cut']:.2f}  ({m['list']*1e3:.0f} ms / {m['cut']*1e3:.0f} ms)", "goal ≤ 3")
+    row("files", "hashed file: verify (last user, --iterations 1) ÷ grep -m1 -F -x",
+        f"{m['verify']/m['grep -m1']:.2f}  ({m['verify']*1e3:.0f} ms / {m['grep -m1']*1e3:.0f} ms)", "goal ≤ 4")
+    size = os.path.getsize(big) / 2**20
+    rss = peak_rss_kib([CREDFILE, "verify", "--iterations", "1", big, last], b"wrong\n") / 1024
+    row("files", "hashed file: peak RSS of that verify", f"{rss:.0f} MB (file {size:.0f} MB)", "goal ≤ 64 MB + file")
+    row("files", "hashed file: peak RSS of check", f"{peak_rss_kib([CREDFILE, 'check', big])/1024:.0f} MB")
+    row("files", "hashed file: peak RSS of list", f"{peak_rss_kib([CREDFILE, 'list', big])/1024:.0f} MB")
 
 
 def upgrade_section():
@@ -184,16 +229,33 @@ def timing_section():
         row("timing", f"{name}", f"{t/base:.3f}  ({t*1e3:.0f} ms)", "goal 1.00 ± 0.05")
 
 
+def apps_section():
+    """SPEC §6: the library's async logins and caching store, measured by the example
+    server (Examples/ServerLogins, public API only) in one run."""
+    print("\napps (Examples/ServerLogins):")
+    example = os.path.join(os.path.dirname(CREDFILE), "credfile-server-example")
+    out = subprocess.run([example], capture_output=True, text=True, check=True).stdout
+    patterns = [
+        (r"sync on the cooperative pool: max (\d+) ms", "heartbeat lateness, 16 sync logins on the pool (max)", " ms", ""),
+        (r"async \(library threads\):\s+max (\d+) ms", "heartbeat lateness, 16 async logins (max)", " ms", "< 50 ms"),
+        (r"concurrent . sequential = ([\d.]+)", "16 concurrent ÷ 16 sequential async logins (throughput)", "×", "≥ 1.7×"),
+        (r"plain . cached = ([\d.]+)", "1,000 logins on 200,000 lines: plain ÷ caching store", "×", "≥ 5×"),
+    ]
+    for pattern, what, unit, goal in patterns:
+        match = re.search(pattern, out)
+        row("apps", what, (match.group(1) + unit) if match else "not measured", goal)
+
+
 def main():
     if not os.access(CREDFILE, os.X_OK):
         sys.exit(f"bench: {CREDFILE} is not built (run Benchmarks/run.sh)")
     print(f"credfile benchmarks — {time.strftime('%Y-%m-%d %H:%M')} — {os.cpu_count()} cores — "
           + subprocess.run(["openssl", "version"], capture_output=True, text=True).stdout.strip())
-    sections = sys.argv[2:] or ["pbkdf2", "files", "upgrade", "timing"]
+    sections = sys.argv[2:] or ["pbkdf2", "files", "upgrade", "timing", "apps"]
     try:
         for section in sections:
             {"pbkdf2": pbkdf2_section, "files": file_section, "upgrade": upgrade_section,
-             "timing": timing_section}[section]()
+             "timing": timing_section, "apps": apps_section}[section]()
     finally:
         shutil.rmtree(WORK, ignore_errors=True)
     print("\n| section | measure | value | goal |\n| --- | --- | --- | --- |")

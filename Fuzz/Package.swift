@@ -14,6 +14,8 @@ let package = Package(
         .executableTarget(name: "FuzzParser", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
         .executableTarget(name: "FuzzHash", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
         .executableTarget(name: "FuzzStore", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
+        .executableTarget(
+            name: "FuzzLoginRequests", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
     ],
     swiftLanguageModes: [.v6]
 )

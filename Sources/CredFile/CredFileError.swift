@@ -24,6 +24,8 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
         public static let lock = Code(rawValue: "lock")
         /// OpenSSL reported a failure (exit 5).
         public static let crypto = Code(rawValue: "crypto")
+        /// The task of an `async` call was cancelled before its work started.
+        public static let cancelled = Code(rawValue: "cancelled")
         /// The description of the code, e.g. `io`.
         public var description: String { rawValue }
     }
@@ -40,10 +42,31 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
 
     /// What kind of failure this is.
     public var code: Code
-    /// A sentence for people; never contains a password or a secret.
+    /// A sentence for people; never contains a password or a secret. It does not name
+    /// ``item``: ``description`` does.
     public var message: String
     /// The underlying system call failure, when there is one.
     public var cause: Cause?
+    /// What input was refused and why, as a value (for usage errors about a name, a
+    /// password or a secret), so a caller renders it in its own words and knows the
+    /// error is about the input, not about how the command was called.
+    public var refusal: Refusal?
+    /// The 0-based index of the failing item when a call takes many (``CredentialStore/importUsers(_:storage:jobs:)``),
+    /// so a caller can name its own line instead of the library's item number.
+    public var item: Int?
+
+    /// An input the library refuses, with the values of the reason.
+    public enum Refusal: Equatable, Sendable {
+        /// A new username breaks a rule (SPEC §2).
+        case username(Username.Problem)
+        /// A new password breaks a rule (SPEC §2).
+        case password(PasswordRules.Problem)
+        /// A secret handed to ``CredentialFile/Changes`` would make the line malformed
+        /// (empty, a line break or another control byte, invalid UTF-8, too long).
+        case secret(MalformedReason)
+        /// The same user as the item at this 0-based index, earlier in the same call.
+        case sameUser(asItem: Int)
+    }
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, cause: Cause? = nil) {
@@ -52,19 +75,35 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
         self.cause = cause
     }
 
-    /// The message followed by its cause, if any.
+    /// A usage error refusing an input; the message says why in English (the item, if
+    /// any, is added by ``description``).
+    public init(refusing refusal: Refusal, item: Int? = nil) {
+        let reason: String
+        switch refusal {
+        case .username(let problem): reason = "username \(problem)"
+        case .password(let problem): reason = problem.description
+        case .secret(let problem): reason = "secret: \(problem)"
+        case .sameUser(let first): reason = "same user as item \(first + 1)"
+        }
+        self.init(.usage, reason)
+        self.refusal = refusal
+        self.item = item
+    }
+
+    /// `item N: ` (1-based) when the error is about one item of many, the message, and
+    /// its cause, if any.
     public var description: String {
-        guard let cause else { return message }
-        return "\(message) (\(cause))"
+        let text = (item.map { "item \($0 + 1): " } ?? "") + message
+        guard let cause else { return text }
+        return "\(text) (\(cause))"
     }
 
     /// Equal when the codes are equal.
     public static func == (a: Self, b: Self) -> Bool { a.code == b.code }
 
+    /// The error of an `async` call whose task was cancelled before its work started.
+    public static var cancelled: Self { Self(.cancelled, "cancelled before the work started") }
+
     /// A usage error: a bad argument, option, username or password.
     public static func usage(_ message: String) -> Self { Self(.usage, message) }
-
-    static func io(_ message: String, _ syscall: String, _ errno: Int32) -> Self {
-        Self(.io, message, cause: Cause(syscall: syscall, errno: errno))
-    }
 }

@@ -44,9 +44,9 @@ extension CredentialStore {
             guard let entry = line.entry else { continue }
             switch entry.secret {
             case .plaintext: plaintext.append(line)
-            case .pbkdf2(let hash):
+            case .pbkdf2:
                 summary.alreadyHashed += 1
-                if hash.rounds < policy.minimumRounds { summary.weak += 1 }
+                if policy.isWeak(entry.secret) { summary.weak += 1 }
             case .unsupportedHash: summary.unsupported += 1
             case .malformed: summary.malformedLines.append(line.number)
             }
@@ -62,14 +62,14 @@ extension CredentialStore {
         var pending: [[UInt8]: [PasswordHash]] = [:]
         for (line, hash) in zip(plaintext, hashes) { pending[Array(line.content), default: []].append(hash) }
 
-        let applied = try writer.rewrite { file in
+        let applied = try rewrite { file in
             var changes = CredentialFile.Changes()
             var applied = 0
             for line in file.lines {
                 guard case .plaintext = line.entry?.secret,
                     let hash = pending[Array(line.content)]?.popLast()
                 else { continue }
-                changes.replaceSecret(of: line, with: hash.string)
+                try changes.replaceSecret(of: line, with: hash.string)
                 applied += 1
             }
             return (changes, applied)

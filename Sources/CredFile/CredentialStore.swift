@@ -22,12 +22,28 @@ public struct CredentialStore: Sendable {
     /// ``CredFileError/Code/lock`` (SPEC §4; default 15, as shadow's `lckpwdf`).
     public var lockTimeout: Double = 15
 
+    /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
+    let cache: FileCache?
+
     /// A store for the file at `path`. Nothing is read until it is used.
-    public init(path: String, policy: HashPolicy = .standard, keepsBackup: Bool = false) {
+    /// - Parameters:
+    ///   - path: The credential file (a symlink is followed; the link stays a link).
+    ///   - policy: How new hashes are made, and the work every login costs at least.
+    ///   - keepsBackup: Whether each rewrite keeps the previous version as `FILE.bak`.
+    ///   - caching: Keep the parsed file in memory and read it again only when it changes
+    ///     (device, inode, size, mtime, ctime), so a login costs one PBKDF2 and a lookup:
+    ///     for servers that check many logins. A change by any process (every writer
+    ///     replaces the file by `rename`) is seen at the next login. Memory: about the
+    ///     file's size plus 100 bytes per user. Copies of a caching store share its cache.
+    public init(path: String, policy: HashPolicy = .standard, keepsBackup: Bool = false, caching: Bool = false) {
         self.path = path
         self.policy = policy
         self.keepsBackup = keepsBackup
+        self.cache = caching ? FileCache() : nil
     }
+
+    /// Whether this store keeps the parsed file in memory between logins.
+    public var isCaching: Bool { cache != nil }
 
     /// How a new password is stored.
     public enum Storage: Sendable {
@@ -36,8 +52,6 @@ public struct CredentialStore: Sendable {
         /// The legacy plaintext form, for apps that still read the file themselves.
         case plaintext
     }
-
-    var writer: AtomicWriter { AtomicWriter(path: path, keepsBackup: keepsBackup) }
 
     // MARK: Reading
 
@@ -50,13 +64,19 @@ public struct CredentialStore: Sendable {
     /// The file's bytes, read without a lock; a missing file is an I/O error.
     private func existingBytes() throws -> [UInt8] {
         guard let bytes = try AtomicWriter.read(path) else {
-            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
+            throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOENT))
         }
         return bytes
     }
 
-    /// Every problem of the file (see ``CredentialFile/findings(policy:)``).
-    public func findings() throws -> [Finding] { try read().findings(policy: policy) }
+    /// Every problem of the file (see ``CredentialFile/findings(policy:)``), after the
+    /// file-level ones: a ``Finding/Kind/permissions`` warning at line 0 when the file
+    /// can be read or written by group or others, or its directory written by others
+    /// without the sticky bit (SPEC §5).
+    public func findings() throws -> [Finding] {
+        let file = try read()
+        return FilePermissions.findings(path: path) + file.findings(policy: policy)
+    }
 
     // MARK: Logging in
 
@@ -88,10 +108,7 @@ public struct CredentialStore: Sendable {
 
     /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)``.
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
-        let bytes = try existingBytes()
-        let key = Unicode.nfcBytes(of: username)
-        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: key, in: $0) }
-        let content = hit.map { bytes[$0.content] }
+        let content = try firstEntryContent(named: username)
         let granted = try Verifier(policy: policy).verify(password, against: content)
         guard granted, upgradeOnSuccess, let content,
             case .entry(let entry) = LineClassifier.classify(content), needsUpgrade(entry.secret)
@@ -102,6 +119,16 @@ public struct CredentialStore: Sendable {
         } catch let error as CredFileError {
             return Verification(granted: true, upgraded: false, upgradeError: error)
         }
+    }
+
+    /// The content of `username`'s first entry line (NFC-compared), from the cache when
+    /// the store has one, else from a streaming scan of the file read now.
+    func firstEntryContent(named username: String) throws -> ArraySlice<UInt8>? {
+        let key = FileSyntax.nameKey(of: username)
+        if let cache { return try cache.snapshot(of: path).content(named: key) }
+        let bytes = try existingBytes()
+        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: key, in: $0) }
+        return hit.map { bytes[$0.content] }
     }
 
     /// Whether upgrade-on-login rehashes this secret: plaintext, fewer rounds than the
@@ -118,12 +145,12 @@ public struct CredentialStore: Sendable {
     /// holds exactly `content` under the lock.
     private func rehash(username: String, password: Password, ifStill content: [UInt8]) throws -> Bool {
         let hash = try PasswordHash(hashing: password, policy: policy)
-        return try writer.rewrite { file in
+        return try rewrite { file in
             var changes = CredentialFile.Changes()
             guard let line = file.firstEntry(named: username), Array(line.content) == content else {
                 return (changes, false)
             }
-            changes.replaceSecret(of: line, with: hash.string)
+            try changes.replaceSecret(of: line, with: hash.string)
             return (changes, true)
         }
     }
@@ -142,12 +169,12 @@ public struct CredentialStore: Sendable {
     public func register(username: String, password: Password, storage: Storage) throws {
         try Username.validate(username)
         let secret = try makeSecret(password, storage: storage)
-        try writer.rewrite(createIfMissing: true) { file in
+        try rewrite(createIfMissing: true) { file in
             if file.firstEntry(named: username) != nil {
                 throw CredFileError(.userExists, "user already exists")
             }
             var changes = CredentialFile.Changes()
-            changes.append(username: username, secret: secret)
+            try changes.append(username: username, secret: secret)
             return (changes, ())
         }
     }
@@ -162,7 +189,7 @@ public struct CredentialStore: Sendable {
     /// Replaces the password of `username`, hashed or in plaintext.
     public func changePassword(username: String, to newPassword: Password, storage: Storage) throws {
         let secret = try makeSecret(newPassword, storage: storage)
-        try writer.rewrite { file in
+        try rewrite { file in
             var changes = CredentialFile.Changes()
             try changes.replaceSecret(of: Self.changeableEntry(username, in: file), with: secret)
             return (changes, ())
@@ -174,7 +201,7 @@ public struct CredentialStore: Sendable {
     /// - Throws: ``CredFileError/Code/userNotFound``, or an I/O or lock error.
     @discardableResult
     public func remove(username: String) throws -> Int {
-        try writer.rewrite { file in
+        try rewrite { file in
             let lines = file.entries(named: username)
             guard !lines.isEmpty else { throw CredFileError(.userNotFound, "user does not exist") }
             var changes = CredentialFile.Changes()
@@ -185,11 +212,14 @@ public struct CredentialStore: Sendable {
 
     /// Adds or updates many users in one rewrite, all or nothing (like `chpasswd`).
     /// Names and passwords are checked, and the hashes computed on `jobs` threads,
-    /// before the lock is taken.
+    /// before the lock is taken; under the lock the file is indexed once (name → first
+    /// entry), so the work grows with users + file size, not users × file size.
     /// - Returns: how many users were added and how many updated.
-    /// - Throws: ``CredFileError/Code/usage`` naming the first bad item (1-based index),
-    ///   ``CredFileError/Code/malformedFile`` when a user's entry is malformed; nothing is
-    ///   written then.
+    /// - Throws: ``CredFileError/Code/usage`` for the first bad item, with its 0-based
+    ///   index in ``CredFileError/item`` and the rule in ``CredFileError/refusal``
+    ///   (``CredFileError/Refusal/sameUser(asItem:)`` for a repeated name);
+    ///   ``CredFileError/Code/malformedFile`` when a user's entry is malformed; nothing
+    ///   is written then.
     public func importUsers(
         _ users: [(username: String, password: Password)], storage: Storage = .hashed,
         jobs: Int = ParallelHasher.defaultJobs
@@ -199,11 +229,12 @@ public struct CredentialStore: Sendable {
             do {
                 try Username.validate(user.username)
                 try PasswordRules.validate(user.password, plaintext: storage == .plaintext)
-            } catch let error as CredFileError {
-                throw CredFileError(.usage, "item \(index + 1): \(error.message)")
+            } catch var error as CredFileError {
+                error.item = index
+                throw error
             }
-            if let first = seen.updateValue(index + 1, forKey: Unicode.nfcBytes(of: user.username)) {
-                throw CredFileError(.usage, "item \(index + 1): same user as item \(first)")
+            if let first = seen.updateValue(index, forKey: FileSyntax.nameKey(of: user.username)) {
+                throw CredFileError(refusing: .sameUser(asItem: first), item: index)
             }
         }
         let secrets: [String]
@@ -214,16 +245,22 @@ public struct CredentialStore: Sendable {
             secrets = try ParallelHasher(policy: policy, jobs: jobs)
                 .hash(users.map(\.password), progress: nil).map(\.string)
         }
-        return try writer.rewrite(createIfMissing: true) { file in
+        return try rewrite(createIfMissing: true) { file in
+            let firstEntries = file.firstEntryIndex()
             var changes = CredentialFile.Changes()
             var counts = (added: 0, updated: 0)
-            for (user, secret) in zip(users, secrets) {
-                if file.firstEntry(named: user.username) != nil {
-                    try changes.replaceSecret(of: Self.changeableEntry(user.username, in: file), with: secret)
-                    counts.updated += 1
-                } else {
-                    changes.append(username: user.username, secret: secret)
-                    counts.added += 1
+            for (index, (user, secret)) in zip(users, secrets).enumerated() {
+                do {
+                    if let number = firstEntries[FileSyntax.nameKey(of: user.username)] {
+                        try changes.replaceSecret(of: Self.changeable(file.line(number)), with: secret)
+                        counts.updated += 1
+                    } else {
+                        try changes.append(username: user.username, secret: secret)
+                        counts.added += 1
+                    }
+                } catch var error as CredFileError {
+                    error.item = index
+                    throw error
                 }
             }
             return (changes, counts)
@@ -232,10 +269,16 @@ public struct CredentialStore: Sendable {
 
     /// The first entry of `username`, if it can be changed in place.
     static func changeableEntry(_ username: String, in file: CredentialFile) throws -> CredentialLine {
-        guard let line = file.firstEntry(named: username), let entry = line.entry else {
+        guard let line = file.firstEntry(named: username) else {
             throw CredFileError(.userNotFound, "user does not exist")
         }
-        if case .malformed(let reason) = entry.secret {
+        return try changeable(line)
+    }
+
+    /// `line`, the first entry of its user, if it can be changed in place.
+    private static func changeable(_ line: CredentialLine) throws -> CredentialLine {
+        guard let entry = line.entry else { throw CredFileError(.userNotFound, "user does not exist") }
+        if let reason = entry.malformation {
             throw CredFileError(
                 .malformedFile, "line \(line.number): the entry of this user is malformed (\(reason)); fix or delete it first")
         }

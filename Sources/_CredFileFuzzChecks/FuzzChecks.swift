@@ -14,8 +14,8 @@ public struct FuzzFailure: Error, CustomStringConvertible {
 
 /// The fuzz targets' checks, one entry point per target.
 public enum FuzzChecks {
-    /// The three fuzz targets, by the name of their folder under `Fuzz/Corpus/`.
-    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore"]
+    /// The fuzz targets, by the name of their folder under `Fuzz/Corpus/`.
+    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzLoginRequests"]
 
     /// Runs the check of `target` (one of ``targets``) on one input.
     /// - Parameter storeDirectory: where FuzzStore keeps its file (default: one
@@ -25,6 +25,7 @@ public enum FuzzChecks {
         case "FuzzParser": try parser(input)
         case "FuzzHash": try hash(input)
         case "FuzzStore": try store(input, directory: storeDirectory ?? StoreHarness.processDirectory)
+        case "FuzzLoginRequests": try loginRequests(input)
         default: throw FuzzFailure(description: "no fuzz target named \(target)")
         }
     }
@@ -174,19 +175,24 @@ public enum FuzzChecks {
         }
         let reported = Set(findings.filter { $0.severity == .error }.map(\.line))
         try expect(reported == errors, "errors on lines \(reported.sorted()), expected \(errors.sorted())")
-        // The one plaintext warning: "plaintext password; …" or "N entries hold a plaintext
-        // password (this is the first); …" (other warnings start "weak" or "username").
-        let summaries = findings.filter {
-            $0.severity == .warning && ($0.message.hasPrefix("plaintext password;") || $0.message.first?.isNumber == true)
-        }
+        // The one plaintext warning, told by its kind, never by its prose.
+        let summaries = findings.filter { $0.kind == .plaintext }
         if plaintext.isEmpty {
             try expect(summaries.isEmpty, "a plaintext warning without plaintext entries")
         } else {
-            try expect(summaries.count == 1 && summaries[0].line == plaintext[0], "not one plaintext warning at the first plaintext entry")
-            try expect(
-                plaintext.count == 1 ? summaries[0].message.hasPrefix("plaintext password;")
-                    : summaries[0].message.hasPrefix("\(plaintext.count) entries hold a plaintext password"),
-                "the plaintext warning miscounts")
+            try expect(summaries.count == 1 && summaries[0].line == plaintext[0] && summaries[0].severity == .warning,
+                "not one plaintext warning at the first plaintext entry")
+            try expect(summaries[0].detail == .plaintext(count: plaintext.count), "the plaintext warning miscounts")
+        }
+        // Each kind has its severity; a library finding never tells an app what to run.
+        for finding in findings {
+            let errorKinds: Set<Finding.Kind> = [.malformedEntry, .duplicate, .unsupportedHash]
+            try expect((finding.severity == .error) == errorKinds.contains(finding.kind), "line \(finding.line): \(finding.kind) is an \(finding.severity)")
+            try expect(!finding.message.contains("credfile"), "line \(finding.line): a library finding gives CLI advice")
+            // Names are shown escaped: nothing in a message can move the cursor, turn the
+            // text around or hide (the backslash only starts an escape).
+            try expect(!finding.message.unicodeScalars.contains { $0 != "\\" && Escaped.needsEscape($0) },
+                "line \(finding.line): a finding shows a character raw that must be escaped")
         }
 
         guard !plaintext.isEmpty else { return }
@@ -222,15 +228,30 @@ public enum FuzzChecks {
             switch random.next() % 4 {
             case 0: changes.remove(line)
             case 1 where username != nil:
+                // A change writes only a well-formed entry: it refuses (throws) when the
+                // name is empty or the new line would be malformed (e.g. a control byte
+                // in the name), and then the line stays as it was.
                 let secret = "s\(line.number)"
-                changes.replaceSecret(of: line, with: secret)
-                expected.append(Reference.Line(content: username! + [UInt8(ascii: ",")] + Array(secret.utf8), ending: ref.ending))
+                let replaced = (username ?? []) + [UInt8(ascii: ",")] + Array(secret.utf8)
+                var wellFormed = false
+                if case .entry(let name?, _, let meaning) = Reference.classify(replaced), !name.isEmpty, meaning != .malformed {
+                    wellFormed = true
+                }
+                let accepted = (try? changes.replaceSecret(of: line, with: secret)) != nil
+                try expect(accepted == wellFormed, "replaceSecret \(accepted ? "accepted" : "refused") a line the reference calls \(wellFormed ? "well-formed" : "malformed")")
+                expected.append(accepted ? Reference.Line(content: replaced, ending: ref.ending) : ref)
             default: expected.append(ref)
             }
         }
         let name = lastUsername.map { String(decoding: $0, as: UTF8.self) }.flatMap { Reference.usernameIsValid($0) ? $0 : nil } ?? "fuzz"
         let appends = Int(random.next() % 3)
-        for _ in 0..<appends { changes.append(username: name, secret: "appended") }
+        for _ in 0..<appends {
+            do {
+                try changes.append(username: name, secret: "appended")
+            } catch {
+                throw FuzzFailure(description: "append of a valid name was refused: \(error)")
+            }
+        }
         let output = file.render(applying: changes)
 
         let reparsed = Reference.split(output)

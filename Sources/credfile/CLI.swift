@@ -14,6 +14,8 @@ enum ExitStatus: Int32 {
     case unusableFile = 4
     /// An I/O or lock error.
     case io = 5
+    /// A temporary failure in the qmail checkpassword interface (SPEC §7).
+    case temporaryFailure = 111
 
     /// The one place where an error becomes an exit status.
     init(_ code: CredFileError.Code) {
@@ -55,13 +57,17 @@ struct Invocation {
     /// `import --from FORMAT`.
     var importFormat: ImportFormat?
     /// `export --to FORMAT`.
-    var exportFormat: ExportFormat?
+    var exportTarget: ExportFormat?
+    /// The `--to` format as the export command compares it.
+    var exportFormat: String? { exportTarget?.rawValue }
     /// `export --base-dn DN`.
     var baseDN: String?
     /// `export --skip-unexportable`.
     var skipUnexportable = false
     /// `helper --protocol NAME`.
     var helperProtocol: HelperProtocol?
+    /// The `--protocol` name as the helper command compares it.
+    var protocolName: String? { helperProtocol?.rawValue }
     var targetMilliseconds: Int?
     /// `--generate-man` (hidden).
     var generateMan = false
@@ -94,7 +100,7 @@ struct Invocation {
         case (.jobs, .number(let n)): jobs = n
         case (.hashed, _): hashed = true
         case (.from, .word(let w)): importFormat = ImportFormat(rawValue: w)
-        case (.to, .word(let w)): exportFormat = ExportFormat(rawValue: w)
+        case (.to, .word(let w)): exportTarget = ExportFormat(rawValue: w)
         case (.baseDN, .word(let w)): baseDN = w
         case (.skipUnexportable, _): skipUnexportable = true
         case (.protocol, .word(let w)): helperProtocol = HelperProtocol(rawValue: w)
@@ -157,8 +163,9 @@ enum CredFileCLI {
             let context = CommandContext(invocation: invocation, terminal: terminal, messages: messages)
             return try command.run(context)
         } catch let error as CredFileError {
-            terminal.writeError("credfile: \(error)\n")
-            if error.code == .usage, !error.message.hasPrefix("username"), !error.message.hasPrefix("password") {
+            terminal.writeError("credfile: \(messages.error(error))\n")
+            // A refused name or password is about the input, not about how credfile was called.
+            if error.code == .usage, error.refusal == nil {
                 terminal.writeError("credfile: see 'credfile --help'\n")
             }
             return ExitStatus(error.code)

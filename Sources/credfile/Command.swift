@@ -35,8 +35,10 @@ enum Command: String, CaseIterable {
         case .login: return try c.login()
         case .register: return try c.register()
         case .calibrate: return try c.calibrate()
-        case .export, .pam, .checkpassword, .helper:
-            throw CredFileError.usage("'\(rawValue)' is not available in this build")
+        case .pam: return try c.pam()
+        case .checkpassword: return c.checkpassword()
+        case .helper: return try c.helper()
+        case .export: return try c.export()
         }
     }
 
@@ -186,7 +188,7 @@ enum Option: String, CaseIterable {
         case .upgrade: "rehash a plaintext or weaker entry after a successful login"
         case .backup: "keep the previous version as FILE.bak"
         case .dryRun: "say what would be done; write nothing"
-        case .jobs: "hash on N threads (default: all cores)"
+        case .jobs: "hash (or answer, for helper) on N threads (default: all cores)"
         case .hashed: "the secrets on stdin are hashes (SPEC §3), stored byte for byte, like chpasswd -e"
         case .from: "read a peer's file on stdin in that format"
         case .to: "the output format"
@@ -321,7 +323,7 @@ struct CommandSpec {
                 reported with its line and nothing is printed (exit 4), unless --skip-unexportable.
                 """),
         .pam: CommandSpec(
-            arguments: [.file], options: [.upgrade, .backup],
+            arguments: [.file], options: [.upgrade],
             summary: "a login check for pam_exec.so expose_authtok",
             details: """
                 A login check for Linux-PAM's pam_exec.so expose_authtok: the user is $PAM_USER, \
@@ -331,7 +333,7 @@ struct CommandSpec {
                 """),
         .checkpassword: CommandSpec(
             arguments: [.file, ArgumentSpec(name: "PROG", kind: .program), ArgumentSpec(name: "ARG", kind: .programArguments)],
-            options: [.upgrade, .backup],
+            options: [],
             summary: "the qmail checkpassword interface (Dovecot 2.3)",
             details: """
                 The qmail checkpassword interface as Dovecot 2.3 calls it: reads \
@@ -340,7 +342,7 @@ struct CommandSpec {
                 failure. credfile's own options stand before FILE: everything after PROG belongs to PROG.
                 """),
         .helper: CommandSpec(
-            arguments: [.file], options: [.protocol, .upgrade, .backup], required: [.protocol],
+            arguments: [.file], options: [.protocol, .jobs], required: [.protocol],
             summary: "a long-running Squid basic-auth helper",
             details: """
                 A Squid basic-auth helper: one `user password` line per request (URL-escaped), \

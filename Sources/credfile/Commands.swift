@@ -62,7 +62,8 @@ extension CommandContext {
                 try Username.validate(name)
                 try PasswordRules.validate(password, plaintext: invocation.plaintext)
             } catch let error as CredFileError {
-                throw CredFileError(error.code, "standard input line \(number): \(error.message)")
+                let reason = error.refusal.map { messages.refusal($0) } ?? error.message
+                throw CredFileError(error.code, "standard input line \(number): \(reason)")
             }
             users.append((name, password))
             lineNumbers.append(number)
@@ -70,22 +71,11 @@ extension CommandContext {
         do {
             let counts = try store.importUsers(users, storage: storage, jobs: invocation.jobs ?? ParallelHasher.defaultJobs)
             say(messages.imported(added: counts.added, updated: counts.updated))
-        } catch let error as CredFileError where error.code == .usage {
-            // "item N: … item M …" from the library: name the input lines instead.
-            var message = ""
-            var rest = Substring(error.message)
-            while let item = rest.firstRange(of: "item ") {
-                let digits = rest[item.upperBound...].prefix { $0.isASCII && $0.isNumber }
-                guard let n = Int(digits), n >= 1, n <= lineNumbers.count else {
-                    message += rest[..<item.upperBound]
-                    rest = rest[item.upperBound...]
-                    continue
-                }
-                message += rest[..<item.lowerBound] + (message.isEmpty && item.lowerBound == rest.startIndex ? "standard input line " : "line ")
-                message += String(lineNumbers[n - 1])
-                rest = rest[digits.endIndex...]
-            }
-            throw CredFileError(.usage, message + rest)
+        } catch let error as CredFileError {
+            // The library names the item by its index: name the input line instead.
+            guard let item = error.item, lineNumbers.indices.contains(item) else { throw error }
+            let reason = error.refusal.map { messages.refusal($0, line: { lineNumbers[$0] }) } ?? error.message
+            throw CredFileError(error.code, "standard input line \(lineNumbers[item]): \(reason)", cause: error.cause)
         }
         return .success
     }
@@ -94,24 +84,25 @@ extension CommandContext {
         let store = try store()
         let entries = try store.read().effectiveEntries()
         if invocation.json {
-            let items = entries.map { line -> String in
-                let entry = line.entry!  // effectiveEntries holds entry lines only
+            let items = entries.compactMap { line -> String? in
+                guard let entry = line.entry else { return nil }  // effectiveEntries holds entry lines only
+                let storage = entry.secret.storage(under: store.policy)
                 var fields = [
-                    ("user", JSON.string(entry.name ?? String(decoding: entry.username, as: UTF8.self))),
+                    ("user", JSON.string(entry.usernameText ?? String(decoding: entry.username, as: UTF8.self))),
                     ("line", "\(line.number)"),
-                    ("storage", JSON.string(entry.secret.storageDescription.split(separator: " ").first.map(String.init) ?? "")),
+                    ("storage", JSON.string(storage.scheme)),
                 ]
-                if case .pbkdf2(let hash) = entry.secret {
-                    fields.append(("rounds", "\(hash.rounds)"))
-                    fields.append(("weak", hash.rounds < store.policy.minimumRounds ? "true" : "false"))
+                if let rounds = storage.cost {
+                    fields.append(("rounds", "\(rounds)"))
+                    fields.append(("weak", storage.isWeak ? "true" : "false"))
                 }
                 return JSON.object(fields)
             }
             say("[" + items.joined(separator: ",") + "]")
         } else {
             for line in entries {
-                let entry = line.entry!
-                say("\(Display.name(entry.username))\t\(entry.secret.storageDescription)")
+                guard let entry = line.entry else { continue }  // effectiveEntries holds entry lines only
+                say("\(Escaped.name(entry.username))\t\(entry.secret.storage(under: store.policy))")
             }
         }
         return .success
@@ -120,16 +111,24 @@ extension CommandContext {
     func check() throws -> ExitStatus {
         let findings = try store().findings()
         let errors = findings.filter { $0.severity == .error }.count
+        let shownFile = Escaped.path(file)
         if invocation.json {
             let items = findings.map {
-                JSON.object([("line", "\($0.line)"), ("severity", JSON.string($0.severity.rawValue)), ("message", JSON.string($0.message))])
+                JSON.object([
+                    ("line", "\($0.line)"), ("severity", JSON.string($0.severity.rawValue)), ("kind", JSON.string($0.kind.rawValue)),
+                    ("message", JSON.string(messages.finding($0))),
+                ])
             }
             say(JSON.object([
                 ("file", JSON.string(file)), ("errors", "\(errors)"),
                 ("warnings", "\(findings.count - errors)"), ("findings", "[" + items.joined(separator: ",") + "]"),
             ]))
         } else {
-            for finding in findings { say("\(file):\(finding.line): \(finding.severity.rawValue): \(finding.message)") }
+            for finding in findings {
+                // A finding about the whole file (line 0) is printed without a line.
+                let place = finding.line > 0 ? "\(shownFile):\(finding.line)" : shownFile
+                say("\(place): \(finding.severity.rawValue): \(messages.finding(finding))")
+            }
         }
         return errors > 0 ? .failure : .success
     }

@@ -1,3 +1,5 @@
+import CredFile
+
 /// Every sentence the CLI shows people, in English and in the seed app's Spanish.
 /// Spanish is chosen when `LC_ALL`, `LC_MESSAGES` or `LANG` (the first one set) starts with `es`.
 struct Messages {
@@ -66,6 +68,102 @@ struct Messages {
     func upgradeFailed(_ reason: String) -> String {
         t("warning: access granted, but the entry could not be upgraded: \(reason)",
           "aviso: acceso permitido, pero la entrada no se pudo actualizar: \(reason)")
+    }
+
+    // MARK: What the library reports, rendered from its values (findings, refused input)
+
+    /// A finding's message: the library's English, or its Spanish here, plus the CLI's
+    /// advice (the library never tells an app what to run).
+    func finding(_ finding: Finding) -> String {
+        let advice = t("; run 'credfile upgrade'", "; ejecute 'credfile upgrade'")
+        guard spanish else { return finding.message + (finding.kind == .plaintext ? advice : "") }
+        func who(_ user: [UInt8]?) -> String { user.map { " del usuario \(Escaped.quotedName($0))" } ?? "" }
+        switch finding.detail {
+        case .malformedEntry(let user, let reason):
+            return "entrada malformada\(who(user)): \(malformed(reason))"
+        case .duplicate(let user, let firstLine):
+            return "entrada duplicada\(who(user)) (la primera en la línea \(firstLine)); nunca autentica"
+        case .unsupportedHash(let user, let scheme):
+            return "esquema de hash no admitido \(scheme)\(who(user)); nunca autentica"
+        case .weakHash(let user, _, let rounds?, let minimum?):
+            return "hash débil\(who(user)): \(rounds) rondas, por debajo del mínimo de \(minimum)"
+        case .weakHash(let user, let scheme, _, _):
+            return "hash débil\(who(user)): \(scheme) ya no resiste un ataque sin conexión"
+        case .costlyHash(let user, let scheme, let times):
+            return "hash costoso\(who(user)): \(scheme) cuesta unas \(Int(times.rounded())) veces el trabajo de la política por inicio de sesión"
+        case .plaintext(let count):
+            return (count == 1
+                ? "contraseña en texto plano"
+                : "\(count) entradas tienen una contraseña en texto plano (esta es la primera)") + advice
+        case .username(let problem):
+            return "el nombre de usuario \(username(problem))"
+        case .permissions(.fileAccessibleToOthers(let mode)):
+            return "el grupo u otros pueden leer o escribir el archivo (modo \(octal(mode))); los hashes filtrados se pueden atacar sin conexión"
+        case .permissions(.directoryWritableByOthers(let mode)):
+            return "otros pueden escribir en el directorio del archivo sin el bit sticky (modo \(octal(mode))); pueden reemplazar el archivo"
+        case .blocklisted(let user):
+            return "la contraseña en texto plano\(who(user)) está en la lista de bloqueo"
+        }
+    }
+
+    /// Why an input was refused, without naming the item (the caller names its line).
+    /// `line` turns the index of an earlier item into the caller's line number.
+    func refusal(_ refusal: CredFileError.Refusal, line: (Int) -> Int = { $0 + 1 }) -> String {
+        switch refusal {
+        case .username(let problem): t("username \(problem)", "el nombre de usuario \(username(problem))")
+        case .password(let problem): spanish ? password(problem) : problem.description
+        case .secret(let reason): t("secret: \(reason)", "secreto: \(malformed(reason))")
+        case .sameUser(let first): t("same user as line \(line(first))", "el mismo usuario que la línea \(line(first))")
+        }
+    }
+
+    /// An error as the user reads it: a refused input in the user's language, anything else as the library says it.
+    func error(_ error: CredFileError) -> String {
+        guard let refusal = error.refusal, error.item == nil else { return error.description }
+        return self.refusal(refusal)
+    }
+
+    private func malformed(_ reason: MalformedReason) -> String {
+        guard spanish else { return reason.description }
+        switch reason {
+        case .emptyUsername: return "usuario vacío"
+        case .emptySecret: return "secreto vacío"
+        case .noComma: return "falta la coma entre usuario y secreto"
+        case .controlByte(let byte, let column):
+            return "byte de control 0x\(byte < 16 ? "0" : "")\(String(byte, radix: 16, uppercase: true)) en la columna \(column)"
+        case .invalidUTF8: return "no es UTF-8 válido"
+        case .lineTooLong(let limit): return "la línea supera los \(limit) bytes"
+        case .malformedHash(let reason): return "hash malformado (\(reason))"
+        }
+    }
+
+    private func username(_ problem: Username.Problem) -> String {
+        guard spanish else { return problem.description }
+        switch problem {
+        case .empty: return "está vacío"
+        case .tooLong(let limit): return "supera los \(limit) bytes"
+        case .invalidUTF8: return "no es UTF-8 válido"
+        case .comma: return "contiene una coma"
+        case .controlCharacter: return "contiene un carácter de control"
+        case .edgeWhitespace: return "tiene espacios al principio o al final"
+        case .startsWithCommentMark: return "empieza por '#'"
+        }
+    }
+
+    private func password(_ problem: PasswordRules.Problem) -> String {
+        switch problem {
+        case .empty: "la contraseña está vacía"
+        case .tooLong(let limit): "la contraseña supera los \(limit) bytes"
+        case .forbiddenByte: "la contraseña contiene un NUL, CR o LF"
+        case .plaintextLooksLikeHash:
+            "una contraseña en texto plano no puede empezar por '$' ni por '{ESQUEMA}' (se leería como un hash)"
+        case .plaintextNotText: "una contraseña en texto plano debe ser UTF-8 válido sin caracteres de control"
+        }
+    }
+
+    private func octal(_ mode: UInt32) -> String {
+        let digits = String(mode & 0o7777, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     private func formatted(_ seconds: Double) -> String {

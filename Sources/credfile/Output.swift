@@ -30,24 +30,6 @@ enum JSON {
     }
 }
 
-/// Usernames for the terminal: anything unprintable escaped, so a name can't move the cursor.
-enum Display {
-    static func name(_ raw: some Collection<UInt8>) -> String {
-        guard let s = String(validating: Array(raw), as: UTF8.self) else {
-            return raw.map { $0 < 0x80 && $0 >= 0x20 && $0 != 0x7F ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
-        }
-        var out = ""
-        for scalar in s.unicodeScalars {
-            if scalar.properties.generalCategory == .control || scalar == "\\" {
-                out += "\\u{" + String(scalar.value, radix: 16) + "}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-}
-
 /// A progress bar on standard error: done/total, rate and time left, redrawn at most
 /// ten times a second. Only used when standard error is a terminal.
 final class ProgressBar: @unchecked Sendable {  // called one at a time (ParallelHasher serializes)

@@ -72,6 +72,8 @@ final class CLISession {
     @discardableResult
     func write(_ name: String, bytes: [UInt8]) throws -> String {
         try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
+        // 0600, as a credential file should be: `check` warns about any other mode (SPEC §5).
+        chmod(path(name), 0o600)
         return path(name)
     }
 

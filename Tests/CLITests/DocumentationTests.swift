@@ -73,7 +73,7 @@ import Glibc
         #expect(invocation.programArguments == ["/bin/prog", "--help", "--json", "x"].map { Array($0.utf8) })
         #expect(invocation.upgrade && !invocation.help && !invocation.json)
         let values = try CredFileCLI.parse(["export", "F", "--to=ldif", "--base-dn", "dc=x", "--skip-unexportable"])
-        #expect(values.exportFormat == .ldif && values.baseDN == "dc=x" && values.skipUnexportable)
+        #expect(values.exportTarget == .ldif && values.baseDN == "dc=x" && values.skipUnexportable)
         let helper = try CredFileCLI.parse(["helper", "F", "--protocol", "squid"])
         #expect(helper.helperProtocol == .squid)
         let passwords = try CredFileCLI.parse(["import", "F", "--from", "dovecot", "--min-length", "15", "--blocklist", "b"])

@@ -250,14 +250,15 @@ struct CrashTests {
             }
             try #require(held, "the helper never took the lock")
             let blocked = try CLI.start(["add", "--iterations", "1", path, "b"], stdin: Secret.password("b") + "\n")
-            // Wait until the writer sleeps in flock(2) (its current system call, from
-            // /proc/PID/syscall, is 73 on x86_64), so it is really waiting for the lock.
+            // Wait until the writer waits for the lock: it polls flock(2) with LOCK_NB and
+            // sleeps between tries, so its current system call (/proc/PID/syscall) is
+            // flock (73 on x86_64), nanosleep (35) or clock_nanosleep (230).
             var waiting = false
             for _ in 0..<500 where !waiting && blocked.process.isRunning {
                 usleep(20_000)
                 let syscall = (try? String(contentsOfFile: "/proc/\(blocked.pid)/syscall", encoding: .utf8)) ?? ""
                 #if arch(x86_64)
-                waiting = syscall.hasPrefix("73 ")
+                waiting = ["73 ", "35 ", "230 "].contains { syscall.hasPrefix($0) }
                 #else
                 waiting = !syscall.isEmpty
                 #endif

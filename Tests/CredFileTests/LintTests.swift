@@ -90,7 +90,7 @@ struct LintTests {
                 .error(2, "unsupported hash scheme", "{SSHA}", "'ann'"),
             ]),
         // Warnings.
-        LintCase("plaintext", "bob,hunter2\n", [.warning(1, "plaintext password", "credfile upgrade")]),
+        LintCase("plaintext", "bob,hunter2\n", [.warning(1, "plaintext password")]),
         LintCase(
             "plaintext is one warning for the file, at the first, with the count",
             "# users\nbob,pw1\nann,$7$a$b\ncid,pw2\n",

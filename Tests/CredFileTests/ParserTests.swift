@@ -101,6 +101,7 @@ enum ParserFixture {
         try withTemporaryDirectory { directory in
             let path = directory + "/usuarios.txt"
             try Data(bytes).write(to: URL(fileURLWithPath: path))
+            chmod(path, 0o600)  // as a credential file should be: `check` warns about any other mode
             return try body(path)
         }
     }
@@ -257,8 +258,8 @@ struct ParserTests {
         #expect(alice.ending == .crlf)
         #expect(file.firstEntry(named: "\u{FEFF}alice") == nil)
         var changes = CredentialFile.Changes()
-        changes.replaceSecret(of: alice, with: "new")
-        changes.append(username: "carol", secret: "c")
+        try changes.replaceSecret(of: alice, with: "new")
+        try changes.append(username: "carol", secret: "c")
         #expect(file.render(applying: changes) == bom + b("alice,new\r\nbob,x\ncarol,c\n"))
         var removal = CredentialFile.Changes()
         removal.remove(alice)
@@ -420,7 +421,7 @@ struct ParserTests {
         ]
     }
 
-    static let limit = LineClassifier.maximumLineCount
+    static let limit = FileSyntax.maximumLineLength
     static func longLine(_ count: Int) -> [UInt8] { b("u,") + [UInt8](repeating: 0x61, count: count - 2) }
 
     static let malformedRows: [FileCase] = [
@@ -603,10 +604,10 @@ struct ParserTests {
     ]
 
     @Test("append adds one LF to a last line without ending, and nothing else", arguments: appendRows)
-    func append(_ row: ChangeCase) {
+    func append(_ row: ChangeCase) throws {
         let file = CredentialFile(bytes: row.file)
         var changes = CredentialFile.Changes()
-        for (user, secret) in row.appended { changes.append(username: user, secret: secret) }
+        for (user, secret) in row.appended { try changes.append(username: user, secret: secret) }
         #expect(file.render(applying: changes) == row.expected)
     }
 
@@ -614,14 +615,14 @@ struct ParserTests {
     func replaceAndRemove() throws {
         let file = CredentialFile(bytes: b("# users\r\nbob,old\r\nana,1\n\t\ncaf\u{E9},2"))
         var changes = CredentialFile.Changes()
-        changes.replaceSecret(of: try #require(file.firstEntry(named: "bob")), with: "new,with,commas")
+        try changes.replaceSecret(of: try #require(file.firstEntry(named: "bob")), with: "new,with,commas")
         changes.remove(try #require(file.firstEntry(named: "ana")))
-        changes.replaceSecret(of: try #require(file.firstEntry(named: "cafe\u{301}")), with: "3")
+        try changes.replaceSecret(of: try #require(file.firstEntry(named: "cafe\u{301}")), with: "3")
         #expect(file.render(applying: changes) == b("# users\r\nbob,new,with,commas\r\n\t\ncaf\u{E9},3"))
         // A replaced line keeps its username bytes as stored, not as looked up.
         let decomposed = CredentialFile(bytes: b("cafe\u{301},1\n"))
         var rename = CredentialFile.Changes()
-        rename.replaceSecret(of: try #require(decomposed.firstEntry(named: "caf\u{E9}")), with: "2")
+        try rename.replaceSecret(of: try #require(decomposed.firstEntry(named: "caf\u{E9}")), with: "2")
         #expect(decomposed.render(applying: rename) == b("cafe\u{301},2\n"))
     }
 
@@ -637,7 +638,7 @@ struct ParserTests {
         #expect(after.firstEntry(named: "\u{FEFF}admin").map { Array($0.content) } == bom + b("admin,pw"))
         // The same through an append to an empty file.
         var add = CredentialFile.Changes()
-        add.append(username: "\u{FEFF}admin", secret: "pw")
+        try add.append(username: "\u{FEFF}admin", secret: "pw")
         let added = CredentialFile(bytes: CredentialFile(bytes: []).render(applying: add))
         #expect(added.firstEntry(named: "admin") == nil)
         #expect(added.firstEntry(named: "\u{FEFF}admin") != nil)
@@ -651,7 +652,7 @@ struct ParserTests {
         let file = CredentialFile(bytes: b("bob,pw\r"))
         #expect(file.line(1).entry?.isMalformed == true)
         var changes = CredentialFile.Changes()
-        changes.append(username: "carol", secret: "c")
+        try changes.append(username: "carol", secret: "c")
         let after = CredentialFile(bytes: file.render(applying: changes))
         #expect(after.bytes == b("bob,pw\r\r\ncarol,c\n"))
         #expect(Array(after.line(1).content) == b("bob,pw\r") && after.line(1).ending == .crlf)

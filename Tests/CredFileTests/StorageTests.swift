@@ -130,23 +130,36 @@ struct StorageTests {
             stdin: Secret.password("valencia") + "\n"),
     ]
 
-    static let faults = ["fsync", "rename", "write", "mkstemp", "flock", "open", "fchmod", "fchown"]
+    /// The faults every caller can meet; `fchown` is called only by root (below).
+    static let faults = ["fsync", "rename", "write", "mkstemp", "flock", "open", "fchmod", "read", "lstat"]
 
     @Test(
-        "A failing syscall leaves the old file byte for byte and no temporary file",
-        .enabled(if: isDebugBuild, "the CREDFILE_TEST_FAULT hook is compiled into debug builds only"),
-        .enabled(if: isRoot, "needs root: chown to another owner, chattr +i, mount"), arguments: faults)
+        "A failing syscall leaves the old file byte for byte and no temporary file (any user)",
+        .enabled(if: isDebugBuild, "the CREDFILE_TEST_FAULT hook is compiled into debug builds only"), arguments: faults)
     func faultKeepsOldFile(fault: String) throws {
+        // As root the file gets another owner, so fchown is really called; as any other
+        // user it stays the caller's (mode 0640, so fchmod is really called either way).
+        try expectFaultKeepsOldFile(fault, owner: isRoot ? (1234, 1234) : nil)
+    }
+
+    @Test(
+        "A failing fchown (root only calls it) leaves the old file byte for byte",
+        .enabled(if: isDebugBuild, "the CREDFILE_TEST_FAULT hook is compiled into debug builds only"),
+        .enabled(if: isRoot, "needs root: only root gives the new file the old owner (fchown)"))
+    func fchownFaultKeepsOldFile() throws {
+        try expectFaultKeepsOldFile("fchown", owner: (1234, 1234))
+    }
+
+    func expectFaultKeepsOldFile(_ fault: String, owner: (uid_t, gid_t)?) throws {
         for command in Self.writingCommands {
             try withTemporaryDirectory { dir in
                 let path = dir.file("creds.txt")
-                // 0640 and another owner, so fchmod and fchown are really called.
-                try Fixture.write(to: path, mode: 0o640, owner: (1234, 1234))
+                try Fixture.write(to: path, mode: 0o640, owner: owner)
                 let before = try readBytes(path)
                 let result = try CLI.run(
                     command.arguments(path), stdin: command.stdin, environment: ["CREDFILE_TEST_FAULT": fault])
                 let context = Comment(rawValue: "\(command.name) with \(fault) failing: \(result)")
-                if command.name == "verify --upgrade" && fault != "open" {
+                if command.name == "verify --upgrade" && !["open", "read"].contains(fault) {
                     // The login stands (the password is right); only the rehash fails.
                     #expect(result.status == 0, context)
                     #expect(result.message.hasPrefix("credfile: warning: access granted, but the entry could not be upgraded"), context)
@@ -186,9 +199,15 @@ struct StorageTests {
         }
     }
 
-    /// Makes `directory` unwritable even for root: `chattr +i` (root ignores mode bits but
-    /// not the immutable flag), or else a read-only bind mount. Returns the undo.
+    /// Makes `directory` unwritable: mode 0555 for a user other than root; for root (who
+    /// ignores mode bits but not the immutable flag) `chattr +i`, or else a read-only bind
+    /// mount. Returns the undo.
     func makeReadOnly(_ directory: String) throws -> () -> Void {
+        if !isRoot {
+            // Permission bits stop every user but root.
+            guard chmod(directory, 0o555) == 0 else { throw HarnessError("chmod \(directory)") }
+            return { _ = chmod(directory, 0o700) }
+        }
         let chattr = try CLIHelpers.runTool("/usr/bin/chattr", ["+i", directory])
         if chattr == 0 {
             return { _ = try? CLIHelpers.runTool("/usr/bin/chattr", ["-i", directory]) }
@@ -202,10 +221,10 @@ struct StorageTests {
         return { _ = try? CLIHelpers.runTool("/bin/umount", [directory]) }
     }
 
-    @Test("A read-only directory: every write fails with exit 5 and the file is intact", .enabled(if: isRoot, "needs root: chown to another owner, chattr +i, mount"))
+    @Test("A read-only directory: every write fails with exit 5 and the file is intact")
     func readOnlyDirectory() throws {
         // As root, permission bits do not stop anything: the directory is made immutable
-        // (chattr +i) or bind-mounted read-only instead. The lock file already exists
+        // (chattr +i) or bind-mounted read-only instead (see makeReadOnly). The lock file already exists
         // here, so it is the temporary file (mkstemp) that cannot be created.
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
@@ -231,7 +250,7 @@ struct StorageTests {
         }
     }
 
-    @Test("A read-only directory without a lock file: the lock cannot be created, exit 5", .enabled(if: isRoot, "needs root: chown to another owner, chattr +i, mount"))
+    @Test("A read-only directory without a lock file: the lock cannot be created, exit 5")
     func lockCannotBeCreated() throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
@@ -388,13 +407,16 @@ struct StorageTests {
 
     // MARK: Metadata
 
-    @Test(
-        "Mode 0640 and a non-root owner survive add, passwd, delete, import, upgrade and upgrade-on-login",
-        .enabled(if: isRoot, "needs root: chown to another owner, chattr +i, mount"))
+    /// The owner the metadata tests give FILE: another one as root (so `fchown` must keep
+    /// it), the caller's own otherwise (the modes are still checked).
+    static let fileOwner: (uid: uid_t, gid: gid_t) = isRoot ? (1234, 4321) : (geteuid(), getegid())
+
+    @Test("Mode 0640 and the owner (another one as root) survive add, passwd, delete, import, upgrade and upgrade-on-login")
     func modeAndOwnerKept() throws {
+        let owner = Self.fileOwner
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
-            try Fixture.write(to: path, mode: 0o640, owner: (1234, 1234))
+            try Fixture.write(to: path, mode: 0o640, owner: owner)
             let commands: [([String], String)] = [
                 (["add", "--iterations", "1", path, "nuevo"], Secret.password("nuevo") + "\n"),
                 (["passwd", "--iterations", "1", path, "nuevo"], Secret.password("nuevo2") + "\n"),
@@ -415,7 +437,7 @@ struct StorageTests {
                 let after = try statInfo(path)
                 #expect(after.st_ino != before.st_ino, "\(arguments[0]) did not replace the file")
                 #expect(after.st_mode & 0o7777 == 0o640, "\(arguments[0])")
-                #expect(after.st_uid == 1234 && after.st_gid == 1234, "\(arguments[0])")
+                #expect(after.st_uid == owner.uid && after.st_gid == owner.gid, "\(arguments[0])")
                 let lock = try lstatInfo(path + ".lock")
                 #expect(lock.st_mode & S_IFMT == S_IFREG)
                 #expect(lock.st_mode & 0o7777 == 0o600)
@@ -425,18 +447,19 @@ struct StorageTests {
             }
             let backup = try statInfo(path + ".bak")
             #expect(backup.st_mode & 0o7777 == 0o640)
-            #expect(backup.st_uid == 1234 && backup.st_gid == 1234)
+            #expect(backup.st_uid == owner.uid && backup.st_gid == owner.gid)
             #expect(try CLI.run(["check", path]).status == 0)
         }
     }
 
     @Test(
-        "Every mode bit and the owner survive each writing command", .enabled(if: isRoot, "needs root: chown to another owner, chattr +i, mount"),
+        "Every mode bit and the owner (another one as root) survive each writing command",
         arguments: [0o600, 0o640, 0o444, 0o4640, 0o2750, 0o6750] as [mode_t])
     func everyModeKept(fileMode: mode_t) throws {
+        let owner = Self.fileOwner
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
-            try Fixture.write(to: path, mode: fileMode, owner: (1234, 4321))
+            try Fixture.write(to: path, mode: fileMode, owner: owner)
             try #require(try mode(path) == fileMode)
             // verify --upgrade first, while valencia still has the fixture's password.
             let commands = Self.writingCommands.filter { $0.name == "verify --upgrade" }
@@ -446,7 +469,7 @@ struct StorageTests {
                 #expect(result.status == 0, "\(command): \(result)")
                 let info = try statInfo(path)
                 #expect(info.st_mode & 0o7777 == fileMode, "\(command) changed the mode to \(String(info.st_mode & 0o7777, radix: 8))")
-                #expect(info.st_uid == 1234 && info.st_gid == 4321, "\(command) changed the owner")
+                #expect(info.st_uid == owner.uid && info.st_gid == owner.gid, "\(command) changed the owner")
             }
             if fileExists(path + ".bak") {
                 #expect(try mode(path + ".bak") == fileMode)
@@ -471,7 +494,12 @@ struct StorageTests {
                 let child = try CLI.start(command.arguments(path), stdin: command.stdin)
                 let result = try child.wait(timeout: 20)
                 #expect(result.status == 5, "\(command): \(result)")
-                #expect(result.message.hasPrefix("credfile: cannot read \(path): not a regular file") || result.message.hasPrefix("credfile: cannot open \(path)"), "\(command): \(result)")
+                // (A user other than root cannot create /dev/null.lock: that also ends it at once.)
+                #expect(
+                    result.message.hasPrefix("credfile: cannot read \(path): not a regular file")
+                        || result.message.hasPrefix("credfile: cannot open \(path)")
+                        || (!isRoot && result.message.hasPrefix("credfile: cannot open lock file \(path).lock")),
+                    "\(command): \(result)")
             }
             if kind == "fifo" {
                 #expect(try lstatInfo(path).st_mode & S_IFMT == S_IFIFO)

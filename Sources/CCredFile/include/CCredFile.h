@@ -16,4 +16,24 @@ const void *credfile_memmem(const void *haystack, size_t haystackCount,
 /// ending in XXXXXX, rewritten in place; returns the descriptor or -1 with errno set.
 int credfile_mkostemp_cloexec(char *template_);
 
+// ---- Peer hash families (digests.c; owned by the peer-schemes work, issue #12) ----
+// OpenSSL digests and scrypt for `{SHA}`, `{SSHA*}`, `$apr1$`, Django and Werkzeug.
+
+#include <stdint.h>
+
+#define CREDFILE_DIGEST_MD5 1
+#define CREDFILE_DIGEST_SHA1 2
+#define CREDFILE_DIGEST_SHA256 3
+#define CREDFILE_DIGEST_SHA512 4
+
+/// The digest (one of CREDFILE_DIGEST_*) of `count` bytes into `out`, which holds
+/// `outCount` bytes. Returns the digest's length, or 0 on failure. (`EVP_Digest`.)
+int credfile_digest(int algorithm, const void *data, size_t count, void *out, size_t outCount);
+
+/// scrypt (RFC 7914) through OpenSSL's `EVP_KDF` "SCRYPT", refusing to use more than
+/// `maxMemory` bytes. Returns 1 on success, 0 on failure.
+int credfile_scrypt(const void *password, size_t passwordCount, const void *salt, size_t saltCount,
+                    uint64_t n, uint32_t r, uint32_t p, uint64_t maxMemory,
+                    void *out, size_t outCount);
+
 #endif

@@ -27,10 +27,12 @@ public struct HashPolicy: Equatable, Sendable {
 
     /// The PRF for new hashes.
     public var algorithm: HashAlgorithm
-    /// Rounds for new hashes, and the work every `verify` costs at least.
-    public var rounds: Int
-    /// Below this a hash is weak: it verifies, and `check` warns.
-    public var minimumRounds: Int
+    /// Rounds for new hashes, and the work every `verify` costs at least; always in
+    /// ``roundsRange`` (change it with ``setRounds(_:)``).
+    public private(set) var rounds: Int
+    /// Below this a hash is weak: it verifies, and `check` warns; always in
+    /// ``roundsRange`` (change it with ``setMinimumRounds(_:)``).
+    public private(set) var minimumRounds: Int
 
     /// Creates a policy.
     /// - Throws: ``CredFileError/Code/usage`` when `rounds` is outside ``roundsRange``.
@@ -38,12 +40,34 @@ public struct HashPolicy: Equatable, Sendable {
         algorithm: HashAlgorithm = .sha256, rounds: Int = HashPolicy.defaultRounds,
         minimumRounds: Int = HashPolicy.defaultMinimumRounds
     ) throws {
-        guard Self.roundsRange.contains(rounds) else {
-            throw CredFileError.usage("iterations must be between 1 and 50000000")
-        }
+        try Self.check(rounds: rounds, minimumRounds: minimumRounds)
         self.algorithm = algorithm
         self.rounds = rounds
         self.minimumRounds = minimumRounds
+    }
+
+    /// Sets the rounds for new hashes.
+    /// - Throws: ``CredFileError/Code/usage`` when `rounds` is outside ``roundsRange``; the policy is unchanged then.
+    public mutating func setRounds(_ rounds: Int) throws {
+        try Self.check(rounds: rounds, minimumRounds: minimumRounds)
+        self.rounds = rounds
+    }
+
+    /// Sets the weak-hash bar.
+    /// - Throws: ``CredFileError/Code/usage`` when `minimumRounds` is outside ``roundsRange``; the policy is unchanged then.
+    public mutating func setMinimumRounds(_ minimumRounds: Int) throws {
+        try Self.check(rounds: rounds, minimumRounds: minimumRounds)
+        self.minimumRounds = minimumRounds
+    }
+
+    /// The one range check of a policy: both counts within ``roundsRange``.
+    private static func check(rounds: Int, minimumRounds: Int) throws {
+        guard roundsRange.contains(rounds) else {
+            throw CredFileError.usage("iterations must be between 1 and 50000000")
+        }
+        guard roundsRange.contains(minimumRounds) else {
+            throw CredFileError.usage("the minimum rounds must be between 1 and 50000000")
+        }
     }
 
     /// SHA-256, 1,200,000 rounds, minimum 600,000.

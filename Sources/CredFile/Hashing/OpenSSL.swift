@@ -1,5 +1,5 @@
 // The only file besides FastPBKDF2_OpenSSL.swift that imports the C boundary
-// (COpenSSL: libcrypto; CCredFile: glibc's memmem, which the Glibc module does not export).
+// (COpenSSL: libcrypto; CCredFile: the C boundary of credfile's own code).
 // Every call checks its return code; no C type leaves this file.
 internal import COpenSSL
 internal import CCredFile
@@ -56,15 +56,4 @@ enum OpenSSL {
 
     /// The version of the libcrypto credfile runs with.
     static var version: String { String(cString: credfile_openssl_version()) }
-}
-
-/// glibc functions that Swift's Glibc module does not export, reached through the shim.
-enum CLibrary {
-    /// The offset of the first `needle` in `haystack`. The corresponding C function is `memmem`.
-    static func firstRange(of needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer) -> Int? {
-        guard needle.count <= haystack.count, let base = haystack.baseAddress,
-            let hit = credfile_memmem(base, haystack.count, needle.baseAddress, needle.count)
-        else { return nil }
-        return base.distance(to: hit)
-    }
 }

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// One line of a credential file: its bytes, its ending, and what it is.
 public struct CredentialLine: Sendable {
     /// The 1-based line number.
@@ -18,13 +14,7 @@ public struct CredentialLine: Sendable {
 
 /// A parsed credential file: the exact bytes read, split into lines (SPEC §2).
 ///
-/// The grammar:
-///
-///     file    = [BOM] *(line LF) [line]        ; CR before LF belongs to the ending
-///     line    = blank / comment / entry
-///     blank   = *(SP / TAB)
-///     comment = "#" *byte
-///     entry   = username "," secret            ; split at the first comma
+/// The grammar, and every byte rule, is ``FileSyntax``'s.
 ///
 /// Lines are views into one byte buffer and are classified only when asked, so a
 /// file of a million lines costs one buffer and one array of line offsets.
@@ -32,7 +22,7 @@ public struct CredentialLine: Sendable {
 /// with only the changed lines changed.
 public struct CredentialFile: Sendable {
     /// The UTF-8 byte order mark.
-    public static let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+    public static let bom: [UInt8] = FileSyntax.bom
 
     /// The file's bytes, exactly as read.
     public let bytes: [UInt8]
@@ -44,14 +34,13 @@ public struct CredentialFile: Sendable {
     /// Splits `bytes` into lines.
     public init(bytes: [UInt8]) {
         self.bytes = bytes
-        let hasBOM = bytes.starts(with: Self.bom)
-        self.hasBOM = hasBOM
+        self.hasBOM = bytes.starts(with: FileSyntax.bom)
         var starts: [Int] = []
         bytes.withUnsafeBytes { buffer in
-            var start = hasBOM ? 3 : 0
+            var start = FileSyntax.firstLineStart(buffer)
             while start < buffer.count {
                 starts.append(start)
-                guard let lf = Self.index(of: 0x0A, in: buffer, from: start, to: buffer.count) else { break }
+                guard let lf = FileSyntax.index(of: FileSyntax.lf, in: buffer, from: start, to: buffer.count) else { break }
                 start = lf + 1
             }
         }
@@ -86,35 +75,67 @@ public struct CredentialFile: Sendable {
         return low + 1
     }
 
+    /// The content range and ending of the line at 0-based `index`.
     func span(of index: Int) -> (Range<Int>, LineEnding) {
         let start = lineStarts[index]
         let next = index + 1 < lineStarts.count ? lineStarts[index + 1] : bytes.count
-        guard next > start, bytes[next - 1] == 0x0A else { return (start..<next, .none) }
-        if next - 1 > start, bytes[next - 2] == 0x0D { return (start..<(next - 2), .crlf) }
-        return (start..<(next - 1), .lf)
+        return bytes.withUnsafeBytes { FileSyntax.split($0, lineFrom: start, to: next) }
     }
 
     /// The first entry line of `username` (NFC-compared), malformed or not: it alone
     /// counts for that name. Nil when no entry has that name.
     public func firstEntry(named username: String) -> CredentialLine? {
-        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: Unicode.nfcBytes(of: username), in: $0) }
+        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: FileSyntax.nameKey(of: username), in: $0) }
         return hit.map { line(number(ofLineStartingAt: $0.content.lowerBound)) }
     }
 
     /// Every entry line of `username` (NFC-compared).
     public func entries(named username: String) -> [CredentialLine] {
-        let hits = bytes.withUnsafeBytes { LineScanner.entries(named: Unicode.nfcBytes(of: username), in: $0) }
+        let hits = bytes.withUnsafeBytes { LineScanner.entries(named: FileSyntax.nameKey(of: username), in: $0) }
         return hits.map { line(number(ofLineStartingAt: $0.content.lowerBound)) }
+    }
+
+    /// Every name's first entry line, by the name's comparison key (NFC bytes): one pass
+    /// over the file for callers that look up many names (`import`), where
+    /// ``firstEntry(named:)`` per name would read the file once per name.
+    func firstEntryIndex() -> [[UInt8]: Int] {
+        var index: [[UInt8]: Int] = [:]
+        for number in stride(from: 1, through: lineCount, by: 1) {
+            let content = bytes[span(of: number - 1).0]
+            guard !FileSyntax.isComment(content), let field = FileSyntax.nameField(of: content), !field.isEmpty else {
+                continue
+            }
+            let key = FileSyntax.nameKey(field)
+            if index[key] == nil { index[key] = number }
+        }
+        return index
     }
 
     /// The entries that decide a login: the first line of each name, in file order.
     /// Later lines of the same name are shadowed and never authenticate.
     public func effectiveEntries() -> [CredentialLine] {
-        var seen = Set<[UInt8]>()
-        return lines.filter { line in
-            guard let entry = line.entry, entry.hasName else { return false }
-            return seen.insert(entry.key).inserted
+        // By the name field alone (``FileSyntax``): no secret is classified here, so a
+        // caller that classifies the lines it keeps does it once per line.
+        let seen = FirstLineTable(capacity: lineCount)
+        var kept: [CredentialLine] = []
+        bytes.withUnsafeBytes { file in
+            for number in stride(from: 1, through: lineCount, by: 1) {
+                let content = bytes[span(of: number - 1).0]
+                guard !FileSyntax.isComment(content), let field = FileSyntax.nameField(of: content), !field.isEmpty
+                else { continue }
+                let name = UnsafeRawBufferPointer(rebasing: file[field.startIndex..<field.endIndex])
+                let first: Int?
+                if FileSyntax.isASCII(name) {  // ASCII is its own key: no copy
+                    first = seen.insert(name, fileOffset: field.startIndex, line: number, file: file)
+                } else {
+                    first = FileSyntax.nameKey(field).withUnsafeBytes {
+                        seen.insert($0, fileOffset: nil, line: number, file: file)
+                    }
+                }
+                if first == nil { kept.append(line(number)) }
+            }
         }
+        return kept
     }
 
     /// The bytes, identical to the ones read.
@@ -152,14 +173,6 @@ public struct CredentialFile: Sendable {
         if !hasBOM, out.starts(with: Self.bom) { out.insert(contentsOf: Self.bom, at: 0) }
         return out
     }
-
-    /// The first `needle` in `buffer[from..<to]`, found with `memchr`.
-    static func index(of needle: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
-        guard from < to, let base = buffer.baseAddress,
-            let hit = memchr(base + from, Int32(needle), to - from)
-        else { return nil }
-        return base.distance(to: UnsafeRawPointer(hit))
-    }
 }
 
 extension CredentialFile {
@@ -179,9 +192,15 @@ extension CredentialFile {
         public var isEmpty: Bool { edited.isEmpty && appended.isEmpty }
 
         /// Replaces the secret of the entry on `line`, keeping its username bytes and ending.
-        public mutating func replaceSecret(of line: CredentialLine, with secret: String) {
-            guard let entry = line.entry else { return }
-            edited[line.number] = .replace(Array(entry.username) + [UInt8(ascii: ",")] + Array(secret.utf8))
+        /// - Throws: ``CredFileError/Code/usage`` when `line` holds no entry with a name,
+        ///   or when the new line would not be a well-formed entry (an empty secret, a
+        ///   line break or other control byte, invalid UTF-8, too long): a change never
+        ///   writes a second line or a malformed one.
+        public mutating func replaceSecret(of line: CredentialLine, with secret: String) throws {
+            guard let entry = line.entry, entry.hasName else {
+                throw CredFileError(.usage, "line \(line.number) holds no entry to change")
+            }
+            edited[line.number] = .replace(try Self.entryLine(entry.username, secret))
         }
 
         /// Removes `line` with its ending.
@@ -190,8 +209,25 @@ extension CredentialFile {
         }
 
         /// Appends `username,secret` with an LF at the end of the file.
-        public mutating func append(username: String, secret: String) {
-            appended.append(Array(username.utf8) + [UInt8(ascii: ",")] + Array(secret.utf8))
+        /// - Throws: ``CredFileError/Code/usage`` when `username` breaks a rule for new
+        ///   names (``Username/problem(_:)``: a comma, a control character such as a line
+        ///   break or NUL, …) or the secret would not make a well-formed entry.
+        public mutating func append(username: String, secret: String) throws {
+            let name = Array(username.utf8)
+            if let problem = Username.problem(name) { throw CredFileError(refusing: .username(problem)) }
+            appended.append(try Self.entryLine(name[...], secret))
+        }
+
+        /// `name,secret`, checked to read back as exactly that entry.
+        private static func entryLine(_ name: ArraySlice<UInt8>, _ secret: String) throws -> [UInt8] {
+            let secretBytes = Array(secret.utf8)
+            guard !secretBytes.isEmpty else { throw CredFileError(refusing: .secret(.emptySecret)) }
+            let line = Array(name) + [FileSyntax.comma] + secretBytes
+            if let problem = FileSyntax.lineProblem(line[...]) { throw CredFileError(refusing: .secret(problem)) }
+            if case .malformed(let reason) = SecretSyntax.classify(secretBytes[...]) {
+                throw CredFileError(refusing: .secret(.malformedHash(reason)))
+            }
+            return line
         }
     }
 }

@@ -2,6 +2,9 @@
 import Glibc
 #endif
 internal import CCredFile  // mkostemp, which the Glibc module does not export
+#if DEBUG
+import Synchronization  // the fault hook's call counter
+#endif
 
 /// A failed system call: its name and errno.
 struct SyscallError: Error {
@@ -17,16 +20,78 @@ struct SyscallError: Error {
 /// Each system call credfile makes, wrapped once: `EINTR` is retried and a failure
 /// becomes a ``SyscallError``. Every descriptor is opened `O_CLOEXEC`.
 ///
-/// In debug builds, `CREDFILE_TEST_FAULT=<name>` makes the named call fail with
-/// `EIO`, so tests can check that a failing `fsync` or `rename` loses nothing.
+/// In debug builds a test can make one call fail on purpose (swift-system's
+/// `ForceErrno.counted` idea) through the environment:
+///
+///     CREDFILE_TEST_FAULT=NAME[:ERRNO[:N]]
+///
+/// `NAME` is a wrapper's name (`open`, `read`, `write`, `fsync`, `fsync-directory` (the
+/// `fsync` of the directory after `rename`), `rename`, `mkstemp`, `fchmod`, `fchown`,
+/// `flock`, `lstat`, `readlink`, …); `ERRNO` a name such as `EIO`, `ENOSPC`, `EACCES` or a
+/// number (default `EIO`); `N` makes only the N-th call of that name in the process fail
+/// (default: every call). `fsync:EIO:2` fails the second `fsync` with `EIO`.
 enum Syscall {
+    #if DEBUG
+    /// The fault the environment asks for, parsed once.
+    struct Fault: Sendable {
+        let name: String
+        let errno: Int32
+        /// Only this call of `name` fails (1-based); nil: every call.
+        let call: Int?
+
+        static let fromEnvironment: Fault? = getenv("CREDFILE_TEST_FAULT").flatMap { parse(String(cString: $0)) }
+
+        /// Parses `NAME[:ERRNO[:N]]`; nil when it is malformed (then no fault is injected).
+        static func parse(_ text: String) -> Fault? {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard (1...3).contains(parts.count), !parts[0].isEmpty else { return nil }
+            var code = EIO
+            if parts.count >= 2 {
+                guard let parsed = Int32(parts[1]) ?? errnoNames[parts[1]] else { return nil }
+                code = parsed
+            }
+            var call: Int?
+            if parts.count == 3 {
+                guard let n = Int(parts[2]), n >= 1 else { return nil }
+                call = n
+            }
+            return Fault(name: parts[0], errno: code, call: call)
+        }
+
+        static let errnoNames: [String: Int32] = [
+            "EIO": EIO, "ENOSPC": ENOSPC, "EDQUOT": EDQUOT, "EACCES": EACCES, "EPERM": EPERM, "EROFS": EROFS,
+            "ENOENT": ENOENT, "EEXIST": EEXIST, "ENAMETOOLONG": ENAMETOOLONG, "ELOOP": ELOOP, "EINTR": EINTR,
+            "EAGAIN": EAGAIN, "EWOULDBLOCK": EWOULDBLOCK, "EBADF": EBADF, "EINVAL": EINVAL, "ENOMEM": ENOMEM,
+            "EMFILE": EMFILE, "EXDEV": EXDEV, "EBUSY": EBUSY, "ENOLCK": ENOLCK,
+        ]
+
+        /// How many calls of the fault's wrapper were made so far (no other name is counted).
+        private static let calls = Mutex(0)
+
+        /// Whether this call of `name` is the one to fail.
+        func strikes(_ called: String) -> Bool {
+            guard called == name else { return false }
+            guard let call else { return true }
+            return Self.calls.withLock { count in
+                count += 1
+                return count == call
+            }
+        }
+    }
+
+    /// Throws the injected fault when this call of `name` is the chosen one.
+    static func injectFault(_ name: String) throws(SyscallError) {
+        if let fault = Fault.fromEnvironment, fault.strikes(name) {
+            throw SyscallError(name: name, errno: fault.errno)
+        }
+    }
+    #else
+    @inline(__always) static func injectFault(_ name: String) throws(SyscallError) {}
+    #endif
+
     @discardableResult
     private static func retrying<R: BinaryInteger>(_ name: String, _ body: () -> R) throws(SyscallError) -> R {
-        #if DEBUG
-        if let fault = getenv("CREDFILE_TEST_FAULT"), String(cString: fault) == name {
-            throw SyscallError(name: name, errno: EIO)
-        }
-        #endif
+        try injectFault(name)
         while true {
             let result = body()
             if result != -1 { return result }
@@ -54,6 +119,13 @@ enum Syscall {
         return info
     }
 
+    /// The status of the file `path` names, links followed. The corresponding C function is `stat`.
+    static func status(of path: String) throws(SyscallError) -> stat {
+        var info = stat()
+        _ = try retrying("stat") { systemStat(path, &info) }
+        return info
+    }
+
     /// The corresponding C function is `lstat`; nil when the path does not exist.
     static func lstat(_ path: String) throws(SyscallError) -> stat? {
         var info = stat()
@@ -68,6 +140,7 @@ enum Syscall {
     /// Reads the whole file from `fd` (`sizeHint` bytes expected; more or fewer is fine).
     /// The corresponding C function is `read`.
     static func readAll(_ fd: Int32, sizeHint: Int) throws(SyscallError) -> [UInt8] {
+        try injectFault("read")
         var result: [UInt8] = []
         var capacity = max(sizeHint, 0) + 1  // one more byte tells the end apart from a grown file
         while true {
@@ -100,9 +173,10 @@ enum Syscall {
         }
     }
 
-    /// The corresponding C function is `fsync`.
-    static func fsync(_ fd: Int32) throws(SyscallError) {
-        _ = try retrying("fsync") { Glibc.fsync(fd) }
+    /// The corresponding C function is `fsync`. `name` tells a directory's `fsync`
+    /// (`fsync-directory`) apart from a file's, for errors and the fault hook.
+    static func fsync(_ fd: Int32, name: String = "fsync") throws(SyscallError) {
+        _ = try retrying(name) { Glibc.fsync(fd) }
     }
 
     /// Creates a unique file from a template ending in `XXXXXX`, close-on-exec from the
@@ -135,13 +209,29 @@ enum Syscall {
         _ = Glibc.unlink(path)
     }
 
-    /// The canonical absolute path. The corresponding C function is `realpath`.
-    static func realpath(_ path: String) throws(SyscallError) -> String {
-        guard let resolved = Glibc.realpath(path, nil) else {
-            throw SyscallError(name: "realpath", errno: errno)
+    /// The target of a symlink, as stored. The corresponding C function is `readlink`.
+    static func readlink(_ path: String) throws(SyscallError) -> String {
+        try injectFault("readlink")
+        var size = 256
+        while true {
+            var buffer = [CChar](repeating: 0, count: size)
+            let n = Glibc.readlink(path, &buffer, size)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SyscallError(name: "readlink", errno: errno)
+            }
+            if n < size {
+                return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            size *= 2  // the target may have been truncated: try a larger buffer
         }
-        defer { free(resolved) }
-        return String(cString: resolved)
+    }
+
+    /// The working directory. The corresponding C function is `getcwd`.
+    static func currentDirectory() throws(SyscallError) -> String {
+        guard let cwd = getcwd(nil, 0) else { throw SyscallError(name: "getcwd", errno: errno) }
+        defer { free(cwd) }
+        return String(cString: cwd)
     }
 
     /// The names in a directory. The corresponding C functions are `opendir` and `readdir`.
@@ -161,3 +251,6 @@ enum Syscall {
 
 /// Glibc's `flock` function (inside `Syscall`, `Glibc.flock` names the `struct flock`).
 private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
+
+/// Glibc's `stat` function (inside `Syscall`, `stat` names the struct).
+private func systemStat(_ path: String, _ info: inout stat) -> Int32 { stat(path, &info) }

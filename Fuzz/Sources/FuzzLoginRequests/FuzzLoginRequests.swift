@@ -1,0 +1,11 @@
+// libFuzzer entry point. The wire formats of SPEC §7's callers: first byte even → a
+// checkpassword request on fd 3 (Dovecot, qmail); odd → Squid helper request lines.
+// The checks live in _CredFileFuzzChecks so the regression test replays the same ones.
+import _CredFileFuzzChecks
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    FuzzChecks.trapOnFailure { () throws(FuzzFailure) in try FuzzChecks.run("FuzzLoginRequests", input) }
+    return 0
+}

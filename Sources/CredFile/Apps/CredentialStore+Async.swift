@@ -1,0 +1,96 @@
+/// The `async` forms of the front door (SPEC §6): each runs its work — PBKDF2 and file
+/// I/O — on the library's own threads (``HashingThreads``), never on Swift's
+/// cooperative pool, so a server's other tasks keep running while logins hash on every
+/// core. Cancellation is honoured before the work starts (the call then throws
+/// ``CredFileError/Code/cancelled``); once started, the work finishes. The synchronous
+/// forms stay for scripts and command-line tools.
+extension CredentialStore {
+    /// Checks a login off the cooperative pool; see ``authenticate(username:password:)``.
+    ///
+    /// ```swift
+    /// let granted = try await store.authenticate(username: "valencia", password: typed)
+    /// ```
+    public func authenticate(username: String, password: String) async throws -> Bool {
+        try await authenticate(username: username, password: password, upgradeOnSuccess: false)
+    }
+
+    /// Checks a login and upgrades the entry after a good one, off the cooperative pool;
+    /// see ``authenticate(username:password:upgradeOnSuccess:)``.
+    public func authenticate(username: String, password: String, upgradeOnSuccess: Bool) async throws -> Bool {
+        try await verify(username: username, password: Password(password), upgradeOnSuccess: upgradeOnSuccess).granted
+    }
+
+    /// The full answer of a login attempt, off the cooperative pool; see
+    /// ``verify(username:password:upgradeOnSuccess:)``.
+    public func verify(username: String, password: Password, upgradeOnSuccess: Bool) async throws -> Verification {
+        let store = self
+        return try await HashingThreads.shared.run {
+            try store.verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess)
+        }
+    }
+
+    /// Adds a user, hashed, off the cooperative pool; see ``register(username:password:)``.
+    public func register(username: String, password: String) async throws {
+        try await register(username: username, password: Password(password), storage: .hashed)
+    }
+
+    /// Adds a user, hashed or plaintext, off the cooperative pool; see ``register(username:password:storage:)``.
+    public func register(username: String, password: Password, storage: Storage) async throws {
+        let store = self
+        try await HashingThreads.shared.run { try store.register(username: username, password: password, storage: storage) }
+    }
+
+    /// Changes a password off the cooperative pool; see ``changePassword(username:to:)``.
+    public func changePassword(username: String, to newPassword: String) async throws {
+        try await changePassword(username: username, to: Password(newPassword), storage: .hashed)
+    }
+
+    /// Changes a password, hashed or plaintext, off the cooperative pool; see ``changePassword(username:to:storage:)``.
+    public func changePassword(username: String, to newPassword: Password, storage: Storage) async throws {
+        let store = self
+        try await HashingThreads.shared.run {
+            try store.changePassword(username: username, to: newPassword, storage: storage)
+        }
+    }
+
+    /// Removes every entry of a user off the cooperative pool; see ``remove(username:)``.
+    @discardableResult
+    public func remove(username: String) async throws -> Int {
+        let store = self
+        return try await HashingThreads.shared.run { try store.remove(username: username) }
+    }
+
+    /// Adds or updates many users in one rewrite, off the cooperative pool; see
+    /// ``importUsers(_:storage:jobs:)``.
+    @discardableResult
+    public func importUsers(
+        _ users: [(username: String, password: Password)], storage: Storage = .hashed,
+        jobs: Int = ParallelHasher.defaultJobs
+    ) async throws -> (added: Int, updated: Int) {
+        let store = self
+        let list = users.map { ImportedUser(username: $0.username, password: $0.password) }
+        return try await HashingThreads.shared.run {
+            try store.importUsers(list.map { ($0.username, $0.password) }, storage: storage, jobs: jobs)
+        }
+    }
+
+    /// Hashes every plaintext entry off the cooperative pool; see
+    /// ``upgrade(policy:jobs:dryRun:progress:)``. The hashing itself runs on `jobs`
+    /// threads of its own, as the synchronous form does.
+    public func upgrade(
+        policy: HashPolicy? = nil, jobs: Int = ParallelHasher.defaultJobs, dryRun: Bool = false,
+        progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) async throws -> UpgradeSummary {
+        let store = self
+        return try await HashingThreads.shared.run {
+            try store.upgrade(policy: policy, jobs: jobs, dryRun: dryRun, progress: progress)
+        }
+    }
+}
+
+/// One user of an import, as a Sendable value (tuples of a `String` and a `Password` are
+/// not `Sendable` as a closure capture).
+private struct ImportedUser: Sendable {
+    let username: String
+    let password: Password
+}

@@ -1,0 +1,192 @@
+/// Export of a credential file to LDIF (RFC 2849) for OpenLDAP (SPEC §5 `export`): one
+/// `inetOrgPerson` entry per user, whose `userPassword` the directory verifies itself.
+///
+///     dn: uid=alice,ou=people,dc=example,dc=org
+///     objectClass: inetOrgPerson
+///     uid: alice
+///     cn: alice
+///     sn: alice
+///     userPassword: {PBKDF2-SHA256}1200000$<salt>$<checksum>
+///
+/// `{PBKDF2-SHA256}` / `{PBKDF2-SHA512}` is passlib's string with its `$pbkdf2-sha256$`
+/// prefix swapped (passlib's `ldap_pbkdf2_sha256`), which slapd's `pw-pbkdf2` module
+/// verifies only when the salt is exactly 16 bytes (credfile's own salts are). An entry
+/// no directory can verify (plaintext, malformed, an unsupported hash, a salt of another
+/// size) is a ``Refusal`` with its line. Shadowed duplicates (SPEC §2) are not users and
+/// are left out. The DN's `uid` value is escaped per RFC 4514; every value that is not an
+/// LDIF SAFE-STRING is written base64 (`attr:: …`).
+public struct LDIFExport: Sendable {
+    /// The base DN used when none is given: `ou=people,dc=example,dc=org` (the layout of
+    /// OpenLDAP's and Debian's examples; the `ou=people` entry itself is not exported).
+    public static let defaultBaseDN = "ou=people,dc=example,dc=org"
+
+    /// The DN under which every user's entry is placed (`uid=<name>,<baseDN>`).
+    public let baseDN: String
+
+    /// An exporter for `baseDN`.
+    /// - Throws: ``CredFileError/Code/usage`` when the DN is empty, holds a control
+    ///   character, or has no `attribute=value` part.
+    public init(baseDN: String = LDIFExport.defaultBaseDN) throws(CredFileError) {
+        guard !baseDN.isEmpty, baseDN.contains("="),
+            !baseDN.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
+            throw CredFileError(.usage, "--base-dn must be a DN such as \(Self.defaultBaseDN)")
+        }
+        self.baseDN = baseDN
+    }
+
+    /// One exported user.
+    public struct Record: Sendable {
+        /// The line of the user's entry (1-based).
+        public let line: Int
+        /// The username.
+        public let username: String
+        /// The entry's DN, `uid=<escaped name>,<base>`.
+        public let dn: String
+        /// The `userPassword` value (`{PBKDF2-SHA256}…`): a hash, never a password.
+        public let userPassword: String
+        /// The LDIF text of the entry, ending with an empty line.
+        public let ldif: String
+    }
+
+    /// An entry that cannot be exported, and why (the reason never quotes the secret).
+    public struct Refusal: Sendable {
+        /// The line of the entry (1-based).
+        public let line: Int
+        /// The username, when the entry has one that is valid UTF-8.
+        public let username: String?
+        /// Why no directory could verify it.
+        public let reason: String
+    }
+
+    /// The records of every exportable user and the refusals, both in file order.
+    public func export(_ file: CredentialFile) -> (records: [Record], refusals: [Refusal]) {
+        var records: [Record] = []
+        var refusals: [Refusal] = []
+        var seen = Set<[UInt8]>()
+        for line in file.lines {
+            guard let entry = line.entry else { continue }
+            if entry.hasName, !seen.insert(entry.usernameKey).inserted { continue }  // shadowed duplicate
+            guard entry.hasName, let name = entry.name else {
+                refusals.append(Refusal(line: line.number, username: nil, reason: Self.reason(entry.secret)))
+                continue
+            }
+            switch Self.userPassword(for: entry) {
+            case .failure(let refusal):
+                refusals.append(Refusal(line: line.number, username: name, reason: refusal.reason))
+            case .success(let userPassword):
+                let dn = "uid=" + Self.escapedRDNValue(name) + "," + baseDN
+                var ldif = Self.attribute("dn", dn)
+                ldif += Self.attribute("objectClass", "inetOrgPerson")
+                ldif += Self.attribute("uid", name)
+                ldif += Self.attribute("cn", name)
+                ldif += Self.attribute("sn", name)
+                ldif += Self.attribute("userPassword", userPassword)
+                records.append(Record(line: line.number, username: name, dn: dn, userPassword: userPassword, ldif: ldif + "\n"))
+            }
+        }
+        return (records, refusals)
+    }
+
+    // MARK: userPassword
+
+    /// Why a secret cannot go to a directory.
+    struct Unexportable: Error {
+        let reason: String
+    }
+
+    /// The `userPassword` value of an entry. This is the extension point for hash
+    /// families: a stored hash that a directory can verify conforms to
+    /// ``LDAPUserPasswordConvertible`` (passlib PBKDF2 today; crypt(3) hashes map to
+    /// `{CRYPT}<hash>`, argon2 to `{ARGON2}<PHC string>`, LDAP's own `{PBKDF2-*}` pass through).
+    static func userPassword(for entry: Entry) -> Result<String, Unexportable> {
+        switch entry.secret {
+        case .pbkdf2(let hash): hash.ldapUserPassword(secret: entry.secretBytes)
+        default: .failure(Unexportable(reason: reason(entry.secret)))
+        }
+    }
+
+    /// The reason an entry of this kind is refused.
+    static func reason(_ secret: StoredSecret) -> String {
+        switch secret {
+        case .plaintext: "plaintext password: hash it first (credfile upgrade)"
+        case .malformed(let reason): "malformed entry (\(reason))"
+        case .unsupportedHash(let scheme): "hash scheme \(scheme) cannot be exported"
+        case .pbkdf2: "not exportable"
+        }
+    }
+
+    // MARK: RFC 4514 and RFC 2849
+
+    /// An attribute value for a DN, escaped per RFC 4514 §2.4: `"+,;<>\` escaped with a
+    /// backslash, a leading `#` or space and a trailing space escaped, NUL as `\00`.
+    static func escapedRDNValue(_ value: String) -> String {
+        let scalars = Array(value.unicodeScalars)
+        var out = ""
+        for (index, scalar) in scalars.enumerated() {
+            switch scalar {
+            case "\"", "+", ",", ";", "<", ">", "\\": out += "\\" + String(scalar)
+            case "\0": out += "\\00"
+            case "#" where index == 0: out += "\\#"
+            case " " where index == 0 || index == scalars.count - 1: out += "\\ "
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// `name: value` when the value is an RFC 2849 SAFE-STRING that does not end with a
+    /// space, else `name:: <base64>`; with its LF.
+    static func attribute(_ name: String, _ value: String) -> String {
+        isSafeString(Array(value.utf8)) ? "\(name): \(value)\n" : "\(name):: \(base64(Array(value.utf8)))\n"
+    }
+
+    /// RFC 2849: SAFE-INIT-CHAR (not NUL, LF, CR, space, `:`, `<`, nor above 0x7F) then
+    /// SAFE-CHARs (not NUL, LF, CR, nor above 0x7F); and no trailing space (note 8).
+    static func isSafeString(_ bytes: [UInt8]) -> Bool {
+        guard let first = bytes.first else { return true }
+        if first == 0x20 || first == UInt8(ascii: ":") || first == UInt8(ascii: "<") { return false }
+        if bytes.last == 0x20 { return false }
+        return bytes.allSatisfy { $0 != 0 && $0 != 0x0A && $0 != 0x0D && $0 < 0x80 }
+    }
+
+    /// Standard base64 with padding (RFC 4648 §4).
+    static func base64(_ bytes: [UInt8]) -> String {
+        let adapted = AdaptedBase64.encode(bytes).replacingDots()
+        return adapted + String(repeating: "=", count: (4 - adapted.count % 4) % 4)
+    }
+}
+
+/// A stored hash that a directory server verifies, and its `userPassword` form. The
+/// extension point of ``LDIFExport`` for new hash families.
+protocol LDAPUserPasswordConvertible {
+    /// The `userPassword` value, given the secret's bytes as stored in the file; or why
+    /// no directory can verify this hash.
+    func ldapUserPassword(secret: ArraySlice<UInt8>) -> Result<String, LDIFExport.Unexportable>
+}
+
+extension PasswordHash: LDAPUserPasswordConvertible {
+    /// OpenLDAP's `pw-pbkdf2` salt size (`PBKDF2_SALT_SIZE`): other sizes are refused by slapd.
+    static let ldapSaltCount = 16
+
+    /// `{PBKDF2-SHA256}<rounds>$<salt>$<checksum>` (or `-SHA512`): passlib's string with
+    /// the prefix swapped; refused unless the salt is 16 bytes.
+    func ldapUserPassword(secret: ArraySlice<UInt8>) -> Result<String, LDIFExport.Unexportable> {
+        guard salt.count == Self.ldapSaltCount else {
+            return .failure(
+                LDIFExport.Unexportable(
+                    reason: "\(algorithm.identifier) salt is \(salt.count) bytes; OpenLDAP's pw-pbkdf2 needs exactly "
+                        + "\(Self.ldapSaltCount) (set a new password with credfile passwd)"))
+        }
+        let passlib = string
+        let prefix = "$\(algorithm.identifier)$"
+        return .success("{PBKDF2-\(algorithm.rawValue.uppercased())}" + passlib.dropFirst(prefix.count))
+    }
+}
+
+extension String {
+    /// Adapted base64 back to the standard alphabet (`.` → `+`).
+    fileprivate func replacingDots() -> String {
+        String(String.UnicodeScalarView(unicodeScalars.map { $0 == "." ? "+" : $0 }))
+    }
+}

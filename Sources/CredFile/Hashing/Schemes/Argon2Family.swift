@@ -1,0 +1,105 @@
+/// Argon2 in the PHC string format (`$argon2id$v=19$m=65536,t=3,p=4$salt$hash`, as the
+/// `argon2` CLI, argon2-cffi, passlib and libsodium write it), verified by libargon2;
+/// also inside Django's `argon2$…` and Dovecot's `{ARGON2ID}`/`{ARGON2I}`.
+struct Argon2Hash: KnownHash {
+    let variant: Argon2Library.Variant
+    /// 0x13 for `v=19`, 0x10 when the string has no `v=` (Argon2 1.0).
+    let version: UInt32
+    let memoryKiB: Int
+    let iterations: Int
+    let lanes: Int
+    let salt: [UInt8]
+    let tag: [UInt8]
+    /// `django ` for Django's strings, empty otherwise: part of the scheme's name.
+    let origin: String
+
+    var scheme: String { origin + variant.rawValue }
+    var cost: Int? { nil }
+    var isWeak: Bool { false }
+    var estimatedWork: Double { PeerWork.argon2PerKiBPass * Double(memoryKiB) * Double(iterations) }
+
+    func verify(_ password: SecretBytes) throws -> Bool {
+        let computed = try Argon2Library.hash(
+            variant, version: version, password: password, salt: salt, memoryKiB: UInt32(memoryKiB),
+            iterations: UInt32(iterations), lanes: UInt32(lanes), count: tag.count)
+        return computed.withUnsafeBytes { c in tag.withUnsafeBytes { OpenSSL.constantTimeEqual(c, $0) } }
+    }
+}
+
+/// The parsers of the argon2 family.
+enum Argon2Family {
+    /// A bare PHC string `$argon2id$`, `$argon2i$` or `$argon2d$`.
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        guard secret.starts(with: "$argon2".utf8) else { return .notThisFamily }
+        return parsePHC(secret, origin: "")
+    }
+
+    /// Django's `argon2` + PHC string without... (Django writes `argon2$argon2id$v=19$…`:
+    /// its algorithm name, then the PHC string with its leading `$`).
+    static func parseDjango(_ secret: ArraySlice<UInt8>) -> HashParse {
+        guard secret.starts(with: "argon2$".utf8) else { return .notThisFamily }
+        let phc = secret.dropFirst("argon2".utf8.count)
+        guard phc.starts(with: "$argon2id$".utf8) || phc.starts(with: "$argon2i$".utf8)
+            || phc.starts(with: "$argon2d$".utf8)
+        else { return .malformed(reason: "django argon2 hash does not hold a PHC argon2 string") }
+        return parsePHC(phc, origin: "django ")
+    }
+
+    /// Dovecot's `{ARGON2ID}` and `{ARGON2I}` followed by a PHC string of that variant.
+    static func parseDovecot(_ secret: ArraySlice<UInt8>) -> HashParse {
+        guard let (name, inner) = PeerText.ldapScheme(secret), name == "ARGON2ID" || name == "ARGON2I" else {
+            return .notThisFamily
+        }
+        let expected = name == "ARGON2ID" ? Argon2Library.Variant.argon2id : .argon2i
+        let parsed = parsePHC(inner, origin: "")
+        if case .hash(let hash) = parsed, (hash as? Argon2Hash)?.variant != expected {
+            return .malformed(reason: "{\(name)} holds another argon2 variant")
+        }
+        return parsed
+    }
+
+    /// `$<variant>$[v=19$]m=M,t=T,p=P$<salt>$<tag>`, salt and tag in unpadded standard
+    /// base64. Limits: memory 8·p KiB (Argon2's floor) to 1 GiB, t 1–10, p 1–255, salt
+    /// 8–1,024 bytes (Argon2's floor and SPEC's cap), tag 4–1,024 bytes. Other parameters
+    /// (`keyid`, `data`) are not verified: malformed.
+    static func parsePHC(_ text: ArraySlice<UInt8>, origin: String) -> HashParse {
+        var fields = PeerText.fields(text)
+        guard fields.count == 5 || fields.count == 6, fields[0].isEmpty else {
+            return .malformed(reason: "argon2 hash does not have the PHC fields")
+        }
+        guard let variant = Argon2Library.Variant(rawValue: String(decoding: fields[1], as: UTF8.self)) else {
+            return .malformed(reason: "argon2 variant is not argon2id, argon2i or argon2d")
+        }
+        var version: UInt32 = 0x10
+        if fields.count == 6 {
+            guard fields[2].starts(with: "v=".utf8), let v = PeerText.decimal(fields[2].dropFirst(2), maximum: 255),
+                v == 16 || v == 19
+            else { return .malformed(reason: "argon2 version is not v=16 or v=19") }
+            version = UInt32(v)
+            fields.remove(at: 2)
+        }
+        let parameters = fields[2].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+        guard parameters.count == 3, parameters[0].starts(with: "m=".utf8), parameters[1].starts(with: "t=".utf8),
+            parameters[2].starts(with: "p=".utf8)
+        else { return .malformed(reason: "argon2 parameters are not m=…,t=…,p=…") }
+        guard let memory = PeerText.decimal(parameters[0].dropFirst(2), maximum: Int(UInt32.max)),
+            let time = PeerText.decimal(parameters[1].dropFirst(2), maximum: Int(UInt32.max)),
+            let lanes = PeerText.decimal(parameters[2].dropFirst(2), maximum: Int(UInt32.max))
+        else { return .malformed(reason: "argon2 parameters are not decimal numbers") }
+        guard memory <= PeerLimits.maximumArgon2MemoryKiB else { return .malformed(reason: "argon2 memory above 1 GiB") }
+        guard time <= PeerLimits.maximumArgon2Time else { return .malformed(reason: "argon2 time above 10") }
+        guard time >= 1, lanes >= 1, lanes <= 255, memory >= 8 * lanes else {
+            return .malformed(reason: "argon2 parameters out of Argon2's range")
+        }
+        guard let salt = PeerText.base64(fields[3], padded: false), salt.count >= 8,
+            salt.count <= PeerLimits.maximumSaltCount
+        else { return .malformed(reason: "argon2 salt is not 8 to 1024 bytes of unpadded base64") }
+        guard let tag = PeerText.base64(fields[4], padded: false), tag.count >= 4, tag.count <= 1024 else {
+            return .malformed(reason: "argon2 hash is not 4 to 1024 bytes of unpadded base64")
+        }
+        return .hash(
+            Argon2Hash(
+                variant: variant, version: version, memoryKiB: memory, iterations: time, lanes: lanes, salt: salt,
+                tag: tag, origin: origin))
+    }
+}

@@ -1,0 +1,69 @@
+/// The peer hash families verified through libxcrypt, libargon2 and OpenSSL's scrypt and
+/// digests (SPEC §3.2), as the registry (``SecretSyntax``) tries them.
+enum ExternalFamilies {
+    /// Every parser, in the order they must be tried. Each answers `.notThisFamily` for
+    /// any other syntax, so their order among themselves matters only where prefixes
+    /// overlap: none do here (`$6$`/`$7$` are left to mosquitto's parser by syntax, see
+    /// ``CryptFamily/parse(_:)``; `$apr1$` before the bare crypt parser is not needed,
+    /// since that one does not claim `$apr1$`, but it is kept first for clarity).
+    static let parsers: [@Sendable (ArraySlice<UInt8>) -> HashParse] = [
+        DigestFamilies.parseApr1,  // $apr1$
+        Argon2Family.parse,  // $argon2id$, $argon2i$, $argon2d$
+        CryptFamily.parse,  // $2a$ $2b$ $2y$ $5$ $6$ $y$ $7$ $1$
+        CryptFamily.parseLDAPCrypt,  // {CRYPT}
+        CryptFamily.parseDovecotCrypt,  // {SHA512-CRYPT} {SHA256-CRYPT} {MD5-CRYPT} {BLF-CRYPT}
+        Argon2Family.parseDovecot,  // {ARGON2ID} {ARGON2I}
+        DigestFamilies.parseLDAPDigest,  // {SHA} {SSHA} {SSHA256} {SSHA512}
+        Argon2Family.parseDjango,  // argon2$argon2id$…
+        DjangoFamilies.parseBcrypt,  // bcrypt$… bcrypt_sha256$…
+        DjangoFamilies.parseDjangoScrypt,  // scrypt$…
+        DigestFamilies.parseDjangoDigest,  // md5$… sha1$…
+        DjangoFamilies.parseWerkzeugScrypt,  // scrypt:N:r:p$…
+    ]
+
+    /// The first answer other than `.notThisFamily`, or `.notThisFamily`.
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        for parser in parsers {
+            let answer = parser(secret)
+            if case .notThisFamily = answer { continue }
+            return answer
+        }
+        return .notThisFamily
+    }
+}
+
+/// The work of one verification of each peer scheme in PBKDF2-HMAC-SHA256 rounds, for
+/// ``KnownHash/estimatedWork`` (`check`'s warning about entries costlier than the policy;
+/// the login's timing padding measures instead of trusting these).
+///
+/// Measured by `Benchmarks/peer-work.sh` against one round of credfile's own
+/// PBKDF2-HMAC-SHA256 loop (the policy's; OpenSSL's PKCS5_PBKDF2_HMAC round is 4.4 of
+/// them), each scheme timed back to back with that loop, median of 7 pairs, two runs
+/// averaged: Debian 12, 2 cores with SHA-NI, load average 14 from other builds, so
+/// ±20 %.
+enum PeerWork {
+    /// One EVP_Digest (MD5, SHA-1, SHA-256, SHA-512) of a short input, with its context
+    /// set-up: {SHA}, {SSHA*}, Django md5/sha1 (measured 7.6–8.4).
+    static let oneDigest = 8.0
+    /// bcrypt, per unit of 2^cost (measured 429–473 at cost 6).
+    static let bcryptPerCostUnit = 450.0
+    /// sha256-crypt, per round (measured 4.6–5.4).
+    static let sha256CryptPerRound = 5.0
+    /// sha512-crypt, per round (measured 2.4–3.1).
+    static let sha512CryptPerRound = 2.8
+    /// yescrypt, per N·r (measured 1.6–1.9 at N 1024, r 32).
+    static let yescryptPerNr = 1.8
+    /// libxcrypt's `$7$` scrypt, per N·r·p (measured 2.7–2.9 at N 4096, r 32).
+    static let scryptCryptPerNrp = 2.8
+    /// OpenSSL's EVP_KDF scrypt (Django, Werkzeug), per N·r·p (measured 4.2–4.6 at N 16384, r 8).
+    static let scryptPerNrp = 4.4
+    /// argon2, per KiB of memory and pass (measured 9.9–11.5 at m 16384, t 1, one thread).
+    static let argon2PerKiBPass = 10.7
+    /// md5crypt through libxcrypt (1,000 fixed rounds of MD5; measured 1,111–1,407).
+    static let md5Crypt = 1250.0
+    /// apr1 through credfile's Swift code over EVP_Digest: 1,002 digests (estimated from
+    /// ``oneDigest``, not measured on its own).
+    static let apr1 = 1002 * oneDigest
+    /// DES crypt (25 DES encryptions; measured 12–13).
+    static let desCrypt = 12.0
+}

@@ -1,0 +1,101 @@
+extension CredentialFile {
+    /// Every problem of the file's lines, in line order (SPEC §2, §3): malformed
+    /// entries, unsupported hashes and shadowed duplicates are errors; weak hashes and
+    /// odd usernames are warnings. Plaintext passwords get one warning for the whole
+    /// file, at the first of them, with their count (a legacy file is all plaintext; a
+    /// warning per line would bury the real problems). No finding quotes a secret.
+    /// (The file's permissions are ``CredentialStore/findings()``'s: bytes have none.)
+    public func findings(policy: HashPolicy = .standard) -> [Finding] {
+        findings(policy: policy, fastPath: true)
+    }
+
+    /// `fastPath: false` classifies every line fully; tests check both give the same.
+    func findings(policy: HashPolicy, fastPath: Bool) -> [Finding] {
+        var findings: [Finding] = []
+        let firstLine = FirstLineTable(capacity: lineCount)
+        var plaintext = (count: 0, firstLine: 0)
+        bytes.withUnsafeBytes { file in
+            for number in stride(from: 1, through: lineCount, by: 1) {
+                let content = span(of: number - 1).0
+                func duplicate(of name: UnsafeRawBufferPointer, at offset: Int?) -> Bool {
+                    guard let first = firstLine.insert(name, fileOffset: offset, line: number, file: file) else {
+                        return false
+                    }
+                    findings.append(
+                        Finding(line: number, severity: .error, detail: .duplicate(user: Array(name), firstLine: first)))
+                    return true
+                }
+                func report(_ severity: Finding.Severity, _ detail: Finding.Detail) {
+                    findings.append(Finding(line: number, severity: severity, detail: detail))
+                }
+                /// The findings of a well-formed line's secret (`user` holds a valid name).
+                func judge(_ secret: StoredSecret, user: @autoclosure () -> [UInt8]?) {
+                    switch secret {
+                    case .unsupportedHash(let scheme):
+                        report(.error, .unsupportedHash(user: user(), scheme: scheme))
+                    case .plaintext:
+                        if plaintext.count == 0 { plaintext.firstLine = number }
+                        plaintext.count += 1
+                    case .pbkdf2(let hash):
+                        if policy.isWeak(secret) {
+                            report(
+                                .warning,
+                                .weakHash(
+                                    user: user(), scheme: hash.algorithm.identifier, rounds: hash.rounds,
+                                    minimumRounds: policy.minimumRounds))
+                        }
+                    case .malformed(let reason):
+                        report(.error, .malformedEntry(user: user(), reason: .malformedHash(reason)))
+                    }
+                }
+                // The common line: printable ASCII with a name that breaks no rule, judged
+                // by its secret alone, without building an Entry (the secret classified once).
+                if fastPath, let comma = Self.cleanEntryComma(UnsafeRawBufferPointer(rebasing: file[content])) {
+                    let name = UnsafeRawBufferPointer(rebasing: file[content.lowerBound..<(content.lowerBound + comma)])
+                    if !duplicate(of: name, at: content.lowerBound) {
+                        let secret = SecretSyntax.classify(bytes[(content.lowerBound + comma + 1)..<content.upperBound])
+                        judge(secret, user: Array(name))
+                    }
+                    continue
+                }
+                guard case .entry(let entry) = LineClassifier.classify(bytes[content]) else { continue }
+                let user = entry.hasName ? Array(entry.username) : nil
+                if entry.hasName {
+                    let ascii = entry.username.withUnsafeBytes { FileSyntax.isASCII($0) }
+                    let key = ascii ? Array(entry.username) : entry.usernameKey
+                    let isDuplicate = key.withUnsafeBytes {
+                        duplicate(of: $0, at: ascii ? entry.username.startIndex : nil)
+                    }
+                    if isDuplicate { continue }
+                }
+                if let reason = entry.malformation {
+                    report(.error, .malformedEntry(user: user, reason: reason))
+                    continue
+                }
+                judge(entry.secret, user: user)
+                if let problem = Username.problem(entry.username) {
+                    report(.warning, .username(problem))
+                }
+            }
+        }
+        if plaintext.count > 0 {
+            let finding = Finding(line: plaintext.firstLine, severity: .warning, detail: .plaintext(count: plaintext.count))
+            findings.insert(finding, at: findings.firstIndex { $0.line >= plaintext.firstLine } ?? findings.endIndex)
+        }
+        return findings
+    }
+
+    /// The comma of a line that is surely an entry whose only findings can come from its
+    /// secret — each test asked of ``FileSyntax`` and ``Username``: printable ASCII (so
+    /// no control byte and valid UTF-8) no longer than a line may be, a name that
+    /// ``Username/problem(_:)`` accepts (so not blank, not a comment), a non-empty secret.
+    /// Nil means "classify it fully".
+    static func cleanEntryComma(_ line: UnsafeRawBufferPointer) -> Int? {
+        guard line.count <= FileSyntax.maximumLineLength, FileSyntax.isPrintableASCII(line),
+            let comma = FileSyntax.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
+            comma + 1 < line.count,
+            Username.problem(UnsafeRawBufferPointer(rebasing: line[..<comma])) == nil
+        else { return nil }
+        return comma
+    }
+}

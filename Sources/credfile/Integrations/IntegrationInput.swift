@@ -1,0 +1,119 @@
+import CredFile
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bounded reads from a file descriptor for the login checks of SPEC §7: a password is
+/// never read past its limit, and the buffers that held it are zeroed.
+enum BoundedInput {
+    /// What a bounded read found.
+    enum Outcome {
+        /// Everything up to end of input (at most `limit` bytes).
+        case complete([UInt8])
+        /// More than `limit` bytes were there; what was read has been zeroed.
+        case tooLong
+    }
+
+    /// Reads `fd` to end of input, but never more than `limit + 1` bytes.
+    /// - Throws: ``CredFileError/Code/io`` with the `read` errno.
+    static func readToEnd(_ fd: Int32, limit: Int) throws -> Outcome {
+        var buffer = [UInt8](repeating: 0, count: limit + 1)
+        var count = 0
+        while count < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                let code = errno
+                zero(&buffer)
+                throw CredFileError(.io, "cannot read the password (read: \(String(cString: strerror(code))))")
+            }
+            if n == 0 { break }
+            count += n
+        }
+        guard count <= limit else {
+            zero(&buffer)
+            return .tooLong
+        }
+        let result = Array(buffer[..<count])
+        zero(&buffer)
+        return .complete(result)
+    }
+
+    /// Overwrites `bytes` with zeros in a way the optimizer keeps (`explicit_bzero`).
+    static func zero(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+    }
+}
+
+/// Reads LF-terminated lines from a descriptor in chunks, keeping at most `maximum + 1`
+/// bytes of an overlong line (the rest up to its LF is discarded), so a hostile caller
+/// cannot make the helper's memory grow.
+final class ChunkedLineReader {
+    private let fd: Int32
+    private let maximum: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+
+    init(fd: Int32, maximum: Int) {
+        self.fd = fd
+        self.maximum = maximum
+    }
+
+    /// The next line without its LF (longer than `maximum` when it was overlong), or nil
+    /// at end of input. A last line without LF is returned too.
+    /// - Throws: ``CredFileError/Code/io`` when `read` fails.
+    func next() throws -> [UInt8]? {
+        var line: [UInt8] = []
+        var discarding = false
+        while true {
+            if let lf = buffer[start...].firstIndex(of: 0x0A) {
+                if !discarding { line += buffer[start..<lf] }
+                start = lf + 1
+                return Array(line.prefix(maximum + 1))
+            }
+            if !discarding {
+                line += buffer[start...]
+                if line.count > maximum {
+                    line.removeSubrange((maximum + 1)...)
+                    discarding = true
+                }
+            }
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+            if atEnd { return line.isEmpty && !discarding ? nil : line }
+            var chunk = [UInt8](repeating: 0, count: 16_384)
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                throw CredFileError(.io, "cannot read standard input (read: \(String(cString: strerror(errno))))")
+            }
+            if n == 0 { atEnd = true; continue }
+            buffer = Array(chunk[..<n])
+            BoundedInput.zero(&chunk)
+        }
+    }
+}
+
+/// The login check of the outside callers (pam, checkpassword, the Squid helper).
+enum LoginCheck {
+    /// A name no entry can have (a line holding NUL is malformed), checked instead of a
+    /// login that cannot be in the file, so that it costs the same as any other.
+    static let unmatchableName = "\u{0}"
+
+    /// Verifies raw bytes from a caller. A username that is not UTF-8, or a password
+    /// holding a NUL byte (no stored password can; and HMAC pads its key with zeros, so
+    /// PBKDF2 alone would take `pw\0` for `pw`), is denied after the same work as a
+    /// wrong password.
+    static func verify(
+        _ store: CredentialStore, username: some Collection<UInt8>, password: some Collection<UInt8>, upgrade: Bool
+    ) throws -> CredentialStore.Verification {
+        let name = String(validating: Array(username), as: UTF8.self)
+        let acceptable = name != nil && !password.contains(0)
+        let result = try store.verify(
+            username: acceptable ? name! : unmatchableName,  // `name` is non-nil when acceptable
+            password: Password(utf8: password), upgradeOnSuccess: upgrade && acceptable)
+        return result
+    }
+}

@@ -1,0 +1,79 @@
+import CredFile
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension CommandContext {
+    /// `credfile helper FILE --protocol squid`: a long-running Squid basic-auth helper
+    /// (SPEC §7). Each request line is answered `OK`, `ERR` (unknown user and wrong
+    /// password alike) or `BH message="…"`; with Squid's `concurrency=N` the channel ID is
+    /// repeated and requests are checked on every core, answers written as they finish.
+    /// FILE is kept parsed in memory and read again (without a lock) when a `stat` before
+    /// a request shows it changed (device, inode, size, mtime, ctime), as basic_ncsa_auth
+    /// does: a changed FILE is seen at the next request. Runs until end of input; exit 0.
+    func helper() throws -> ExitStatus {
+        guard let name = invocation.protocolName else {
+            throw CredFileError.usage("helper needs --protocol squid")
+        }
+        guard name == "squid" else { throw CredFileError.usage("helper: --protocol takes squid") }
+        let store = CredentialStore(path: file, policy: try invocation.policy(), caching: true)  // read-only
+        let jobs = invocation.jobs ?? ParallelHasher.defaultJobs
+        let slots = DispatchSemaphore(value: jobs)
+        let running = DispatchGroup()
+        let output = DispatchQueue(label: "credfile.helper.output")
+        let reader = ChunkedLineReader(fd: 0, maximum: SquidHelperProtocol.maximumLineCount)
+        @Sendable func answer(_ line: [UInt8]) {
+            switch SquidHelperProtocol.parse(line) {
+            case .unreadable(let channel, let reason):
+                output.sync { Self.writeAnswer(.bh(message: reason), channel: channel) }
+            case .request(let request):
+                let reply = Self.check(request, in: store)
+                output.sync { Self.writeAnswer(reply, channel: request.channel) }
+            }
+        }
+        while var line = try reader.next() {
+            if case .request(let request) = SquidHelperProtocol.parse(line), request.channel != nil {
+                slots.wait()
+                running.enter()
+                let copy = line
+                DispatchQueue.global().async {
+                    answer(copy)
+                    slots.signal()
+                    running.leave()
+                }
+            } else {
+                running.wait()  // without channel IDs answers go out in order
+                answer(line)
+            }
+            BoundedInput.zero(&line)
+        }
+        running.wait()
+        return .success
+    }
+
+    /// The answer to one request (``LoginCheck`` denies what cannot be in the file at the
+    /// cost of any other login).
+    private static func check(_ request: SquidHelperProtocol.Request, in store: CredentialStore) -> SquidHelperProtocol.Answer {
+        do {
+            let result = try request.password.withUnsafeBytes {
+                try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false)
+            }
+            return result.granted ? .ok : .err
+        } catch {
+            return .bh(message: "cannot read the credential file")
+        }
+    }
+
+    /// Writes one answer line to standard output at once (Squid waits for it).
+    private static func writeAnswer(_ answer: SquidHelperProtocol.Answer, channel: String?) {
+        var bytes = answer.line(channel: channel)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { exit(ExitStatus.io.rawValue) }  // Squid has gone: nobody to answer
+            bytes = bytes.dropFirst(n)
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Testing
+import _CredFileFuzzChecks
+
+@testable import CredFile
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `credfile checkpassword` with fd 3 as qmail and Dovecot set it up, and
+/// `credfile helper --protocol squid` spawned and spoken to exactly as Squid does
+/// (a pipe on each side, URL-escaped fields, channel IDs with `concurrency=N`).
+@Suite struct IntegrationHelperTests {
+    static let alice = ("alice", "Alice-Pass-2026!")
+
+    // MARK: checkpassword
+
+    /// Runs `credfile checkpassword ARGS` through /bin/sh with `request` on fd 3 (from a
+    /// file), as Dovecot does with a pipe; `request == nil` leaves fd 3 closed.
+    static func checkpassword(_ arguments: [String], request: [UInt8]?, in session: CLISession) throws -> CLIResult {
+        let credfile = try BuiltBinary.require()
+        var script = "exec \"$0\" checkpassword \"$@\""
+        if let request {
+            try session.write("request", bytes: request)
+            script += " 3<\(session.path("request"))"
+        } else {
+            script += " 3<&-"
+        }
+        return try Integration.run("/bin/sh", ["-c", script, credfile] + arguments, environment: BuiltBinary.environment(), in: session)
+    }
+
+    struct FramingCase: CustomTestStringConvertible, Sendable {
+        let name: String
+        let request: [UInt8]?
+        let status: Int32
+        var testDescription: String { name }
+    }
+
+    static func request(_ user: String, _ password: String, _ rest: [UInt8] = [0]) -> [UInt8] {
+        Array(user.utf8) + [0] + Array(password.utf8) + [0] + rest
+    }
+
+    static let framingCases: [FramingCase] = [
+        FramingCase(name: "Dovecot's user\\0password\\0\\0", request: request("alice", "Alice-Pass-2026!"), status: 0),
+        FramingCase(name: "qmail's timestamp", request: request("alice", "Alice-Pass-2026!", Array("<1234.5678@host>".utf8) + [0]), status: 0),
+        FramingCase(name: "no timestamp terminator", request: request("alice", "Alice-Pass-2026!", []), status: 0),
+        FramingCase(name: "wrong password", request: request("alice", "Alice-Pass-2027!"), status: 1),
+        FramingCase(name: "unknown user", request: request("mallory", "Alice-Pass-2026!"), status: 1),
+        FramingCase(name: "empty password", request: request("alice", ""), status: 1),
+        FramingCase(name: "exactly 512 bytes", request: request("alice", "Alice-Pass-2026!", [UInt8](repeating: 0x30, count: 512 - 23)), status: 0),
+        FramingCase(name: "513 bytes: misuse", request: request("alice", "Alice-Pass-2026!", [UInt8](repeating: 0x30, count: 513 - 23)), status: 2),
+        FramingCase(name: "no NUL at all: misuse", request: Array("alice".utf8), status: 2),
+        FramingCase(name: "no NUL after the password: misuse", request: Array("alice".utf8) + [0] + Array("Alice-Pass-2026!".utf8), status: 2),
+        FramingCase(name: "empty login: misuse", request: [0] + Array("Alice-Pass-2026!".utf8) + [0, 0], status: 2),
+        FramingCase(name: "empty request: misuse", request: [], status: 2),
+        FramingCase(name: "login not UTF-8: misuse", request: [0xFF, 0xFE, 0] + Array("Alice-Pass-2026!".utf8) + [0, 0], status: 2),
+        FramingCase(name: "fd 3 closed: misuse", request: nil, status: 2),
+    ]
+
+    @Test("fd 3 framing and the caller's exit codes", arguments: framingCases)
+    func checkpasswordFraming(_ row: FramingCase) throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice])
+            _ = session.password("Alice-Pass-2027!")
+            let result = try Self.checkpassword(
+                ["--iterations", "\(Integration.rounds)", file, "/bin/sh", "-c", "echo granted \"$USER\" \"$0\" \"$1\"", "--json", "x y"],
+                request: row.request, in: session)
+            #expect(result.status == row.status, "\(result)")
+            if row.status == 0 {
+                // PROG ran with every argument after it, options-looking ones included.
+                #expect(result.stdout == "granted alice --json x y\n", "\(result)")
+            } else {
+                #expect(result.stdout.isEmpty, "\(result)")
+            }
+            if row.status == 1 { #expect(result.stderr.isEmpty, "\(result)") }
+            if row.status == 2 { expectErrorFormat(result) }
+        }
+    }
+
+    @Test("temporary failures exit 111: FILE missing, PROG that cannot be run")
+    func checkpasswordTemporaryFailure() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice])
+            let missing = try Self.checkpassword([session.path("missing.txt"), "/bin/true"], request: Self.request("alice", "Alice-Pass-2026!"), in: session)
+            #expect(missing.status == 111, "\(missing)")
+            expectErrorFormat(missing)
+            let noProgram = try Self.checkpassword(
+                ["--iterations", "\(Integration.rounds)", file, session.path("no-such-program")],
+                request: Self.request("alice", "Alice-Pass-2026!"), in: session)
+            #expect(noProgram.status == 111, "\(noProgram)")
+            let noProg = try Self.checkpassword([file], request: Self.request("alice", "Alice-Pass-2026!"), in: session)
+            expectUsageError(noProg)
+        }
+    }
+
+    // MARK: Squid's helper protocol
+
+    /// The helper as Squid runs it: both ends are pipes; lines are written one by one and
+    /// answers read as they come.
+    final class SquidHelperProcess {
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+        private var pending: [UInt8] = []
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: try BuiltBinary.require())
+            process.arguments = ["helper"] + arguments + ["--protocol", "squid"]
+            process.environment = BuiltBinary.environment()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        func send(_ line: String) throws { try send(Array(line.utf8)) }
+        func send(_ bytes: [UInt8]) throws { try input.fileHandleForWriting.write(contentsOf: bytes + [0x0A]) }
+
+        /// The next answer line (without LF); fails after 60 s.
+        func answer() throws -> String {
+            let fd = output.fileHandleForReading.fileDescriptor
+            let deadline = ContinuousClock.now + .seconds(60)
+            while true {
+                if let lf = pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: pending[..<lf], as: UTF8.self)
+                    pending.removeSubrange(...lf)
+                    return line
+                }
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard ContinuousClock.now < deadline, poll(&poller, 1, 1000) >= 0 else {
+                    throw CredFileError(.io, "no answer from the helper")
+                }
+                guard poller.revents != 0 else { continue }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let n = read(fd, &buffer, buffer.count)
+                guard n > 0 else { throw CredFileError(.io, "the helper closed its output") }
+                pending += buffer[..<n]
+            }
+        }
+
+        /// Closes its input (end of input) and waits for its exit status.
+        func finish() -> Int32 {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    }
+
+    @Test("without concurrency: in-order OK / ERR / BH, URL-escaped fields, no difference between unknown user and wrong password")
+    func squidSequential() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice, ("josé luis", "p@ss w:rd ñ 100%")])
+            let helper = try SquidHelperProcess(["--iterations", "\(Integration.rounds)", file])
+            let rows: [(String, String)] = [
+                ("alice Alice-Pass-2026%21", "OK"),
+                ("alice Alice-Pass-2026!", "OK"),  // unescaped bytes stand for themselves
+                ("alice Alice-Pass-2027%21", "ERR"),
+                ("mallory Alice-Pass-2026%21", "ERR"),
+                ("jos%C3%A9%20luis p%40ss%20w%3Ard%20%C3%B1%20100%25", "OK"),
+                ("jos%c3%a9%20luis p%40ss%20w%3ard%20%c3%b1%20100%25", "OK"),  // lowercase hex
+                ("ali Alice-Pass-2026%21", "ERR"),
+                ("alice ", "ERR"),
+                ("alice Alice-Pass-2026%21%00", "ERR"),  // HMAC's zero padding must not let this in
+                ("alice%ZZ Alice", "BH message=\"bad %-escape in the user name\""),
+                ("alice Alice%2", "BH message=\"bad %-escape in the password\""),
+                ("alice", "BH message=\"expected 'user password' (URL-escaped)\""),
+                ("", "BH message=\"expected 'user password' (URL-escaped)\""),
+                ("x alice Alice-Pass-2026%21", "BH message=\"the channel ID is not a number\""),
+                ("alice Alice-Pass-2026%21", "OK"),  // still running after bad lines
+            ]
+            for (line, expected) in rows {
+                try helper.send(line)
+                #expect(try helper.answer() == expected, "for \(line.debugDescription)")
+            }
+            #expect(helper.finish() == 0)
+        }
+    }
+
+    @Test("concurrency: channel IDs repeated, answers matched by ID, all answered before EOF ends it")
+    func squidConcurrent() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice])
+            let helper = try SquidHelperProcess(["--iterations", "\(Integration.rounds)", file])
+            var expected: [String: String] = [:]
+            for id in 0..<40 {
+                switch id % 4 {
+                case 0: try helper.send("\(id) alice Alice-Pass-2026%21"); expected["\(id)"] = "OK"
+                case 1: try helper.send("\(id) alice wrong-one"); expected["\(id)"] = "ERR"
+                case 2: try helper.send("\(id) mallory Alice-Pass-2026%21"); expected["\(id)"] = "ERR"
+                default: try helper.send("\(id) alice %G0"); expected["\(id)"] = "BH message=\"bad %-escape in the password\""
+                }
+            }
+            var seen: [String: String] = [:]
+            for _ in 0..<40 {
+                let answer = try helper.answer()
+                let parts = answer.split(separator: " ", maxSplits: 1).map(String.init)
+                try #require(parts.count == 2, "answer \(answer.debugDescription)")
+                #expect(seen.updateValue(parts[1], forKey: parts[0]) == nil, "channel \(parts[0]) answered twice")
+            }
+            #expect(seen == expected)
+            #expect(helper.finish() == 0)
+        }
+    }
+
+    @Test("FILE changed while running: seen at the next request (added, changed, removed user)")
+    func squidReload() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice])
+            let store = CredentialStore(path: file, policy: try HashPolicy(rounds: Integration.rounds))
+            let helper = try SquidHelperProcess(["--iterations", "\(Integration.rounds)", file])
+            func ask(_ line: String) throws -> String {
+                try helper.send("7 " + line)
+                return try helper.answer()
+            }
+            #expect(try ask("bob Bob-Pass-2026%21") == "7 ERR")
+            try store.register(username: "bob", password: Password(session.password("Bob-Pass-2026!")), storage: .hashed)
+            #expect(try ask("bob Bob-Pass-2026%21") == "7 OK")
+            try store.changePassword(username: "alice", to: Password(session.password("Alice-New-2026!")), storage: .hashed)
+            #expect(try ask("alice Alice-Pass-2026%21") == "7 ERR")
+            #expect(try ask("alice Alice-New-2026%21") == "7 OK")
+            try store.remove(username: "bob")
+            #expect(try ask("bob Bob-Pass-2026%21") == "7 ERR")
+            unlink(file)
+            #expect(try ask("alice Alice-New-2026%21") == "7 BH message=\"cannot read the credential file\"")
+            #expect(helper.finish() == 0)
+        }
+    }
+
+    @Test("helper needs --protocol squid")
+    func helperProtocolOption() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice])
+            expectUsageError(try BuiltBinary.run(["helper", file], stdin: nil, in: session))
+            expectUsageError(try BuiltBinary.run(["helper", file, "--protocol", "ncsa"], stdin: nil, in: session))
+            let empty = try BuiltBinary.run(["helper", file, "--protocol", "squid"], stdin: [], in: session)
+            #expect(empty.status == 0 && empty.stdout.isEmpty, "\(empty)")
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+import _CredFileFuzzChecks
+
+@testable import CredFile
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The servers of SPEC §7, each started by the test on 127.0.0.1 in a private directory
+/// and stopped by PID: nginx with the PAM module and curl, Dovecot 2.3 with
+/// `doveadm auth test`, and Squid with curl through it.
+@Suite(.serialized) struct IntegrationServerTests {
+    static let alice = ("alice", "Alice-Pass-2026!")
+    static let jose = ("josé", "p@ss:w rd ñandú 2026")
+
+    // MARK: nginx + libnginx-mod-http-auth-pam + pam_exec
+
+    static let nginxPAMModule = "/usr/lib/nginx/modules/ngx_http_auth_pam_module.so"
+
+    @Test(
+        "nginx auth_pam → pam_exec → credfile pam: 200 for a good login, 401 otherwise",
+        .enabled(
+            if: ExternalTool.runnable("nginx", "curl") && (access(nginxPAMModule, R_OK) == 0 || ExternalTool.isCI)
+                && (canWriteSystemPAM || ExternalTool.isCI),
+            Comment(rawValue: ExternalTool.skipNote("nginx", "curl", "libnginx-mod-http-auth-pam") + " (and root, to write /etc/pam.d)")))
+    func nginx() throws {
+        try withSession { session in
+            let nginx = try ExternalTool.path("nginx")
+            let curl = try ExternalTool.path("curl")
+            try #require(access(Self.nginxPAMModule, R_OK) == 0, "\(Self.nginxPAMModule) is missing: install libnginx-mod-http-auth-pam (Scripts/setup.sh)")
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
+            // Workers run as nobody: FILE is 0644 in a directory only root can write, so
+            // this is the read-only path of an unprivileged caller.
+            let service = try SystemPAMService(lines: [
+                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) \(file)",
+                "account required pam_permit.so",
+            ])
+            defer { service.remove() }
+            let prefix = session.path("nginx")
+            for folder in ["", "/logs", "/html", "/html/private", "/tmp"] { mkdir(prefix + folder, 0o755) }
+            try session.write("nginx/html/private/index.html", "private page\n")
+            chmod(session.path("nginx/html/private/index.html"), 0o644)
+            let port = try Integration.freePort()
+            let config = """
+                load_module \(Self.nginxPAMModule);
+                user nobody nogroup;
+                worker_processes 1;
+                daemon off;
+                pid \(prefix)/nginx.pid;
+                error_log \(prefix)/logs/error.log;
+                events { worker_connections 16; }
+                http {
+                    access_log \(prefix)/logs/access.log;
+                    client_body_temp_path \(prefix)/tmp/body;
+                    proxy_temp_path \(prefix)/tmp/proxy;
+                    fastcgi_temp_path \(prefix)/tmp/fastcgi;
+                    uwsgi_temp_path \(prefix)/tmp/uwsgi;
+                    scgi_temp_path \(prefix)/tmp/scgi;
+                    server {
+                        listen 127.0.0.1:\(port);
+                        root \(prefix)/html;
+                        location /private/ {
+                            auth_pam "credfile test";
+                            auth_pam_service_name "\(service.name)";
+                        }
+                    }
+                }
+
+                """
+            try session.write("nginx/nginx.conf", config)
+            let daemon = try Daemon(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], logIn: session)
+            defer { daemon.stop() }
+            try Integration.waitForPort(port, of: daemon)
+            /// The HTTP status curl got, the password given in a netrc file, not on argv.
+            func status(_ user: String?, _ password: String) throws -> String {
+                var arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/private/"]
+                if let user {
+                    try session.write("netrc", "machine 127.0.0.1 login \(user) password \(password)\n")
+                    arguments += ["--netrc-file", session.path("netrc")]
+                }
+                return try Integration.run(curl, arguments, in: session).stdout
+            }
+            #expect(try status(Self.alice.0, Self.alice.1) == "200", "\(daemon.output)")
+            #expect(try status(Self.alice.0, "Alice-Pass-2027!") == "401")
+            #expect(try status("mallory", Self.alice.1) == "401")
+            #expect(try status(nil, "") == "401")
+        }
+    }
+
+    // MARK: Dovecot 2.3 passdb checkpassword
+
+    /// A private Dovecot with `passdb checkpassword` running `args`, started in the
+    /// foreground (`-F`) and stopped by PID.
+    static func withDovecot(_ session: CLISession, args: String, _ body: (_ authTest: (String, String) throws -> CLIResult) throws -> Void) throws {
+        let dovecot = try ExternalTool.path("dovecot")
+        let doveadm = try ExternalTool.path("doveadm")
+        let base = session.path("dovecot")
+        mkdir(base, 0o755)
+        let config = """
+            base_dir = \(base)/run
+            state_dir = \(base)/state
+            log_path = \(base)/dovecot.log
+            protocols =
+            ssl = no
+            # Dovecot's default allows only ASCII letters, digits and .-_@ in a login.
+            auth_username_chars =
+            passdb {
+              driver = checkpassword
+              args = \(args)
+            }
+            userdb {
+              driver = prefetch
+            }
+
+            """
+        try session.write("dovecot/dovecot.conf", config)
+        let daemon = try Daemon(dovecot, ["-F", "-c", base + "/dovecot.conf"], logIn: session)
+        defer { daemon.stop() }
+        try Integration.waitForFile(base + "/run/auth-client")
+        try body { user, password in
+            try Integration.run(doveadm, ["-c", base + "/dovecot.conf", "auth", "test", user, password], in: session)
+        }
+    }
+
+    @Test(
+        "Dovecot passdb checkpassword (run as the dovecot user): succeeded, failed, temporary failure",
+        .enabled(if: ExternalTool.runnable("dovecot", "doveadm"), Comment(rawValue: ExternalTool.skipNote("dovecot", "doveadm"))))
+    func dovecot() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose], plaintext: [("legacy", "Legacy-Pass-9")])
+            let before = session.bytes("users.txt")
+            let credfile = try Integration.credfile(in: session)
+            try Self.withDovecot(session, args: "\(credfile) checkpassword --iterations \(Integration.rounds) \(file)") { authTest in
+                for (user, password) in [Self.alice, Self.jose, ("legacy", "Legacy-Pass-9")] {
+                    let good = try authTest(user, password)
+                    #expect(good.status == 0 && good.stdout.contains("passdb: \(user) auth succeeded"), "\(good)")
+                }
+                let wrong = try authTest(Self.alice.0, "Alice-Pass-2027!")
+                #expect(wrong.status != 0 && wrong.stdout.contains("auth failed") && !wrong.stdout.contains("temp_fail"), "\(wrong)")
+                let unknown = try authTest("mallory", Self.alice.1)
+                #expect(unknown.status != 0 && unknown.stdout.contains("auth failed") && !unknown.stdout.contains("temp_fail"), "\(unknown)")
+            }
+            #expect(session.bytes("users.txt") == before)
+            // A FILE that cannot be read is a temporary failure (111), not a wrong password.
+            try Self.withDovecot(session, args: "\(credfile) checkpassword \(session.path("missing.txt"))") { authTest in
+                let result = try authTest(Self.alice.0, Self.alice.1)
+                #expect(result.status != 0 && result.stdout.contains("temp_fail"), "\(result)")
+            }
+        }
+    }
+
+    // MARK: Squid auth_param basic, concurrency
+
+    @Test(
+        "Squid auth_param basic with concurrency=4: 200 through the proxy for a good login, 407 otherwise; a new user is seen",
+        .enabled(if: ExternalTool.runnable("squid", "curl", "python3"), Comment(rawValue: ExternalTool.skipNote("squid", "curl", "python3"))))
+    func squid() throws {
+        try withSession { session in
+            let squid = try ExternalTool.path("squid")
+            let curl = try ExternalTool.path("curl")
+            let python = try ExternalTool.path("python3")
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
+            let www = session.path("www")
+            mkdir(www, 0o755)
+            try session.write("www/index.html", "origin page\n")
+            let originPort = try Integration.freePort()
+            let origin = try Daemon(python, ["-m", "http.server", "\(originPort)", "--bind", "127.0.0.1", "--directory", www], logIn: session)
+            defer { origin.stop() }
+            let proxyPort = try Integration.freePort()
+            let base = session.path("squid")
+            mkdir(base, 0o755)
+            chmod(base, 0o777)  // squid drops to the proxy user, which writes its logs here
+            let config = """
+                http_port 127.0.0.1:\(proxyPort)
+                pid_filename \(base)/squid.pid
+                cache_log \(base)/cache.log
+                access_log \(base)/access.log
+                cache_store_log none
+                coredump_dir \(base)
+                cache deny all
+                cache_mem 8 MB
+                shutdown_lifetime 1 seconds
+                auth_param basic program \(try Integration.credfile(in: session)) helper --iterations \(Integration.rounds) \(file) --protocol squid
+                auth_param basic children 2 startup=1 idle=1 concurrency=4
+                auth_param basic realm credfile
+                auth_param basic credentialsttl 1 second
+                acl authenticated proxy_auth REQUIRED
+                http_access allow authenticated
+                http_access deny all
+
+                """
+            try session.write("squid/squid.conf", config)
+            let proxy = try Daemon(squid, ["-N", "-f", base + "/squid.conf"], logIn: session)
+            defer { proxy.stop() }
+            try Integration.waitForPort(originPort, of: origin)
+            try Integration.waitForPort(proxyPort, of: proxy)
+            /// The status curl got through the proxy, credentials given in a -K config file.
+            func status(_ user: String, _ password: String) throws -> String {
+                try session.write("curl.cfg", "proxy-user = \"\(user):\(password)\"\n")
+                return try Integration.run(
+                    curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-K", session.path("curl.cfg"),
+                           "-x", "http://127.0.0.1:\(proxyPort)", "http://127.0.0.1:\(originPort)/"], in: session).stdout
+            }
+            #expect(try status(Self.alice.0, Self.alice.1) == "200", "\(proxy.output)")
+            #expect(try status(Self.jose.0, Self.jose.1) == "200")
+            #expect(try status(Self.alice.0, "Alice-Pass-2027!") == "407")
+            #expect(try status("mallory", Self.alice.1) == "407")
+            #expect(try status("bob", "Bob-Pass-2026!") == "407")
+            try CredentialStore(path: file, policy: HashPolicy(rounds: Integration.rounds))
+                .register(username: "bob", password: Password(session.password("Bob-Pass-2026!")), storage: .hashed)
+            #expect(try status("bob", "Bob-Pass-2026!") == "200", "a user added to FILE was not seen")
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+
+@testable import CredFile
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the integration tests (SPEC §7) share: running real programs, daemons stopped by
+/// PID, free loopback ports, and files that the callers' own users can read.
+enum Integration {
+    /// The rounds of the test files and of the commands' `--iterations`, so a login is fast.
+    static let rounds = 1000
+
+    /// A credential file in `session`, readable by everyone (the callers run their
+    /// helpers as `dovecot`, `proxy`, `nobody`) in a directory only root can write:
+    /// `users` are registered hashed, `plaintext` entries written as legacy lines.
+    static func makeUserFile(
+        in session: CLISession, users: [(String, String)], plaintext: [(String, String)] = []
+    ) throws -> String {
+        chmod(session.directory, 0o755)
+        let path = session.path("users.txt")
+        let store = CredentialStore(path: path, policy: try HashPolicy(rounds: rounds))
+        for (user, password) in users {
+            try store.register(username: user, password: Password(session.password(password)), storage: .hashed)
+        }
+        for (user, password) in plaintext {
+            try store.register(username: user, password: Password(session.password(password)), storage: .plaintext)
+        }
+        chmod(path, 0o644)
+        return path
+    }
+
+    /// The credfile executable as the callers run it: a copy in `session`'s directory
+    /// (mode 0755), so `dovecot`, `proxy` and `nobody` can run it wherever the checkout
+    /// is (a build under /root would be out of their reach). Its runpath names the
+    /// toolchain's library directory, so the copy finds the Swift runtime.
+    static func credfile(in session: CLISession) throws -> String {
+        let copy = session.path("bin/credfile")
+        if access(copy, X_OK) == 0 { return copy }
+        chmod(session.directory, 0o755)
+        mkdir(session.path("bin"), 0o755)
+        // Written through a close-on-exec descriptor: a child forked meanwhile by a
+        // parallel test must not keep it open for writing, or exec fails (ETXTBSY).
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try BuiltBinary.require())))
+        let partial = copy + ".partial"
+        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw CredFileError(.io, "cannot create \(partial)") }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            guard n > 0 else { close(fd); throw CredFileError(.io, "cannot write \(partial)") }
+            offset += n
+        }
+        close(fd)
+        chmod(partial, 0o755)
+        rename(partial, copy)
+        return copy
+    }
+
+    /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw CredFileError(.io, "socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw CredFileError(.io, "bind to 127.0.0.1:0 failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Waits until something accepts connections on 127.0.0.1:`port`.
+    static func waitForPort(_ port: Int, of daemon: Daemon? = nil, timeout: Duration = .seconds(30)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(fd)
+            if connected { return }
+            usleep(100_000)
+        }
+        throw CredFileError(.io, "nothing listens on 127.0.0.1:\(port) after \(timeout); \(daemon?.name ?? "") said: \(daemon?.output ?? "")")
+    }
+
+    /// Waits until `path` exists.
+    static func waitForFile(_ path: String, timeout: Duration = .seconds(30)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if access(path, F_OK) == 0 { return }
+            usleep(100_000)
+        }
+        throw CredFileError(.io, "\(path) did not appear after \(timeout)")
+    }
+
+    /// Runs `program` to its end (at most `timeout`), standard input from `stdin`
+    /// (nil: /dev/null), with a clean signal mask (see ``Spawn``).
+    static func run(
+        _ program: String, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil,
+        in session: CLISession, timeout: Duration = .seconds(60)
+    ) throws -> CLIResult {
+        let outPath = session.path(".out-\(UUID().uuidString)")
+        let errPath = session.path(".err-\(UUID().uuidString)")
+        let out = open(outPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let err = open(errPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        defer {
+            close(out)
+            close(err)
+            unlink(outPath)
+            unlink(errPath)
+        }
+        var pipeEnds: [Int32] = [-1, -1]
+        if stdin != nil {
+            guard pipe(&pipeEnds) == 0 else { throw CredFileError(.io, "pipe failed") }
+            // Close-on-exec, so no child (of this or a parallel test) holds the write end open.
+            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        }
+        let pid = try Spawn.start(program, arguments, environment: environment, stdin: pipeEnds[0], output: out, separateError: err)
+        if let stdin {
+            close(pipeEnds[0])
+            _ = stdin.withUnsafeBytes { write(pipeEnds[1], $0.baseAddress, $0.count) }
+            close(pipeEnds[1])
+        }
+        guard let status = Spawn.wait(pid, timeout: timeout) else {
+            kill(pid, SIGKILL)
+            _ = Spawn.wait(pid, timeout: .seconds(10))
+            throw CredFileError(.io, "\(program) did not finish within \(timeout)")
+        }
+        let result = CLIResult(
+            status: status,
+            stdout: String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self),
+            stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
+        session.record(result.stdout, result.stderr)
+        return result
+    }
+}
+
+/// A server started in the foreground by a test (with a clean signal mask, ``Spawn``)
+/// and stopped by its PID (SIGTERM, then SIGKILL after a grace period), also when the
+/// test fails: use `defer { daemon.stop() }`.
+final class Daemon {
+    let name: String
+    let pid: pid_t
+    private let logPath: String
+    private var ended = false
+
+    init(_ program: String, _ arguments: [String], logIn session: CLISession, environment: [String: String]? = nil) throws {
+        name = (program as NSString).lastPathComponent
+        logPath = session.path("\(name)-\(UUID().uuidString).out")
+        let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer { close(log) }
+        pid = try Spawn.start(program, arguments, environment: environment, stdin: -1, output: log, separateError: log)
+    }
+
+    /// What the daemon printed (for failure messages).
+    var output: String { String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self) }
+
+    /// Sends SIGTERM to the PID and waits; SIGKILL after 10 s.
+    func stop() {
+        guard !ended else { return }
+        ended = true
+        kill(pid, SIGTERM)
+        if Spawn.wait(pid, timeout: .seconds(10)) == nil {
+            kill(pid, SIGKILL)
+            _ = Spawn.wait(pid, timeout: .seconds(10))
+        }
+    }
+
+    deinit { stop() }
+}
+
+/// A PAM service file in `/etc/pam.d` under a name no one else uses (pamtester and
+/// nginx's auth_pam find services only there), removed by `remove()` (call it in `defer`).
+struct SystemPAMService {
+    let name: String
+    var path: String { "/etc/pam.d/" + name }
+
+    init(lines: [String]) throws {
+        name = "credfile-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let text = lines.joined(separator: "\n") + "\n"
+        guard FileManager.default.createFile(atPath: "/etc/pam.d/" + name, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644]) else {
+            throw CredFileError(.io, "cannot create /etc/pam.d/\(name) (these tests run as root in CI)")
+        }
+    }
+
+    func remove() { unlink(path) }
+}
+
+/// Whether this process may write `/etc/pam.d` (root); CI runs the tests as root.
+var canWriteSystemPAM: Bool { access("/etc/pam.d", W_OK) == 0 }
