@@ -16,6 +16,7 @@ let package = Package(
         .executableTarget(name: "FuzzStore", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
         .executableTarget(
             name: "FuzzLoginRequests", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
+        .executableTarget(name: "FuzzImport", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,6 +21,11 @@ public struct CredentialStore: Sendable {
     /// How long a write waits for the lock, in seconds, before it fails with
     /// ``CredFileError/Code/lock`` (SPEC §4; default 15, as shadow's `lckpwdf`).
     public var lockTimeout: Double = 15
+    /// The rules a password chosen now must follow (SPEC §8): at least 8 characters, not on
+    /// the built-in blocklist, not containing the username, `credfile` or the file's name.
+    /// Applied by ``register(username:password:)``, ``changePassword(username:to:)`` and
+    /// ``importUsers(_:storage:jobs:)``; never to passwords already in the file.
+    public var passwordPolicy: PasswordPolicy = .standard
 
     /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
     let cache: FileCache?
@@ -168,6 +173,7 @@ public struct CredentialStore: Sendable {
     /// Adds a user, hashed or in the legacy plaintext form.
     public func register(username: String, password: Password, storage: Storage) throws {
         try Username.validate(username)
+        try passwordPolicy.validate(password, username: username, path: path)
         let secret = try makeSecret(password, storage: storage)
         try rewrite(createIfMissing: true) { file in
             if file.firstEntry(named: username) != nil {
@@ -188,6 +194,7 @@ public struct CredentialStore: Sendable {
 
     /// Replaces the password of `username`, hashed or in plaintext.
     public func changePassword(username: String, to newPassword: Password, storage: Storage) throws {
+        try passwordPolicy.validate(newPassword, username: username, path: path)
         let secret = try makeSecret(newPassword, storage: storage)
         try rewrite { file in
             var changes = CredentialFile.Changes()
@@ -211,9 +218,10 @@ public struct CredentialStore: Sendable {
     }
 
     /// Adds or updates many users in one rewrite, all or nothing (like `chpasswd`).
-    /// Names and passwords are checked, and the hashes computed on `jobs` threads,
-    /// before the lock is taken; under the lock the file is indexed once (name → first
-    /// entry), so the work grows with users + file size, not users × file size.
+    /// Names and passwords are checked (passwords against ``passwordPolicy`` too), and the
+    /// hashes computed on `jobs` threads, before the lock is taken; under the lock the file
+    /// is indexed once (name → first entry), so the work grows with users + file size, not
+    /// users × file size.
     /// - Returns: how many users were added and how many updated.
     /// - Throws: ``CredFileError/Code/usage`` for the first bad item, with its 0-based
     ///   index in ``CredFileError/item`` and the rule in ``CredFileError/refusal``
@@ -229,6 +237,7 @@ public struct CredentialStore: Sendable {
             do {
                 try Username.validate(user.username)
                 try PasswordRules.validate(user.password, plaintext: storage == .plaintext)
+                try passwordPolicy.validate(user.password, username: user.username, path: path)
             } catch var error as CredFileError {
                 error.item = index
                 throw error
@@ -245,17 +254,24 @@ public struct CredentialStore: Sendable {
             secrets = try ParallelHasher(policy: policy, jobs: jobs)
                 .hash(users.map(\.password), progress: nil).map(\.string)
         }
-        return try rewrite(createIfMissing: true) { file in
+        return try storeSecrets(zip(users.map(\.username), secrets).map { ($0, $1) })
+    }
+
+    /// Adds or updates each user with its final secret text, in one rewrite under the lock,
+    /// all or nothing (shared by ``importUsers(_:storage:jobs:)`` and ``importHashes(_:)``).
+    /// A failure carries the 0-based index of the user in ``CredFileError/item``.
+    func storeSecrets(_ users: [(username: String, secret: String)]) throws -> (added: Int, updated: Int) {
+        try rewrite(createIfMissing: true) { file in
             let firstEntries = file.firstEntryIndex()
             var changes = CredentialFile.Changes()
             var counts = (added: 0, updated: 0)
-            for (index, (user, secret)) in zip(users, secrets).enumerated() {
+            for (index, user) in users.enumerated() {
                 do {
                     if let number = firstEntries[FileSyntax.nameKey(of: user.username)] {
-                        try changes.replaceSecret(of: Self.changeable(file.line(number)), with: secret)
+                        try changes.replaceSecret(of: Self.changeable(file.line(number)), with: user.secret)
                         counts.updated += 1
                     } else {
-                        try changes.append(username: user.username, secret: secret)
+                        try changes.append(username: user.username, secret: user.secret)
                         counts.added += 1
                     }
                 } catch var error as CredFileError {

@@ -15,7 +15,7 @@ public struct FuzzFailure: Error, CustomStringConvertible {
 /// The fuzz targets' checks, one entry point per target.
 public enum FuzzChecks {
     /// The fuzz targets, by the name of their folder under `Fuzz/Corpus/`.
-    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzLoginRequests"]
+    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzLoginRequests", "FuzzImport"]
 
     /// Runs the check of `target` (one of ``targets``) on one input.
     /// - Parameter storeDirectory: where FuzzStore keeps its file (default: one
@@ -26,6 +26,7 @@ public enum FuzzChecks {
         case "FuzzHash": try hash(input)
         case "FuzzStore": try store(input, directory: storeDirectory ?? StoreHarness.processDirectory)
         case "FuzzLoginRequests": try loginRequests(input)
+        case "FuzzImport": try importReaders(input, directory: storeDirectory ?? StoreHarness.processDirectory)
         default: throw FuzzFailure(description: "no fuzz target named \(target)")
         }
     }

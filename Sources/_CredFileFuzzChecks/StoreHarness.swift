@@ -30,7 +30,10 @@ extension FuzzChecks {
         unlink(path)
         defer { unlink(path) }
         guard let policy = try? HashPolicy(rounds: 1) else { throw FuzzFailure(description: "HashPolicy(rounds: 1) refused") }
-        let store = CredentialStore(path: path, policy: policy)
+        var store = CredentialStore(path: path, policy: policy)
+        // The model is SPEC §2's; SPEC §8's rules for new passwords are tested on their own
+        // (PasswordPolicyTests), so the pools' short passwords keep exercising §2 here.
+        store.passwordPolicy = .permissive
         var model = StoreModel()
         for (step, op) in StoreOperation.decode(input).enumerated() {
             let expected = model.apply(op)

@@ -43,8 +43,10 @@ struct Invocation {
     var lockTimeout: Double?
     /// `--min-length N` (SPEC §8).
     var minimumLength: Int?
-    /// `--blocklist FILE` (SPEC §8).
-    var blocklist: String?
+    /// `--blocklist FILE` (repeatable): lists new passwords must not be on, besides the built-in one.
+    var blocklists: [String] = []
+    /// `check --passwords`: also report plaintext entries that are on a blocklist.
+    var checkPasswords = false
     var help = false
     var version = false
     var plaintext = false
@@ -76,6 +78,13 @@ struct Invocation {
     /// Every option that was given, to refuse those that do not apply to the command.
     var given: [Option] = []
 
+    /// The password policy the options describe (SPEC §8); blocklist files are opened here.
+    func passwordPolicy() throws -> PasswordPolicy {
+        try PasswordPolicy(
+            minimumLength: minimumLength ?? PasswordPolicy.defaultMinimumLength,
+            blocklists: [.builtIn] + blocklists.map { try Blocklist(path: $0) })
+    }
+
     /// The policy the options describe.
     func policy() throws -> HashPolicy {
         try HashPolicy(algorithm: algorithm, rounds: iterations ?? HashPolicy.defaultRounds)
@@ -90,7 +99,7 @@ struct Invocation {
         case (.json, _): json = true
         case (.lockTimeout, .seconds(let s)): lockTimeout = s
         case (.minimumLength, .number(let n)): minimumLength = n
-        case (.blocklist, .word(let w)): blocklist = w
+        case (.blocklist, .word(let w)): blocklists.append(w)
         case (.help, _): help = true
         case (.version, _): version = true
         case (.plaintext, _): plaintext = true
@@ -99,6 +108,7 @@ struct Invocation {
         case (.dryRun, _): dryRun = true
         case (.jobs, .number(let n)): jobs = n
         case (.hashed, _): hashed = true
+        case (.passwords, _): checkPasswords = true
         case (.from, .word(let w)): importFormat = ImportFormat(rawValue: w)
         case (.to, .word(let w)): exportTarget = ExportFormat(rawValue: w)
         case (.baseDN, .word(let w)): baseDN = w
@@ -308,7 +318,7 @@ enum CredFileCLI {
             throw CredFileError.usage("options --hashed and --from cannot be used together")
         }
         if invocation.plaintext && (invocation.hashed || invocation.importFormat != nil) {
-            throw CredFileError.usage("option --plaintext cannot be used with --hashed or --from")
+            throw CredFileError.usage("--plaintext does not apply to --hashed or --from")
         }
     }
 }

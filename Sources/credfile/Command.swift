@@ -21,7 +21,6 @@ enum Command: String, CaseIterable {
 
     /// Runs the command; errors are turned into exit statuses by the caller.
     func run(_ c: CommandContext) throws -> ExitStatus {
-        try Self.refuseWhatThisBuildLacks(c.invocation, self)
         switch self {
         case .add: return try c.add()
         case .verify: return try c.verify()
@@ -39,20 +38,6 @@ enum Command: String, CaseIterable {
         case .checkpassword: return c.checkpassword()
         case .helper: return try c.helper()
         case .export: return try c.export()
-        }
-    }
-
-    /// Parts of SPEC v2 whose implementation lives on other branches of wave 2: they are
-    /// parsed (so the table, help, man page and completions are complete) and refused
-    /// here until they arrive. The integrator deletes each line as its feature lands.
-    private static func refuseWhatThisBuildLacks(_ invocation: Invocation, _ command: Command) throws {
-        func missing(_ what: String) -> CredFileError { .usage("\(what) is not available in this build") }
-        if invocation.hashed { throw missing("import --hashed") }
-        if invocation.importFormat != nil { throw missing("import --from") }
-        let choosesPasswords: Set<Command> = [.add, .passwd, .register, .import, .hash]
-        if choosesPasswords.contains(command) {
-            if invocation.minimumLength != nil { throw missing("--min-length") }
-            if invocation.blocklist != nil { throw missing("--blocklist") }
         }
     }
 }
@@ -110,6 +95,7 @@ enum Option: String, CaseIterable {
     case dryRun = "--dry-run"
     case jobs = "--jobs"
     case hashed = "--hashed"
+    case passwords = "--passwords"
     case from = "--from"
     case to = "--to"
     case baseDN = "--base-dn"
@@ -142,10 +128,10 @@ enum Option: String, CaseIterable {
         case .iterations: .wholeNumber(HashPolicy.roundsRange)
         case .algorithm: .choice(HashAlgorithm.allCases.map(\.rawValue))
         case .lockTimeout: .seconds(0...86_400)
-        case .minimumLength: .wholeNumber(1...PasswordRules.maximumCount)
+        case .minimumLength: .wholeNumber(PasswordPolicy.minimumLengthRange)
         case .blocklist: .file
         case .jobs: .wholeNumber(1...1024)
-        case .from: .choice(ImportFormat.allCases.map(\.rawValue))
+        case .from: .choice(ImportFormat.allCases.filter { $0 != .hashed }.map(\.rawValue))
         case .to: .choice(ExportFormat.allCases.map(\.rawValue))
         case .baseDN: .text
         case .protocol: .choice(HelperProtocol.allCases.map(\.rawValue))
@@ -179,9 +165,9 @@ enum Option: String, CaseIterable {
         case .json: "JSON output (list, check, upgrade, export, calibrate)"
         case .lockTimeout:
             "wait at most SECONDS (0 to 86400, decimals allowed) for the file's lock, then exit 5 (default 15)"
-        case .minimumLength: "new passwords need at least N characters (default 8)"
+        case .minimumLength: "new passwords need at least N characters (default \(PasswordPolicy.defaultMinimumLength))"
         case .blocklist:
-            "also refuse new passwords listed in FILE (one a line, or a sorted SHA1HEX[:count] list)"
+            "also refuse new passwords listed in FILE (one a line, or a sorted SHA1HEX[:count] list); may be repeated"
         case .help: "show help (for a command after its name) and exit"
         case .version: "show the version and exit"
         case .plaintext: "store the legacy plaintext form instead of a hash"
@@ -190,6 +176,7 @@ enum Option: String, CaseIterable {
         case .dryRun: "say what would be done; write nothing"
         case .jobs: "hash (or answer, for helper) on N threads (default: all cores)"
         case .hashed: "the secrets on stdin are hashes (SPEC §3), stored byte for byte, like chpasswd -e"
+        case .passwords: "also report plaintext entries that are on a blocklist"
         case .from: "read a peer's file on stdin in that format"
         case .to: "the output format"
         case .baseDN: "the LDAP base under which each uid=USER entry is placed"
@@ -223,8 +210,6 @@ enum Option: String, CaseIterable {
     var commands: [Command] { Command.allCases.filter { $0.options.contains(self) } }
 }
 
-/// The formats of `import --from`.
-enum ImportFormat: String, CaseIterable { case htpasswd, mosquitto, dovecot, shadow }
 /// The formats of `export --to`.
 enum ExportFormat: String, CaseIterable { case ldif }
 /// The protocols of `helper --protocol`.
@@ -286,7 +271,7 @@ struct CommandSpec {
             summary: "users and how each is stored, never secrets",
             details: "Lists the users (the first entry of each name) and how each is stored (plaintext, pbkdf2-sha256 600000, …); never a secret."),
         .check: CommandSpec(
-            arguments: [.file], options: [],
+            arguments: [.file], options: [.passwords],
             summary: "lint: FILE:LINE: error|warning: …; exit 1 on errors",
             details: """
                 Reports every problem as FILE:LINE: error: … or FILE:LINE: warning: …, and warns \
@@ -376,6 +361,22 @@ struct CommandContext {
         var store = CredentialStore(path: file, policy: try invocation.policy(), keepsBackup: invocation.backup)
         if let lockTimeout = invocation.lockTimeout { store.lockTimeout = lockTimeout }
         return store
+    }
+
+    /// The store for a command that sets passwords: its password policy from the options.
+    func passwordStore() throws -> CredentialStore {
+        var store = try store()
+        store.policy = try writingPolicy()
+        store.passwordPolicy = try invocation.passwordPolicy()
+        return store
+    }
+
+    /// Refuses a new password that breaks the policy, in the user's language, never
+    /// echoing it (SPEC §8); the library checks again.
+    func checkNewPassword(_ password: Password, username: String, store: CredentialStore) throws {
+        if let violation = try store.passwordPolicy.violation(of: password, username: username, path: store.path) {
+            throw CredFileError.usage(messages.passwordRefused(violation))
+        }
     }
 
     /// The policy, warning on stderr when its rounds are below the minimum (for

@@ -3,12 +3,13 @@ import CredFile
 extension CommandContext {
     func add() throws -> ExitStatus {
         try Username.validate(user)  // before asking for a password
-        var store = try store()
+        let store = try passwordStore()
         if let bytes = try AtomicWriter.read(file), CredentialFile(bytes: bytes).firstEntry(named: user) != nil {
             throw CredFileError(.userExists, messages.userExists)  // checked again under the lock
         }
-        store.policy = try writingPolicy()
-        try store.register(username: user, password: readPassword(new: true), storage: storage)
+        let password = try readPassword(new: true)
+        try checkNewPassword(password, username: user, store: store)
+        try store.register(username: user, password: password, storage: storage)
         return .success
     }
 
@@ -25,13 +26,14 @@ extension CommandContext {
     }
 
     func passwd() throws -> ExitStatus {
-        var store = try store()
-        store.policy = try writingPolicy()
+        let store = try passwordStore()
         // Fail early, before a prompt, when the user is not there.
         guard try store.read().firstEntry(named: user) != nil else {
             throw CredFileError(.userNotFound, messages.userNotFound)
         }
-        try store.changePassword(username: user, to: readPassword(new: true), storage: storage)
+        let password = try readPassword(new: true)
+        try checkNewPassword(password, username: user, store: store)
+        try store.changePassword(username: user, to: password, storage: storage)
         say(messages.passwordChanged)
         return .success
     }
@@ -43,8 +45,8 @@ extension CommandContext {
     }
 
     func importUsers() throws -> ExitStatus {
-        var store = try store()
-        store.policy = try writingPolicy()
+        if invocation.hashed || invocation.importFormat != nil { return try importHashes() }
+        let store = try passwordStore()
         var users: [(username: String, password: Password)] = []
         var lineNumbers: [Int] = []
         var number = 0
@@ -61,6 +63,7 @@ extension CommandContext {
             do {
                 try Username.validate(name)
                 try PasswordRules.validate(password, plaintext: invocation.plaintext)
+                try checkNewPassword(password, username: name, store: store)
             } catch let error as CredFileError {
                 let reason = error.refusal.map { messages.refusal($0) } ?? error.message
                 throw CredFileError(error.code, "standard input line \(number): \(reason)")
@@ -108,8 +111,37 @@ extension CommandContext {
         return .success
     }
 
+    /// `import --hashed` / `import --from FORMAT`: hashes from standard input, stored byte
+    /// for byte, all or nothing; skipped users (shadow's locked ones) reported on stderr.
+    func importHashes() throws -> ExitStatus {
+        if invocation.hashed && invocation.importFormat != nil {
+            throw CredFileError.usage("--hashed and --from cannot be used together")
+        }
+        if invocation.plaintext { throw CredFileError.usage("--plaintext does not apply to --hashed or --from") }
+        let store = try store()
+        var input: [UInt8] = []
+        while let line = try terminal.readLine() { input += line + [0x0A] }
+        do {
+            let batch = try ImportReader.read(input, format: invocation.importFormat ?? .hashed)
+            for skipped in batch.skipped {
+                terminal.writeError("credfile: \(messages.importSkipped(Escaped.name(skipped.username), line: skipped.line, reason: skipped.reason))\n")
+            }
+            let counts = try store.importHashes(batch.users)
+            say(messages.imported(added: counts.added, updated: counts.updated))
+        } catch let error as CredFileError where error.code == .usage && error.message.hasPrefix("line ") {
+            throw CredFileError(.usage, "standard input " + error.message)
+        }
+        return .success
+    }
+
     func check() throws -> ExitStatus {
-        let findings = try store().findings()
+        var findings = try store().findings()
+        if invocation.checkPasswords {
+            var store = try store()
+            store.passwordPolicy = try invocation.passwordPolicy()
+            findings += try store.blocklistFindings()
+            findings.sort { $0.line < $1.line }
+        }
         let errors = findings.filter { $0.severity == .error }.count
         let shownFile = Escaped.path(file)
         if invocation.json {

@@ -166,6 +166,51 @@ struct Messages {
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
+    // MARK: New passwords (SPEC §8) and imports of hashes (SPEC §5)
+
+    /// Why a new password is refused; never the password itself.
+    func passwordRefused(_ violation: PasswordViolation) -> String {
+        switch violation {
+        case .tooShort(let minimum):
+            t("password refused: it needs at least \(minimum) characters",
+              "contraseña rechazada: debe tener al menos \(minimum) caracteres")
+        case .tooLong(let maximum):
+            t("password refused: it is longer than \(maximum) bytes",
+              "contraseña rechazada: tiene más de \(maximum) bytes")
+        case .forbiddenCharacter:
+            t("password refused: it contains a NUL, CR or LF",
+              "contraseña rechazada: contiene un NUL, CR o LF")
+        case .containsUsername:
+            t("password refused: it contains the username",
+              "contraseña rechazada: contiene el nombre de usuario")
+        case .containsContextWord:
+            t("password refused: it contains the name of this file or of the program (credfile)",
+              "contraseña rechazada: contiene el nombre de este archivo o del programa (credfile)")
+        case .blocklisted(.builtIn):
+            t("password refused: it is on the list of commonly used passwords",
+              "contraseña rechazada: está en la lista de contraseñas de uso común")
+        case .blocklisted:
+            t("password refused: it is on the blocklist",
+              "contraseña rechazada: está en la lista de contraseñas prohibidas")
+        }
+    }
+    /// `check --passwords`: a plaintext entry whose password is on a blocklist.
+    var blocklistedEntry: String {
+        t("plaintext password is on a blocklist (commonly used or breached)",
+          "la contraseña en texto plano está en una lista de contraseñas prohibidas (de uso común o filtradas)")
+    }
+    /// `import --from shadow`: a user not imported.
+    func importSkipped(_ name: String, line: Int, reason: SkippedUser.Reason) -> String {
+        switch reason {
+        case .locked:
+            t("standard input line \(line): \(name) skipped: the account is locked",
+              "línea \(line) de la entrada estándar: \(name) omitido: la cuenta está bloqueada")
+        case .noPassword:
+            t("standard input line \(line): \(name) skipped: no password",
+              "línea \(line) de la entrada estándar: \(name) omitido: no tiene contraseña")
+        }
+    }
+
     private func formatted(_ seconds: Double) -> String {
         let hundredths = Int((seconds * 100).rounded())
         return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"

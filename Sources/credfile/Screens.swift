@@ -21,13 +21,20 @@ extension CommandContext {
     func register() throws -> ExitStatus {
         say(messages.registerTitle)
         let username = try readUsername()
-        let password = try readPassword(new: true, prompt: messages.passwordPrompt)
+        var password = try readPassword(new: true, prompt: messages.passwordPrompt)
         guard !username.isEmpty, password.bytes.count > 0 else {
             say(messages.fieldsEmpty)
             return .usage
         }
-        var store = try store()
-        store.policy = try writingPolicy()
+        let store = try passwordStore()
+        // A refused password is asked for again, as a form would, a bounded number of times.
+        var attempts = 1
+        while let violation = try store.passwordPolicy.violation(of: password, username: username, path: store.path) {
+            say(messages.passwordRefused(violation))
+            guard attempts < Self.registerAttempts else { return .usage }
+            attempts += 1
+            password = try readPassword(new: true, prompt: messages.passwordPrompt)
+        }
         do {
             try store.register(username: username, password: password, storage: .hashed)
         } catch let error as CredFileError where error.code == .userExists {
@@ -37,6 +44,9 @@ extension CommandContext {
         say(messages.userRegistered)
         return .success
     }
+
+    /// How many passwords the register screen asks for before it gives up.
+    static let registerAttempts = 3
 
     /// A username typed on the screen (echoed), or one line of standard input; one that
     /// is not valid UTF-8 is refused (exit 2), never repaired into another name.

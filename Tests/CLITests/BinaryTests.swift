@@ -58,8 +58,8 @@ import Testing
     @Test func passwordsFromStandardInputWithCRLFOrNoFinalNewline() throws {
         try withSession { session in
             let file = session.path("users.txt")
-            let crlf = session.password("Crlf-Pass-3")
-            let bare = session.password("Bare-Pass-4")
+            let crlf = session.password("Cr1f-Pass-3")
+            let bare = session.password("B4re-Pass-4")
             #expect(try run(session, ["add", file, "crlf", "--iterations", "1"], stdin: crlf + "\r\n").status == 0)
             #expect(try run(session, ["add", file, "bare", "--iterations", "1"], stdin: bare).status == 0)
             // Only the first line is the password; what follows is not read.

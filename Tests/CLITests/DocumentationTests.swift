@@ -76,8 +76,8 @@ import Glibc
         #expect(values.exportTarget == .ldif && values.baseDN == "dc=x" && values.skipUnexportable)
         let helper = try CredFileCLI.parse(["helper", "F", "--protocol", "squid"])
         #expect(helper.helperProtocol == .squid)
-        let passwords = try CredFileCLI.parse(["import", "F", "--from", "dovecot", "--min-length", "15", "--blocklist", "b"])
-        #expect(passwords.importFormat == .dovecot && passwords.minimumLength == 15 && passwords.blocklist == "b")
+        let passwords = try CredFileCLI.parse(["import", "F", "--from", "dovecot", "--min-length", "15", "--blocklist", "b", "--blocklist=c"])
+        #expect(passwords.importFormat == .dovecot && passwords.minimumLength == 15 && passwords.blocklists == ["b", "c"])
     }
 
     struct Misuse: CustomTestStringConvertible, Sendable {

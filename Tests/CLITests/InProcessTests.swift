@@ -16,8 +16,8 @@ import Testing
 
     /// alice (hashed), bob (plaintext), a comment and a blank line.
     static func twoUsers(_ session: CLISession) throws -> String {
-        let alice = try hash(session.password("Alice-Pass-1"))
-        return try session.write("users.txt", "# usuarios\nalice,\(alice)\n\nbob,\(session.password("Bob-Plain-2"))\n")
+        let alice = try hash(session.password("Al1ce-Pass-1"))
+        return try session.write("users.txt", "# usuarios\nalice,\(alice)\n\nbob,\(session.password("B0b-Plain-2"))\n")
     }
 
     // MARK: Every command, with and without the common options
@@ -36,38 +36,38 @@ import Testing
 
     static let happyPaths: [HappyPath] = [
         HappyPath(
-            name: "add", arguments: ["add", "FILE", "carol"], stdin: ["Carol-Pass-3"],
-            afterwards: ("carol", "Carol-Pass-3", true)),
+            name: "add", arguments: ["add", "FILE", "carol"], stdin: ["C4rol-Pass-3"],
+            afterwards: ("carol", "C4rol-Pass-3", true)),
         HappyPath(
-            name: "add --plaintext", arguments: ["add", "FILE", "carol", "--plaintext"], stdin: ["Carol-Pass-3"],
-            afterwards: ("carol", "Carol-Pass-3", true)),
-        HappyPath(name: "verify (hashed)", arguments: ["verify", "FILE", "alice"], stdin: ["Alice-Pass-1"]),
-        HappyPath(name: "verify (plaintext)", arguments: ["verify", "FILE", "bob"], stdin: ["Bob-Plain-2"]),
+            name: "add --plaintext", arguments: ["add", "FILE", "carol", "--plaintext"], stdin: ["C4rol-Pass-3"],
+            afterwards: ("carol", "C4rol-Pass-3", true)),
+        HappyPath(name: "verify (hashed)", arguments: ["verify", "FILE", "alice"], stdin: ["Al1ce-Pass-1"]),
+        HappyPath(name: "verify (plaintext)", arguments: ["verify", "FILE", "bob"], stdin: ["B0b-Plain-2"]),
         HappyPath(
-            name: "verify --upgrade", arguments: ["verify", "FILE", "bob", "--upgrade"], stdin: ["Bob-Plain-2"],
-            afterwards: ("bob", "Bob-Plain-2", true)),
+            name: "verify --upgrade", arguments: ["verify", "FILE", "bob", "--upgrade"], stdin: ["B0b-Plain-2"],
+            afterwards: ("bob", "B0b-Plain-2", true)),
         HappyPath(
-            name: "passwd", arguments: ["passwd", "FILE", "alice"], stdin: ["New-Alice-4"], stdout: ["password changed"],
-            afterwards: ("alice", "New-Alice-4", true)),
+            name: "passwd", arguments: ["passwd", "FILE", "alice"], stdin: ["New-Al1ce-4"], stdout: ["password changed"],
+            afterwards: ("alice", "New-Al1ce-4", true)),
         HappyPath(
             name: "delete", arguments: ["delete", "FILE", "bob"], stdout: ["user removed (1 line)"],
-            afterwards: ("bob", "Bob-Plain-2", false)),
+            afterwards: ("bob", "B0b-Plain-2", false)),
         HappyPath(
-            name: "import", arguments: ["import", "FILE"], stdin: ["carol,Carol-Pass-3", "alice,New-Alice-4"],
-            stdout: ["1 added, 1 updated"], afterwards: ("alice", "New-Alice-4", true)),
+            name: "import", arguments: ["import", "FILE"], stdin: ["carol,C4rol-Pass-3", "alice,New-Al1ce-4"],
+            stdout: ["1 added, 1 updated"], afterwards: ("alice", "New-Al1ce-4", true)),
         HappyPath(name: "list", arguments: ["list", "FILE"], stdout: ["alice", "bob", "plaintext"]),
         HappyPath(name: "check", arguments: ["check", "FILE"], stdout: ["warning"]),
         HappyPath(
             name: "upgrade", arguments: ["upgrade", "FILE"], stdout: ["1"],
-            afterwards: ("bob", "Bob-Plain-2", true)),
+            afterwards: ("bob", "B0b-Plain-2", true)),
         HappyPath(name: "upgrade --dry-run", arguments: ["upgrade", "FILE", "--dry-run"], stdout: ["1"]),
         HappyPath(name: "hash", arguments: ["hash"], stdin: ["Hash-Pass-5"], stdout: ["$pbkdf2-sha"]),
         HappyPath(
-            name: "login", arguments: ["login", "FILE"], stdin: ["alice", "Alice-Pass-1"],
+            name: "login", arguments: ["login", "FILE"], stdin: ["alice", "Al1ce-Pass-1"],
             stdout: ["Login", "Access granted"]),
         HappyPath(
-            name: "register", arguments: ["register", "FILE"], stdin: ["carol", "Carol-Pass-3"],
-            stdout: ["Register", "User registered"], afterwards: ("carol", "Carol-Pass-3", true)),
+            name: "register", arguments: ["register", "FILE"], stdin: ["carol", "C4rol-Pass-3"],
+            stdout: ["Register", "User registered"], afterwards: ("carol", "C4rol-Pass-3", true)),
     ]
 
     /// Where the common options go, and which.
@@ -88,7 +88,7 @@ import Testing
     func everyCommandWorksWithTheCommonOptions(_ path: HappyPath, _ options: Options) throws {
         try withSession { session in
             let file = try Self.twoUsers(session)
-            for secret in ["Carol-Pass-3", "New-Alice-4", "Hash-Pass-5"] { _ = session.password(secret) }
+            for secret in ["C4rol-Pass-3", "New-Al1ce-4", "Hash-Pass-5"] { _ = session.password(secret) }
             let before = session.bytes("users.txt")
             let arguments = options.before + path.arguments.map { $0 == "FILE" ? file : $0 } + options.after
             let result = session.run(arguments, stdin: path.stdin)
@@ -110,7 +110,7 @@ import Testing
             if let (user, password, granted) = path.afterwards {
                 #expect(try libraryGrants(file, user, password) == granted)
                 if path.arguments.contains("--upgrade") || path.arguments[0] == "upgrade" && !path.arguments.contains("--dry-run") {
-                    #expect(!session.text("users.txt").contains("Bob-Plain-2"), "still in plaintext")
+                    #expect(!session.text("users.txt").contains("B0b-Plain-2"), "still in plaintext")
                 }
             } else {
                 #expect(session.bytes("users.txt") == before, "the file changed")
@@ -129,9 +129,9 @@ import Testing
     @Test func exit0And1VerifyGrantsAndDenies() throws {
         try withSession { session in
             let file = try Self.twoUsers(session)
-            let granted = session.run(["verify", file, "alice", "--iterations", "1"], stdin: ["Alice-Pass-1"])
+            let granted = session.run(["verify", file, "alice", "--iterations", "1"], stdin: ["Al1ce-Pass-1"])
             #expect(granted == CLIResult(status: 0, stdout: "", stderr: ""))
-            let denied = session.run(["verify", file, "alice", "--iterations", "1"], stdin: [session.password("Alice-Pass-X")])
+            let denied = session.run(["verify", file, "alice", "--iterations", "1"], stdin: [session.password("Al1ce-Pass-X")])
             #expect(denied == CLIResult(status: 1, stdout: "", stderr: "credfile: Wrong username or password.\n"))
         }
     }
@@ -409,14 +409,14 @@ import Testing
 
     /// A file with every kind of finding, a BOM and CRLF endings, and its expected findings.
     static func troubledFile(_ session: CLISession) throws -> (path: String, findings: [(Int, String)]) {
-        let weak = try hash(session.password("Dave-Pass-13"))
+        let weak = try hash(session.password("D4ve-Pass-13"))
         let content =
             "\u{FEFF}# usuarios.txt\r\n"  // 1 comment (after a BOM)
-            + "alice,\(session.password("Plain-Alice-14"))\r\n"  // 2 warning: 2 plaintext entries (one finding)
+            + "alice,\(session.password("Plain-Al1ce-14"))\r\n"  // 2 warning: 2 plaintext entries (one finding)
             + "\n"  // 3 blank
             + "bob,\n"  // 4 error: empty secret
             + "carol,$2y$10$\(session.password("abcdefghijklmnopqrstuv"))\n"  // 5 error: unsupported hash
-            + "alice,\(session.password("Plain-Alice-15"))\n"  // 6 error: duplicate
+            + "alice,\(session.password("Plain-Al1ce-15"))\n"  // 6 error: duplicate
             + "dave,\(weak)\n"  // 7 warning: weak hash
             + "   \t\n"  // 8 blank
             + "eve,$pbkdf2-sha256$x\n"  // 9 error: malformed pbkdf2
@@ -444,7 +444,7 @@ import Testing
             }
             #expect(lines.contains { $0.hasPrefix("\(file):6: error: ") && $0.contains("line 2") }, "the duplicate names its first line")
             // Warnings only: exit 0.
-            let clean = try session.write("clean.txt", "alice,\(Self.hash(session.password("Weak-Pass-19")))\nbob,\(session.password("Plain-Bob-20"))")
+            let clean = try session.write("clean.txt", "alice,\(Self.hash(session.password("Weak-Pass-19")))\nbob,\(session.password("Plain-B0b-20"))")
             let warned = session.run(["check", clean])
             #expect(warned.status == 0, "\(warned)")
             #expect(warned.stdoutLines.count == 2, "\(warned)")
@@ -478,9 +478,9 @@ import Testing
         try withSession { session in
             let file = try session.write(
                 "users.txt",
-                "alice,\(try Self.hash(session.password("Alice-Pass-21")))\n"
-                    + "bob,\(session.password("Bob-Plain-22"))\n"
-                    + "carol,\(try Self.hash(session.password("Carol-Pass-23"), .sha512))\n"
+                "alice,\(try Self.hash(session.password("Al1ce-Pass-21")))\n"
+                    + "bob,\(session.password("B0b-Plain-22"))\n"
+                    + "carol,\(try Self.hash(session.password("C4rol-Pass-23"), .sha512))\n"
                     + "dan,$6$\(session.password("saltsalt"))$\(session.password("unsupportedchecksum24"))\n"
                     + "eve,$pbkdf2-sha256$\(session.password("garbage25"))\n"
                     + "bob,\(session.password("Shadowed-26"))\n"
@@ -515,13 +515,13 @@ import Testing
         try withSession { session in
             let file = try session.write(
                 "users.txt",
-                "alice,\(try Self.hash(session.password("Alice-Pass-28")))\nbob,\(session.password("Bob-Plain-29"))\n"
+                "alice,\(try Self.hash(session.password("Al1ce-Pass-28")))\nbob,\(session.password("B0b-Plain-29"))\n"
                     + "eve,$pbkdf2-sha256$x\ndan,$6$salt$abc\n")
             for environment in [["LANG": "C"], ["LANG": "es_ES.UTF-8"]] {
                 var results: [CLIResult] = []
                 for (user, password) in [
-                    ("alice", "wrong-30"), ("bob", "wrong-30"), ("nobody", "wrong-30"), ("nobody", "Alice-Pass-28"),
-                    ("eve", "x-Guess-52"), ("dan", "abc-Guess-53"), ("ALICE", "Alice-Pass-28"), ("alic", "Alice-Pass-28"),
+                    ("alice", "wrong-30"), ("bob", "wrong-30"), ("nobody", "wrong-30"), ("nobody", "Al1ce-Pass-28"),
+                    ("eve", "x-Guess-52"), ("dan", "abc-Guess-53"), ("ALICE", "Al1ce-Pass-28"), ("alic", "Al1ce-Pass-28"),
                 ] {
                     results.append(session.run(["verify", file, user, "--iterations", "1"], stdin: [session.password(password)], environment: environment))
                 }
@@ -545,15 +545,15 @@ import Testing
     }
 
     static let badImports: [BadImport] = [
-        BadImport(name: "no comma", lines: ["carol,Carol-Pass-31", "NoComma-Secret-32", "dave,Dave-Pass-33"], badLine: 2, secret: "NoComma-Secret-32"),
-        BadImport(name: "empty username", lines: ["carol,Carol-Pass-31", "", ",Empty-User-34"], badLine: 3, secret: "Empty-User-34"),
-        BadImport(name: "username with trailing space", lines: ["carol,Carol-Pass-31", "dave ,Trail-Pass-35"], badLine: 2, secret: "Trail-Pass-35"),
-        BadImport(name: "empty password", lines: ["carol,Carol-Pass-31", "dave,"], badLine: 2, secret: "Carol-Pass-31"),
+        BadImport(name: "no comma", lines: ["carol,C4rol-Pass-31", "NoComma-Secret-32", "dave,D4ve-Pass-33"], badLine: 2, secret: "NoComma-Secret-32"),
+        BadImport(name: "empty username", lines: ["carol,C4rol-Pass-31", "", ",Empty-User-34"], badLine: 3, secret: "Empty-User-34"),
+        BadImport(name: "username with trailing space", lines: ["carol,C4rol-Pass-31", "dave ,Trail-Pass-35"], badLine: 2, secret: "Trail-Pass-35"),
+        BadImport(name: "empty password", lines: ["carol,C4rol-Pass-31", "dave,"], badLine: 2, secret: "C4rol-Pass-31"),
         BadImport(
-            name: "plaintext with hash syntax", lines: ["carol,Carol-Pass-31", "dave,$1$Hashlike-36"], badLine: 2,
+            name: "plaintext with hash syntax", lines: ["carol,C4rol-Pass-31", "dave,$1$Hashlike-36"], badLine: 2,
             secret: "Hashlike-36", options: ["--plaintext"]),
-        BadImport(name: "same user twice", lines: ["carol,Carol-Pass-31", "", "dave,Dave-Pass-33", "carol,Again-Pass-37"], badLine: 4, secret: "Again-Pass-37"),
-        BadImport(name: "last line bad", lines: ["carol,Carol-Pass-31", "dave,Dave-Pass-33", "#comment-Pass-38"], badLine: 3, secret: "comment-Pass-38"),
+        BadImport(name: "same user twice", lines: ["carol,C4rol-Pass-31", "", "dave,D4ve-Pass-33", "carol,Again-Pass-37"], badLine: 4, secret: "Again-Pass-37"),
+        BadImport(name: "last line bad", lines: ["carol,C4rol-Pass-31", "dave,D4ve-Pass-33", "#comment-Pass-38"], badLine: 3, secret: "comment-Pass-38"),
     ]
 
     @Test(arguments: badImports)
@@ -575,7 +575,7 @@ import Testing
             let file = try Self.twoUsers(session)
             let result = session.run(
                 ["import", file, "--iterations", "1"],
-                stdin: ["", "carol,\(session.password("Carol-Pass-39"))", "", "dave,\(session.password("D-40"))", "carol,\(session.password("C-41"))"])
+                stdin: ["", "carol,\(session.password("C4rol-Pass-39"))", "", "dave,\(session.password("D-40-long-enough"))", "carol,\(session.password("C-41-long-enough"))"])
             expectUsageError(result)
             #expect(result.stderr.contains("standard input line 5"), "\(result)")
             #expect(result.stderr.contains("line 2"), "\(result)")
@@ -588,12 +588,12 @@ import Testing
             let file = try Self.twoUsers(session)
             let result = session.run(
                 ["import", file, "--iterations", "1"],
-                stdin: ["carol,\(session.password("Carol-Pass-42"))", "", "bob,\(session.password("Bob-New-43"))", "dave,\(session.password("x,y,z-44"))"])
+                stdin: ["carol,\(session.password("C4rol-Pass-42"))", "", "bob,\(session.password("B0b-New-43"))", "dave,\(session.password("x,y,z-44"))"])
             #expect(result == CLIResult(status: 0, stdout: "2 added, 1 updated\n", stderr: "credfile: warning: 1 iterations is below the minimum of 600000 (OWASP)\n"))
-            #expect(try libraryGrants(file, "carol", "Carol-Pass-42"))
-            #expect(try libraryGrants(file, "bob", "Bob-New-43"))
+            #expect(try libraryGrants(file, "carol", "C4rol-Pass-42"))
+            #expect(try libraryGrants(file, "bob", "B0b-New-43"))
             #expect(try libraryGrants(file, "dave", "x,y,z-44"))
-            #expect(try !libraryGrants(file, "bob", "Bob-Plain-2"))
+            #expect(try !libraryGrants(file, "bob", "B0b-Plain-2"))
             #expect(session.text("users.txt").hasPrefix("# usuarios\nalice,$pbkdf2-sha256$1$"))
         }
     }

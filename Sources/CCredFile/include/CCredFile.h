@@ -35,5 +35,10 @@ int credfile_digest(int algorithm, const void *data, size_t count, void *out, si
 int credfile_scrypt(const void *password, size_t passwordCount, const void *salt, size_t saltCount,
                     uint64_t n, uint32_t r, uint32_t p, uint64_t maxMemory,
                     void *out, size_t outCount);
+// --- SHA-1 (sha1.c): the key of a Pwned Passwords blocklist, never a password hash. ---
+
+/// Writes the 20-byte SHA-1 digest of `data` to `digest20`; returns 1, or 0 when
+/// OpenSSL fails.
+int credfile_sha1(const void *data, size_t count, void *digest20);
 
 #endif

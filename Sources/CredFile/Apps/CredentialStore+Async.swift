@@ -68,7 +68,7 @@ extension CredentialStore {
         jobs: Int = ParallelHasher.defaultJobs
     ) async throws -> (added: Int, updated: Int) {
         let store = self
-        let list = users.map { ImportedUser(username: $0.username, password: $0.password) }
+        let list = users.map { UserToImport(username: $0.username, password: $0.password) }
         return try await HashingThreads.shared.run {
             try store.importUsers(list.map { ($0.username, $0.password) }, storage: storage, jobs: jobs)
         }
@@ -90,7 +90,7 @@ extension CredentialStore {
 
 /// One user of an import, as a Sendable value (tuples of a `String` and a `Password` are
 /// not `Sendable` as a closure capture).
-private struct ImportedUser: Sendable {
+private struct UserToImport: Sendable {
     let username: String
     let password: Password
 }

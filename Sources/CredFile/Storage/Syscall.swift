@@ -254,3 +254,11 @@ private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, o
 
 /// Glibc's `stat` function (inside `Syscall`, `stat` names the struct).
 private func systemStat(_ path: String, _ info: inout stat) -> Int32 { stat(path, &info) }
+extension Syscall {
+    /// Reads up to `buffer.count` bytes at `offset` without moving the file position
+    /// (a blocklist is searched this way, never loaded). Returns how many were read.
+    /// The corresponding C function is `pread`.
+    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SyscallError) -> Int {
+        try retrying("pread") { Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+}

@@ -1,0 +1,11 @@
+// libFuzzer entry point. The readers of `import --hashed` / `import --from FORMAT`: the first
+// byte picks the format, the rest is the input (see FuzzChecks.importReaders).
+// The checks live in _CredFileFuzzChecks so the regression test replays the same ones.
+import _CredFileFuzzChecks
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    FuzzChecks.trapOnFailure { () throws(FuzzFailure) in try FuzzChecks.run("FuzzImport", input) }
+    return 0
+}

@@ -1,0 +1,316 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CCredFile  // credfile_sha1: the key of a Pwned Passwords list
+
+/// A list of passwords that must not be chosen (SPEC §8, NIST SP 800-63B-4 §3.1.1.2):
+/// the built-in list of common passwords, or a file.
+///
+/// A file comes in one of two forms, told apart by its first line:
+/// * **SHA-1** — the first line is 40 hex digits, optionally followed by `:` and a count
+///   (`7C4A8D09CA3762AF61E59520943DC26494F8941B:24230577`), as in the Pwned Passwords
+///   download. The file must be sorted by digest (case does not matter); it is searched by
+///   binary search with `pread`, a few pages per lookup, and never loaded (it can be tens
+///   of GB). A line may end in CRLF.
+/// * **passwords** — anything else: one password a line (a CR before the LF is dropped,
+///   blank lines are ignored), compared case-insensitively with the whole password. It is
+///   read in 64 KiB chunks, so memory stays bounded whatever its size.
+///
+/// Lookups compare the whole password, case-insensitively (both sides lowercased), as
+/// NIST and Django do. A SHA-1 list holds digests of passwords as typed, which cannot be
+/// lowercased: a password is looked up as typed and, when it differs, lowercased.
+public struct Blocklist: Sendable, Equatable {
+    /// What the list holds.
+    public enum Form: String, Sendable {
+        /// credfile's built-in list of common passwords (see ``builtIn``).
+        case builtIn = "built-in"
+        /// A file of passwords, one a line.
+        case passwords
+        /// A sorted file of `SHA1HEX[:count]` lines.
+        case sha1
+    }
+
+    /// The file's path, or `nil` for the built-in list.
+    public let path: String?
+    /// What the list holds.
+    public let form: Form
+
+    /// The built-in list: the 19,640 lowercased passwords Django 5.2 ships as
+    /// `common-passwords.txt.gz` (Royce Williams' list of the 20,000 most common Pwned
+    /// Passwords, BSD licence; see `Sources/CredFile/Policy/Blocklist/README.md`).
+    public static let builtIn = Blocklist(path: nil, form: .builtIn)
+
+    private init(path: String?, form: Form) {
+        self.path = path
+        self.form = form
+    }
+
+    /// A blocklist file; its form is read from its first line now.
+    /// - Throws: ``CredFileError/Code/io`` when the file cannot be opened or read.
+    public init(path: String) throws {
+        let file = try BlocklistFile(path: path)
+        defer { file.close() }
+        self.init(path: path, form: try file.detectForm())
+    }
+
+    /// How many entries the built-in list holds.
+    public static var builtInCount: Int { BuiltInList.words.count }
+
+    /// Whether `password` is on the list.
+    /// - Throws: ``CredFileError/Code/io`` when the file cannot be read, or
+    ///   ``CredFileError/Code/usage`` when a SHA-1 file has a line that is not one.
+    public func contains(_ password: Password) throws -> Bool {
+        try lookUp(password).isListed
+    }
+
+    /// What one lookup found and cost.
+    public struct Lookup: Sendable {
+        /// Whether the password is on the list.
+        public let isListed: Bool
+        /// How many `pread` calls it made (0 for the built-in list).
+        public let reads: Int
+    }
+
+    /// Looks `password` up and says how many reads it took (for benchmarks).
+    /// - Throws: as ``contains(_:)``.
+    public func lookUp(_ password: Password) throws -> Lookup {
+        let folded = PasswordText.folded(password)
+        switch form {
+        case .builtIn:
+            return Lookup(isListed: folded.map { BuiltInList.words.contains(Substring($0)) } ?? false, reads: 0)
+        case .passwords:
+            // A list of passwords is text: a password that is not UTF-8 cannot be on it.
+            guard let folded else { return Lookup(isListed: false, reads: 0) }
+            let file = try BlocklistFile(path: path ?? "")
+            defer { file.close() }
+            return try file.scanLines(for: Array(folded.utf8))
+        case .sha1:
+            let file = try BlocklistFile(path: path ?? "")
+            defer { file.close() }
+            var reads = 0
+            var candidates: [[UInt8]] = [password.bytes.withUnsafeBytes { Array($0) }]
+            if let folded, Array(folded.utf8) != candidates[0] { candidates.append(Array(folded.utf8)) }
+            for candidate in candidates {
+                let found = try file.binarySearch(for: try Self.sha1Hex(candidate), reads: &reads)
+                if found { return Lookup(isListed: true, reads: reads) }
+            }
+            return Lookup(isListed: false, reads: reads)
+        }
+    }
+
+    /// The uppercase hex SHA-1 of `bytes` (OpenSSL), as the Pwned Passwords list spells it.
+    static func sha1Hex(_ bytes: [UInt8]) throws -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 20)
+        let ok = bytes.withUnsafeBytes { input in
+            digest.withUnsafeMutableBytes { credfile_sha1(input.baseAddress, input.count, $0.baseAddress) }
+        }
+        guard ok == 1 else { throw CredFileError(.crypto, "SHA-1 failed") }
+        let hex = Array("0123456789ABCDEF".utf8)
+        return digest.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 15)]] }
+    }
+}
+
+/// The built-in list, split from its one string literal at first use.
+enum BuiltInList {
+    /// Every entry (lowercase already).
+    static let words: Set<Substring> = Set(builtInBlocklistText.split(separator: "\n", omittingEmptySubsequences: true))
+}
+
+/// Text forms of a password for comparisons with lists and words.
+enum PasswordText {
+    /// The password as a lowercased `String` (after NFC, which `Password` holds), or nil
+    /// when its bytes are not UTF-8.
+    static func folded(_ password: Password) -> String? {
+        password.bytes.withUnsafeBytes { String(validating: Array($0), as: UTF8.self) }?.lowercased()
+    }
+}
+
+/// An open blocklist file: form detection, line scan and binary search, all by `pread`.
+struct BlocklistFile {
+    let path: String
+    let fd: Int32
+    let size: Int
+
+    /// Lines longer than this in a SHA-1 list are an error (real ones are under 60 bytes).
+    static let maximumDigestLine = 256
+    /// Below this many bytes the binary search reads the rest and scans it.
+    static let scanWindow = 8192
+
+    init(path: String) throws {
+        do {
+            fd = try Syscall.open(path, O_RDONLY)
+        } catch {
+            throw error.credFileError("cannot open the blocklist \(path)")
+        }
+        self.path = path
+        do {
+            size = Int(try Syscall.fstat(fd).st_size)
+        } catch {
+            Syscall.close(fd)
+            throw error.credFileError("cannot read the blocklist \(path)")
+        }
+    }
+
+    func close() { Syscall.close(fd) }
+
+    /// Up to `count` bytes at `offset`.
+    func read(_ count: Int, at offset: Int, reads: inout Int) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: max(0, min(count, size - offset)))
+        var done = 0
+        while done < buffer.count {
+            let result = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SyscallError) -> Int in
+                    try Syscall.pread(fd, UnsafeMutableRawBufferPointer(rebasing: raw[done...]), at: offset + done)
+                }
+            }
+            let n: Int
+            switch result {
+            case .success(let count): n = count
+            case .failure(let error): throw error.credFileError("cannot read the blocklist \(path)")
+            }
+            reads += 1
+            if n == 0 { break }
+            done += n
+        }
+        return Array(buffer[0..<done])
+    }
+
+    /// SHA-1 when the first line is 40 hex digits with an optional `:count`.
+    func detectForm() throws -> Blocklist.Form {
+        var reads = 0
+        let head = try read(Self.maximumDigestLine, at: 0, reads: &reads)
+        var line = head.prefix { $0 != 0x0A }
+        if line.last == 0x0D { line = line.dropLast() }
+        return Self.digestLine(line) != nil ? .sha1 : .passwords
+    }
+
+    /// The 40 hex digits of a `SHA1HEX[:count]` line (CR already removed), uppercased,
+    /// or nil when the line is not one.
+    static func digestLine(_ line: ArraySlice<UInt8>) -> [UInt8]? {
+        guard line.count >= 40 else { return nil }
+        let digits = line.prefix(40)
+        guard digits.allSatisfy(isHexDigit) else { return nil }
+        let rest = line.dropFirst(40)
+        if !rest.isEmpty {
+            guard rest.first == UInt8(ascii: ":"), rest.count > 1,
+                rest.dropFirst().allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            else { return nil }
+        }
+        return digits.map { (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) ? $0 - 32 : $0 }
+    }
+
+    static func isHexDigit(_ b: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(b)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(b)
+    }
+
+    private func malformed(near offset: Int) -> CredFileError {
+        CredFileError.usage("the blocklist \(path) is not a sorted SHA1HEX[:count] list (near byte \(offset))")
+    }
+
+    /// Binary search for `target` (40 uppercase hex digits) over byte offsets: each step
+    /// reads the first whole line after the midpoint (one `pread` of 256 bytes); when the
+    /// window is small it is read and scanned.
+    func binarySearch(for target: [UInt8], reads: inout Int) throws -> Bool {
+        // Invariant: every line starting before `low` sorts before target, every line
+        // starting at or after `high` sorts after it; `low` is a line start.
+        var low = 0
+        var high = size
+        while high - low > Self.scanWindow {
+            let middle = low + (high - low) / 2
+            let probe = try read(Self.maximumDigestLine, at: middle - 1, reads: &reads)
+            // The line start at or after `middle` (the byte before tells whether `middle` is one).
+            guard let newline = probe.firstIndex(of: 0x0A) else { throw malformed(near: middle) }
+            let start = middle + newline  // probe[0] is the byte at middle - 1
+            guard start < high else { break }  // no line starts in [middle, high): scan
+            let rest = probe[(newline + 1)...]
+            let raw = rest.prefix { $0 != 0x0A }
+            let atEnd = middle - 1 + probe.count == size
+            // A line with no LF within the probe is the file's last line, or too long.
+            guard raw.count < rest.count || atEnd else { throw malformed(near: start) }
+            var line = raw
+            if line.last == 0x0D { line = line.dropLast() }
+            guard let digest = Self.digestLine(line) else { throw malformed(near: start) }
+            if digest == target { return true }
+            if digest.lexicographicallyPrecedes(target) {
+                low = min(start + raw.count + 1, size)  // the next line's start
+            } else {
+                high = start
+            }
+        }
+        return try scanDigests(from: low, to: high, for: target, reads: &reads)
+    }
+
+    /// Scans the lines that start in [from, to) for `target`.
+    private func scanDigests(from: Int, to: Int, for target: [UInt8], reads: inout Int) throws -> Bool {
+        var offset = from
+        var pending: [UInt8] = []
+        while offset < to || !pending.isEmpty {
+            let chunk = offset < size
+                ? try read(min(65536, max(to - offset, 0) + Self.maximumDigestLine), at: offset, reads: &reads) : []
+            let startOfChunk = offset - pending.count
+            pending += chunk
+            offset += chunk.count
+            var lineStart = 0
+            while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
+                if startOfChunk + lineStart >= to { return false }
+                var line = pending[lineStart..<newline]
+                if line.last == 0x0D { line = line.dropLast() }
+                if !line.isEmpty {
+                    guard let digest = Self.digestLine(line) else { throw malformed(near: startOfChunk + lineStart) }
+                    if digest == target { return true }
+                    if target.lexicographicallyPrecedes(digest) { return false }
+                }
+                lineStart = newline + 1
+            }
+            pending = Array(pending[lineStart...])
+            if chunk.isEmpty {  // end of file: a last line without LF
+                if !pending.isEmpty, startOfChunk + lineStart < to {
+                    var line = pending[...]
+                    if line.last == 0x0D { line = line.dropLast() }
+                    if Self.digestLine(line) == target { return true }
+                }
+                return false
+            }
+            if pending.count > Self.maximumDigestLine { throw malformed(near: offset) }
+        }
+        return false
+    }
+
+    /// Scans a one-password-a-line file for `folded` (lowercased UTF-8), 64 KiB at a time.
+    func scanLines(for folded: [UInt8]) throws -> Blocklist.Lookup {
+        var reads = 0
+        var offset = 0
+        var pending: [UInt8] = []
+        func matches(_ raw: ArraySlice<UInt8>) -> Bool {
+            var line = raw
+            if line.last == 0x0D { line = line.dropLast() }
+            if line.isEmpty { return false }  // a blank line lists nothing
+            if line.allSatisfy({ $0 < 0x80 }) {
+                guard line.count == folded.count else { return false }
+                return zip(line, folded).allSatisfy { a, b in
+                    ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(a) ? a + 32 : a) == b
+                }
+            }
+            guard let text = String(validating: Array(line), as: UTF8.self) else { return false }
+            return Array(Unicode.nfcBytes(of: text.lowercased())) == folded
+        }
+        while true {
+            let chunk = try read(65536, at: offset, reads: &reads)
+            offset += chunk.count
+            pending += chunk
+            var lineStart = 0
+            while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
+                if matches(pending[lineStart..<newline]) { return .init(isListed: true, reads: reads) }
+                lineStart = newline + 1
+            }
+            pending = Array(pending[lineStart...])
+            if chunk.isEmpty {
+                return .init(isListed: !pending.isEmpty && matches(pending[...]), reads: reads)
+            }
+            // A line longer than any password (4,096 bytes after NFC, plus slack) can't match:
+            // drop it rather than grow the buffer.
+            if pending.count > 65536 { pending.removeAll() }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+@testable import CredFile
+@testable import credfile
+
+/// SPEC §8 through the CLI (`add`, `passwd`, `import`, the `register` screen, `check
+/// --passwords`) and SPEC §5's `import --hashed` / `--from`, in-process.
+@Suite struct PasswordRuleCLITests {
+    static let fast = ["--iterations", "1"]
+
+    struct Refusal: CustomTestStringConvertible, Sendable {
+        let name: String
+        let password: String
+        let options: [String]
+        let english: String
+        let spanish: String
+        var testDescription: String { name }
+    }
+
+    static let refusals: [Refusal] = [
+        .init(name: "7 characters", password: "Qz7#Lm9", options: [], english: "at least 8 characters", spanish: "al menos 8 caracteres"),
+        .init(name: "7 characters that are 14 bytes", password: "ñçøåéüß", options: [], english: "at least 8 characters", spanish: "al menos 8 caracteres"),
+        .init(name: "--min-length 15", password: "Qz7#Lm9!Kp2$Wx", options: ["--min-length", "15"], english: "at least 15 characters", spanish: "al menos 15 caracteres"),
+        .init(name: "built-in list, case-folded", password: "PassWord123", options: [], english: "commonly used", spanish: "uso común"),
+        .init(name: "the username", password: "xx-CAROL-garden", options: [], english: "contains the username", spanish: "nombre de usuario"),
+        .init(name: "the file's name", password: "my-users-garden", options: [], english: "name of this file", spanish: "nombre de este archivo"),
+        .init(name: "credfile", password: "credfile-garden", options: [], english: "(credfile)", spanish: "(credfile)"),
+    ]
+
+    @Test("add refuses, says which rule in English and Spanish, exits 2, writes nothing", arguments: refusals)
+    func addRefuses(_ r: Refusal) throws {
+        try withSession { (session) throws in
+            let file = try session.write("users.txt", "# keep\nalice,old-plain-1\n")
+            let before = session.bytes("users.txt")
+            for (lang, words) in [("C", r.english), ("es_ES.UTF-8", r.spanish)] {
+                let result = session.run(
+                    ["add", file, "carol"] + r.options + Self.fast, stdin: [session.password(r.password)], environment: ["LANG": lang])
+                expectUsageError(result)
+                #expect(result.stderr.contains(words), "\(result)")
+                #expect(!result.stderr.contains("--help"))
+                #expect(session.bytes("users.txt") == before)
+            }
+            // passwd and import refuse the same way.
+            let passwd = session.run(["passwd", file, "alice"] + r.options + Self.fast, stdin: [r.password.replacingOccurrences(of: "CAROL", with: "alice")])
+            expectUsageError(passwd)
+            let imported = session.run(["import", file] + r.options + Self.fast, stdin: ["dora,fine-garden-trees-1", "carol,\(r.password)"])
+            expectUsageError(imported)
+            #expect(imported.stderr.contains("standard input line 2"), "\(imported)")
+            #expect(session.bytes("users.txt") == before)
+        }
+    }
+
+    @Test("a good password is accepted by add, passwd and import; --min-length lowers the bar too")
+    func accepted() throws {
+        try withSession { (session) throws in
+            let file = session.path("users.txt")
+            #expect(session.run(["add", file, "carol"] + Self.fast, stdin: [session.password("Qz7#Lm9!")]).status == 0)
+            #expect(try libraryGrants(file, "carol", "Qz7#Lm9!"))
+            #expect(session.run(["passwd", file, "carol"] + Self.fast, stdin: [session.password("ñçøåéüßð")]).status == 0)
+            #expect(session.run(["import", file] + Self.fast, stdin: ["dora,\(session.password("fine-garden-trees-1"))"]).status == 0)
+            #expect(session.run(["add", file, "erin", "--min-length", "4"] + Self.fast, stdin: [session.password("Qz7#")]).status == 0)
+            expectUsageError(session.run(["add", file, "finn", "--min-length", "0"], stdin: ["whatever-long"]))
+            expectUsageError(session.run(["add", file, "finn", "--min-length", "65"], stdin: ["whatever-long"]))
+        }
+    }
+
+    @Test("--blocklist FILE in both forms")
+    func blocklistFiles() throws {
+        try withSession { (session) throws in
+            let file = session.path("users.txt")
+            let plain = try session.write("banned.txt", "Garden-Trees-42\n")
+            let sha1 = try Blocklist.sha1Hex(Array("Garden-Trees-43".utf8))
+            let pwned = try session.write("pwned.txt", "0000000000000000000000000000000000000000:1\n\(String(decoding: sha1, as: UTF8.self)):3\nFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:2\n")
+            let one = session.run(["add", file, "carol", "--blocklist", plain] + Self.fast, stdin: [session.password("garden-trees-42")])
+            expectUsageError(one)
+            #expect(one.stderr.contains("blocklist"))
+            let two = session.run(["add", file, "carol", "--blocklist", pwned] + Self.fast, stdin: [session.password("Garden-Trees-43")])
+            expectUsageError(two)
+            #expect(session.run(["add", file, "carol", "--blocklist", pwned, "--blocklist", plain] + Self.fast, stdin: ["Garden-Trees-44"]).status == 0)
+            // A missing list is an I/O error, before anything is written.
+            let missing = session.run(["add", file, "dora", "--blocklist", session.path("nope")] + Self.fast, stdin: ["Garden-Trees-45"])
+            #expect(missing.status == 5)
+        }
+    }
+
+    @Test("the register screen asks again after a refusal, then gives up")
+    func registerAsksAgain() throws {
+        try withSession { (session) throws in
+            let file = session.path("users.txt")
+            let retried = session.run(["register", file] + Self.fast, stdin: ["carol", "password", session.password("Qz7#Lm9!-garden")])
+            #expect(retried.status == 0, "\(retried)")
+            #expect(retried.stdout.contains("commonly used"))
+            #expect(try libraryGrants(file, "carol", "Qz7#Lm9!-garden"))
+            let before = session.bytes("users.txt")
+            let gaveUp = session.run(
+                ["register", file] + Self.fast, stdin: ["dora", "short", "password", "dora-garden", "never-read-garden"],
+                environment: ["LANG": "es_ES.UTF-8"])
+            #expect(gaveUp.status == 2)
+            #expect(gaveUp.stdout.contains("al menos 8 caracteres") && gaveUp.stdout.contains("uso común") && gaveUp.stdout.contains("nombre de usuario"))
+            #expect(session.lastUnreadInput == 1)
+            #expect(session.bytes("users.txt") == before)
+        }
+    }
+
+    @Test("check --passwords reports blocklisted plaintext entries by line; login is not judged")
+    func checkPasswords() throws {
+        try withSession { (session) throws in
+            let file = try session.write("users.txt", "ann,password\nbea,\(session.password("a-long-unusual-phrase"))\ncid,Qwerty123\n")
+            #expect(session.run(["verify", file, "ann"] + Self.fast, stdin: ["password"]).status == 0)
+            let plain = session.run(["check", file])
+            #expect(!plain.stdout.contains("blocklist"))
+            let result = session.run(["check", file, "--passwords"])
+            #expect(result.stdout.contains("\(file):1: warning: plaintext password is on a blocklist"))
+            #expect(result.stdout.contains("\(file):3: warning: plaintext password is on a blocklist"))
+            #expect(!result.stdout.contains(":2: warning: plaintext password is on"))
+            #expect(!result.stdout.contains("Qwerty123") && !result.stdout.contains("ann,password"))
+            let spanish = session.run(["check", file, "--passwords"], environment: ["LANG": "es_ES.UTF-8"])
+            #expect(spanish.stdout.contains("lista de contraseñas prohibidas"))
+        }
+    }
+
+    static let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("CredFileTests/Vectors/peers")
+
+    @Test("import --from shadow: hashes stored byte for byte, locked users reported", arguments: ["C", "es_ES.UTF-8"])
+    func importShadow(lang: String) throws {
+        try withSession { (session) throws in
+            let file = session.path("users.txt")
+            let input = try String(contentsOf: Self.peers.appendingPathComponent("shadow.txt"), encoding: .utf8)
+            let result = session.run(["import", file, "--from", "shadow"], stdin: input.split(separator: "\n").map(String.init), environment: ["LANG": lang])
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 4)
+            #expect(result.stderr.contains(lang == "C" ? "line 3: root skipped: the account is locked" : "línea 3 de la entrada estándar: root omitido"))
+            #expect(session.text("users.txt").contains("dave,{CRYPT}CYwEk/GrgbXYQ\n"))
+            #expect(session.text("users.txt").contains("alice,$6$xp0BVBIMEmv44aSJ$"))
+        }
+    }
+
+    @Test("import --hashed and --from refuse bad input with its line and write nothing")
+    func importRefusals() throws {
+        try withSession { (session) throws in
+            let file = try session.write("users.txt", "ann,old-plain-1\n")
+            let before = session.bytes("users.txt")
+            let hashed = session.run(["import", file, "--hashed"], stdin: ["bob,$2y$05$5s6UTPiI.KE.p3cMtnNfS.7m8ghVqxLw.JhkcnC9LWIIdEckm/kdC", "cid,\(session.password("hunter2-garden"))"])
+            expectUsageError(hashed)
+            #expect(hashed.stderr.contains("standard input line 2: the secret is not a hash"))
+            let htpasswd = session.run(["import", file, "--from", "htpasswd"], stdin: ["bob:zkwV5jyzYo5hw", "bob:$apr1$SOCH89go$U6qDV0JWPS7RyZbW/8aUL."])
+            expectUsageError(htpasswd)
+            #expect(htpasswd.stderr.contains("standard input line 2: the same user as line 1"))
+            expectUsageError(session.run(["import", file, "--from", "nginx"], stdin: []))
+            expectUsageError(session.run(["import", file, "--from", "hashed"], stdin: []))
+            expectUsageError(session.run(["import", file, "--hashed", "--from", "shadow"], stdin: []))
+            expectUsageError(session.run(["import", file, "--hashed", "--plaintext"], stdin: []))
+            expectUsageError(session.run(["add", file, "x", "--hashed"], stdin: []))
+            #expect(session.bytes("users.txt") == before)
+            let good = session.run(["import", file, "--hashed"], stdin: ["ann,{SHA}k/wNAGQUdECf1ROLsOyy/s7xrIs="])
+            #expect(good.status == 0 && good.stdout.contains("0 added, 1 updated"), "\(good)")
+            #expect(session.text("users.txt") == "ann,{SHA}k/wNAGQUdECf1ROLsOyy/s7xrIs=\n")
+        }
+    }
+}
