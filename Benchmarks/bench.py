@@ -123,25 +123,6 @@ def file_section():
     row("files", "peak RSS of that verify", f"{peak_rss_kib([CREDFILE, 'verify', '--iterations', '1', big, last], pw)/1024:.0f} MB", "goal ≤ 64")
     row("files", "peak RSS of check", f"{peak_rss_kib([CREDFILE, 'check', big])/1024:.0f} MB")
 
-    # One-user rewrite: delete one user vs the floor of cp + fsync + rename.
-    victims = iter(random.Random(7).sample(range(lines), 2 * reps + 2))
-    work = os.path.join(WORK, "rewrite.txt")
-    floor_src = os.path.join(WORK, "floor.txt")
-    shutil.copy(big, work)
-    shutil.copy(big, floor_src)
-    floor_script = f"cp {floor_src} {floor_src}.tmp && sync {floor_src}.tmp && mv {floor_src}.tmp {floor_src} && sync {WORK}"
-    times = {"delete": [], "floor": []}
-    for _ in range(reps):
-        victim = "user%06d" % next(victims)
-        times["delete"].append(run([CREDFILE, "delete", work, victim])[0])
-        times["floor"].append(run(["sh", "-c", floor_script])[0])
-    d, f = statistics.median(times["delete"]), statistics.median(times["floor"])
-    row("files", "credfile delete (one user) ÷ cp + fsync + rename", f"{d/f:.2f}  ({d*1e3:.0f} ms / {f*1e3:.0f} ms)", "goal ≤ 2")
-
-    # Upgrade of the big file at 1 round: peak memory.
-    shutil.copy(big, work)
-    row("files", "peak RSS of upgrade (--iterations 1)",
-        f"{peak_rss_kib([CREDFILE, 'upgrade', '--iterations', '1', work])/1024:.0f} MB")
     hashed_file_rows(lines, reps)
 
 
@@ -187,6 +168,55 @@ def hashed_file_rows(lines, reps):
     row("files", "hashed file: peak RSS of that verify", f"{rss:.0f} MB (file {size:.0f} MB)", "goal ≤ 64 MB + file")
     row("files", "hashed file: peak RSS of check", f"{peak_rss_kib([CREDFILE, 'check', big])/1024:.0f} MB")
     row("files", "hashed file: peak RSS of list", f"{peak_rss_kib([CREDFILE, 'list', big])/1024:.0f} MB")
+
+
+def scale_section():
+    """One-user changes on plaintext and hashed files, and upgrade's memory (issue #14)."""
+    lines = 100_000 if QUICK else 1_000_000
+    reps = 5 if QUICK else 11
+    big = os.path.join(WORK, "scale-plain.txt")
+    make_big_file(big, lines)
+    size = os.path.getsize(big)
+    print(f"One-user changes and upgrade memory ({lines:,} lines; medians of interleaved runs)")
+    one_user_section(big, "plaintext", lines, reps)
+    hashed = os.path.join(WORK, "hashed.txt")
+    make_hashed_file(hashed, lines)
+    one_user_section(hashed, "hashed", lines, reps)
+
+    # Upgrade of the big file at 1 round: peak memory against the file before and after.
+    work = os.path.join(WORK, "rewrite.txt")
+    shutil.copy(big, work)
+    rss = peak_rss_kib([CREDFILE, 'upgrade', '--iterations', '1', work]) / 1024
+    before, after = size / 2**20, os.path.getsize(work) / 2**20
+    row("scale", "peak RSS of upgrade (--iterations 1) − max(file before, after)",
+        f"{rss - max(before, after):.0f} MB  ({rss:.0f} MB; file {before:.0f} → {after:.0f} MB)", "goal ≤ 64")
+
+
+def one_user_section(source, kind, lines, reps):
+    """delete and passwd of one user against the floor (cp + fsync + rename + dir fsync),
+    interleaved in one run."""
+    size = os.path.getsize(source)
+    victims = iter(random.Random(7).sample(range(lines), 2 * reps + 2))
+    work = os.path.join(WORK, "rewrite.txt")
+    floor_src = os.path.join(WORK, "floor.txt")
+    shutil.copy(source, work)
+    shutil.copy(source, floor_src)
+    floor_script = f"cp {floor_src} {floor_src}.tmp && sync {floor_src}.tmp && mv {floor_src}.tmp {floor_src} && sync {WORK}"
+    times = {"delete": [], "passwd": [], "floor": []}
+    for _ in range(reps):
+        times["delete"].append(run([CREDFILE, "delete", work, "user%06d" % next(victims)])[0])
+        times["floor"].append(run(["sh", "-c", floor_script])[0])
+        times["passwd"].append(run([CREDFILE, "passwd", "--iterations", "1", work, "user%06d" % next(victims)],
+                                   b"a-new-password-1\n")[0])
+    f = statistics.median(times["floor"])
+    for command in ("delete", "passwd"):
+        t = statistics.median(times[command])
+        row("scale", f"{kind} file ({size/1e6:.0f} MB): {command} one user ÷ cp + fsync + rename",
+            f"{t/f:.2f}  ({t*1e3:.0f} ms / {f*1e3:.0f} ms)", "goal ≤ 2")
+    shutil.copy(source, work)
+    victim = "user%06d" % (lines // 2)
+    row("scale", f"{kind} file: peak RSS of passwd − file size",
+        f"{peak_rss_kib([CREDFILE, 'passwd', '--iterations', '1', work, victim], b'a-new-password-1' + bytes([10])) / 1024 - size / 2**20:.0f} MB")
 
 
 def upgrade_section():
@@ -251,10 +281,10 @@ def main():
         sys.exit(f"bench: {CREDFILE} is not built (run Benchmarks/run.sh)")
     print(f"credfile benchmarks — {time.strftime('%Y-%m-%d %H:%M')} — {os.cpu_count()} cores — "
           + subprocess.run(["openssl", "version"], capture_output=True, text=True).stdout.strip())
-    sections = sys.argv[2:] or ["pbkdf2", "files", "upgrade", "timing", "apps"]
+    sections = sys.argv[2:] or ["pbkdf2", "files", "scale", "upgrade", "timing", "apps"]
     try:
         for section in sections:
-            {"pbkdf2": pbkdf2_section, "files": file_section, "upgrade": upgrade_section,
+            {"pbkdf2": pbkdf2_section, "files": file_section, "scale": scale_section, "upgrade": upgrade_section,
              "timing": timing_section, "apps": apps_section}[section]()
     finally:
         shutil.rmtree(WORK, ignore_errors=True)

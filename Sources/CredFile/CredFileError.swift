@@ -66,6 +66,9 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
         case secret(MalformedReason)
         /// The same user as the item at this 0-based index, earlier in the same call.
         case sameUser(asItem: Int)
+        /// A new password breaks the password policy (SPEC §8: length, blocklist,
+        /// username or context word).
+        case passwordPolicy(PasswordViolation)
     }
 
     /// Creates an error.
@@ -84,6 +87,7 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
         case .password(let problem): reason = problem.description
         case .secret(let problem): reason = "secret: \(problem)"
         case .sameUser(let first): reason = "same user as item \(first + 1)"
+        case .passwordPolicy(let violation): reason = violation.description
         }
         self.init(.usage, reason)
         self.refusal = refusal

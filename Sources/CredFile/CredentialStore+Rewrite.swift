@@ -4,8 +4,9 @@ extension CredentialStore {
     /// The writer of this store's file, with its backup choice and lock timeout.
     var writer: AtomicWriter { AtomicWriter(path: path, keepsBackup: keepsBackup, lockTimeout: lockTimeout) }
 
-    /// Reads the file under the lock, parses it, lets `change` decide the changes, renders
-    /// them and has the writer replace the file in one atomic rewrite; nothing is written
+    /// Reads the file under the lock, parses it, lets `change` decide the changes, and has
+    /// the writer replace the file with them spliced in (``CredentialFile/writeRendered(applying:to:)``),
+    /// in one atomic rewrite; nothing is written
     /// when the changes are empty or `change` throws.
     /// - Parameters:
     ///   - createIfMissing: a missing file is parsed as empty and created (mode 0600) when
@@ -19,10 +20,12 @@ extension CredentialStore {
         createIfMissing: Bool = false,
         _ change: (CredentialFile) throws -> (CredentialFile.Changes, R)
     ) throws -> R {
-        try writer.rewrite(createIfMissing: createIfMissing) { current in
+        try writer.rewriteSplicing(createIfMissing: createIfMissing, content: { (current: [UInt8]?) throws -> (AtomicWriter.Content?, R) in
             let file = CredentialFile(bytes: current ?? [])
             let (changes, result) = try change(file)
-            return (changes.isEmpty ? nil : file.render(applying: changes), result)
-        }
+            guard !changes.isEmpty else { return (nil, result) }
+            // Spliced: slices of the bytes read and the changed lines, never a rendered copy.
+            return ({ sink in try file.writeRendered(applying: changes, to: sink) }, result)
+        })
     }
 }

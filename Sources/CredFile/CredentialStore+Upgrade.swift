@@ -1,9 +1,31 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A flag set once, from any thread: a request to stop a long operation (``CredentialStore/upgrade(policy:jobs:dryRun:batchInterval:maximumBatch:stop:progress:)``),
+/// safe to set from any thread, and from a signal handler (one lock-free atomic store).
+public final class CancellationFlag: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    /// A flag that is not set.
+    public init() {}
+
+    /// Asks the operation to stop.
+    public func cancel() { cancelled.store(true, ordering: .releasing) }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+}
+
 extension CredentialStore {
     /// What an upgrade did (or, with `dryRun`, would do).
     public struct UpgradeSummary: Sendable {
         /// Plaintext entries hashed (or to hash, on a dry run).
         public var upgraded = 0
-        /// Plaintext entries that changed while hashing ran, and were left for a rerun.
+        /// Plaintext entries that changed while their hash was computed, and were left
+        /// as the other writer made them.
         public var skipped = 0
         /// Entries that already hold a supported hash.
         public var alreadyHashed = 0
@@ -18,70 +40,299 @@ extension CredentialStore {
         public var dryRun = false
         /// Wall-clock seconds.
         public var seconds = 0.0
+        /// Whether `stop` ended the run before every plaintext entry was hashed.
+        public var stopped = false
+        /// Plaintext entries in the file when the run ended: 0 after a finished run
+        /// unless other writers added some meanwhile; what a rerun will hash.
+        public var left = 0
+        /// How many atomic rewrites committed the hashes (each one under the lock).
+        public var batches = 0
+        /// Entries hashed per second of the run.
+        public var rate: Double { seconds > 0 ? Double(upgraded) / seconds : 0 }
     }
 
     /// Hashes every plaintext secret of the file (shadowed duplicates too, so no
     /// plaintext is left on disk) and changes nothing else. Idempotent: a second run
     /// finds nothing to do and writes nothing.
     ///
-    /// The hashes are computed on `jobs` threads from a snapshot read without the lock;
-    /// then, under the lock, the file is read again and a hash replaces a line only
-    /// where the line is still byte for byte what was hashed, in one atomic rewrite.
-    /// A user added or a password changed meanwhile is kept.
+    /// The file is walked front to back in batches. Each batch reads the file without
+    /// the lock, takes the next plaintext entries, hashes them on `jobs` threads until
+    /// `batchInterval` has passed (or the batch is done), then commits them in one atomic
+    /// rewrite under the lock, where a hash replaces a line only if the line is still
+    /// byte for byte what was hashed: a user added or a password changed meanwhile is
+    /// kept. So a concurrent writer waits for at most one rewrite, a crash loses at most
+    /// the batch in flight, and memory holds one batch of hashes besides the file.
+    ///
+    /// When `stop` is cancelled, the threads finish the hash each one is computing,
+    /// the finished hashes are committed, and the summary says `stopped` and how many
+    /// entries are `left`; a later call continues where this one stopped.
     /// - Parameters:
     ///   - policy: the policy of the new hashes (default: the store's).
-    ///   - progress: called with (done, total) as hashes complete, one call at a time.
+    ///   - jobs: how many threads hash at once.
+    ///   - dryRun: count only; write nothing.
+    ///   - batchInterval: hashing time after which a batch is committed (default 10 s).
+    ///   - maximumBatch: the most entries one batch holds (bounds memory when hashing is cheap).
+    ///   - stop: checked by the hashing threads before each hash (a signal handler may set it).
+    ///   - progress: called with (done, total) as hashes complete, one call at a time;
+    ///     `done` counts across batches.
+    /// - Throws: ``CredFileError/Code/io`` when the file is missing or cannot be read or
+    ///   written, a lock error, or ``CredFileError/Code/crypto``. Batches committed
+    ///   before the error stay committed.
     public func upgrade(
         policy: HashPolicy? = nil, jobs: Int = ParallelHasher.defaultJobs, dryRun: Bool = false,
+        batchInterval: Duration = .seconds(10), maximumBatch: Int = 32_768,
+        stop: CancellationFlag = CancellationFlag(),
         progress: (@Sendable (Int, Int) -> Void)? = nil
     ) throws -> UpgradeSummary {
         let started = ContinuousClock.now
         let policy = policy ?? self.policy
-        let snapshot = try read()
         var summary = UpgradeSummary(dryRun: dryRun)
-        var plaintext: [CredentialLine] = []
-        for line in snapshot.lines {
-            guard let entry = line.entry else { continue }
-            switch entry.secret {
-            case .plaintext: plaintext.append(line)
-            case .pbkdf2:
-                summary.alreadyHashed += 1
-                if policy.isWeak(entry.secret) { summary.weak += 1 }
-            case .unsupportedHash: summary.unsupported += 1
-            case .malformed: summary.malformedLines.append(line.number)
+        var total = 0
+        do {
+            // The census: one pass over a snapshot, kept no longer than this scope.
+            let snapshot = try upgradeBytes()
+            UpgradeScan.forEachLine(in: snapshot, from: UpgradeScan.firstLineStart(in: snapshot)) { number, content, _ in
+                guard case .entry(let entry) = LineClassifier.classify(snapshot[content]) else { return true }
+                switch entry.secret {
+                case .plaintext: total += 1
+                case .unsupportedHash: summary.unsupported += 1
+                case .malformed: summary.malformedLines.append(number)
+                default:
+                    summary.alreadyHashed += 1
+                    if policy.isWeak(entry.secret) { summary.weak += 1 }
+                }
+                return true
             }
         }
-        guard !dryRun, !plaintext.isEmpty else {
-            summary.upgraded = plaintext.count
+        guard !dryRun, total > 0 else {
+            summary.upgraded = total
+            summary.left = total
             summary.seconds = Self.seconds(since: started)
             return summary
         }
 
-        let passwords = plaintext.map { Password(utf8: $0.entry!.secretBytes) }  // all are entries
-        let hashes = try ParallelHasher(policy: policy, jobs: jobs).hash(passwords, progress: progress)
-        var pending: [[UInt8]: [PasswordHash]] = [:]
-        for (line, hash) in zip(plaintext, hashes) { pending[Array(line.content), default: []].append(hash) }
-
-        let applied = try rewrite { file in
-            var changes = CredentialFile.Changes()
-            var applied = 0
-            for line in file.lines {
-                guard case .plaintext = line.entry?.secret,
-                    let hash = pending[Array(line.content)]?.popLast()
-                else { continue }
-                try changes.replaceSecret(of: line, with: hash.string)
-                applied += 1
+        let hasher = ParallelHasher(policy: policy, jobs: jobs)
+        var cursor = UpgradeScan.Cursor()
+        var batchSize = min(maximumBatch, max(1, hasher.jobs * 4))
+        let maximumBatch = max(1, maximumBatch)
+        var stopped = false
+        while true {
+            if stop.isCancelled {
+                stopped = true
+                break
             }
-            return (changes, applied)
+            let batch = try UpgradeScan.nextBatch(in: upgradeBytes(), after: &cursor, count: batchSize)
+            guard !batch.isEmpty else { break }
+
+            // Hash until the interval is over (or a stop), then commit what is finished.
+            let batchStart = ContinuousClock.now
+            let deadline = batchStart + batchInterval
+            let doneBefore = summary.upgraded + summary.skipped
+            let expected = max(total, doneBefore + batch.count)
+            var report: (@Sendable (Int, Int) -> Void)?
+            if let progress { report = { done, _ in progress(doneBefore + done, expected) } }
+            let hashes = try hasher.hash(
+                batch.map { Password(utf8: $0.secret) },
+                // At least one hash per batch, however short the interval.
+                until: { finished in stop.isCancelled || (finished > 0 && ContinuousClock.now >= deadline) },
+                progress: report)
+            guard !hashes.isEmpty else {  // stopped before any hash of this batch was done
+                stopped = true
+                break
+            }
+            let hashingTime = Self.seconds(since: batchStart)
+
+            let outcome = try commit(Array(zip(batch, hashes.map(\.string))))
+            summary.upgraded += outcome.applied
+            summary.skipped += hashes.count - outcome.applied
+            summary.batches += 1
+            cursor = outcome.cursor
+
+            // Size the next batch to fill the interval at the rate just seen.
+            let perSecond = Double(hashes.count) / max(hashingTime, 1e-6)
+            let wanted = perSecond * Self.seconds(batchInterval) * 1.25 + Double(hasher.jobs)
+            batchSize = wanted >= Double(maximumBatch) ? maximumBatch : max(hasher.jobs, Int(wanted))
         }
-        summary.upgraded = applied
-        summary.skipped = plaintext.count - applied
+        summary.stopped = stopped
+        summary.left = try UpgradeScan.plaintextCount(in: upgradeBytes())
         summary.seconds = Self.seconds(since: started)
         return summary
     }
 
+    /// What one commit did.
+    private struct CommitOutcome {
+        var applied = 0
+        var cursor = UpgradeScan.Cursor()
+    }
+
+    /// Replaces, in one rewrite under the lock, each line of `work` that is still byte
+    /// for byte what was hashed by `username,hash`, and says where the next batch starts.
+    private func commit(_ work: [(line: UpgradeScan.Line, hash: String)]) throws -> CommitOutcome {
+        try rewrite { file in
+            var changes = CredentialFile.Changes()
+            var outcome = CommitOutcome()
+            var missed: [[UInt8]: [String]] = [:]
+            var edited = Set<Int>()
+            var shift = 0  // how far the replaced lines moved the bytes after them
+            var allInPlace = true
+            for (line, hash) in work {
+                // Where the snapshot had it: unless another writer changed the file since
+                // the batch was read, the line is still there.
+                if let number = UpgradeScan.lineNumber(startingAt: line.offset, in: file),
+                    file.line(number).content.elementsEqual(line.content)
+                {
+                    let current = file.line(number)
+                    try changes.replaceSecret(of: current, with: hash)
+                    edited.insert(number)
+                    outcome.applied += 1
+                    let newLength = line.usernameLength + 1 + hash.utf8.count
+                    shift += newLength - line.content.count
+                    outcome.cursor = UpgradeScan.Cursor(
+                        offset: line.offset + shift + line.content.count + current.ending.bytes.count,
+                        anchor: Array(current.content.prefix(line.usernameLength + 1)) + Array(hash.utf8)
+                            + current.ending.bytes)
+                } else {
+                    missed[line.content, default: []].append(hash)
+                    allInPlace = false
+                }
+            }
+            if !missed.isEmpty {
+                // Moved by another writer: any plaintext line with the same bytes takes the
+                // hash (it is the same user and password, so the hash is right for it).
+                for current in file.lines where !edited.contains(current.number) {
+                    guard var hashes = missed[Array(current.content)], let hash = hashes.popLast(),
+                        case .plaintext? = current.entry?.secret
+                    else { continue }
+                    missed[Array(current.content)] = hashes.isEmpty ? nil : hashes
+                    try changes.replaceSecret(of: current, with: hash)
+                    outcome.applied += 1
+                    if missed.isEmpty { break }
+                }
+            }
+            // After a move the offsets say nothing: the next batch looks from the start.
+            if !allInPlace { outcome.cursor = UpgradeScan.Cursor() }
+            return (changes, outcome)
+        }
+    }
+
+    /// The file's bytes, read without the lock; a missing file is an I/O error.
+    private func upgradeBytes() throws -> [UInt8] {
+        guard let bytes = try AtomicWriter.read(path) else {
+            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
+        }
+        return bytes
+    }
+
     private static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let d = ContinuousClock.now - start
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        seconds(ContinuousClock.now - start)
+    }
+
+    private static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
+
+/// The upgrade's walk over the file's bytes: lines found with `memchr`, only plaintext
+/// entries copied out, a batch at a time.
+enum UpgradeScan {
+    /// A plaintext entry taken into a batch.
+    struct Line {
+        /// Where its content starts in the bytes it was read from.
+        let offset: Int
+        /// Its bytes, without the ending.
+        let content: [UInt8]
+        /// The bytes before the first comma.
+        let usernameLength: Int
+        /// The secret (the bytes after the first comma).
+        var secret: ArraySlice<UInt8> { content[(usernameLength + 1)...] }
+    }
+
+    /// Where the next batch starts looking, and the bytes the file must hold right before
+    /// that offset for it to still mean the same place (else the walk starts again from
+    /// the top, which is always safe: hashed lines are passed over).
+    struct Cursor {
+        var offset = 0
+        var anchor: [UInt8] = []
+    }
+
+    /// Where line 1's content starts (after a BOM).
+    static func firstLineStart(in bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { FileSyntax.firstLineStart($0) }
+    }
+
+    /// Calls `body` with (line number, content range, range with the ending) of each line
+    /// from `start` (a line start) on, until it returns false. Line numbers count from 1
+    /// at `start`.
+    static func forEachLine(
+        in bytes: [UInt8], from start: Int, _ body: (Int, Range<Int>, Range<Int>) -> Bool
+    ) {
+        bytes.withUnsafeBytes { buffer in
+            var start = start
+            var number = 1
+            while start < buffer.count {
+                // The file's own line rules (FileSyntax), not a restatement of them.
+                let (content, ending) = FileSyntax.line(at: start, in: buffer)
+                let next = content.upperBound + ending.bytes.count
+                guard body(number, content, start..<next) else { return }
+                number += 1
+                start = next
+            }
+        }
+    }
+
+    /// Whether a line is a plaintext entry; a secret that starts with `$` never is, and
+    /// is passed over without parsing the hash.
+    static func isPlaintextEntry(_ content: ArraySlice<UInt8>) -> Bool {
+        if let comma = content.firstIndex(of: UInt8(ascii: ",")), comma + 1 < content.endIndex,
+            content[comma + 1] == UInt8(ascii: "$")
+        {
+            return false
+        }
+        guard case .entry(let entry) = LineClassifier.classify(content), case .plaintext = entry.secret else {
+            return false
+        }
+        return true
+    }
+
+    /// Up to `count` plaintext entries after the cursor; moves nothing (the commit says
+    /// where the next batch starts).
+    static func nextBatch(in bytes: [UInt8], after cursor: inout Cursor, count: Int) -> [Line] {
+        let top = firstLineStart(in: bytes)
+        let anchorStart = cursor.offset - cursor.anchor.count
+        let stillThere =
+            cursor.offset > top && cursor.offset <= bytes.count && anchorStart >= top
+            && (anchorStart == top || bytes[anchorStart - 1] == 0x0A)
+            && bytes[anchorStart..<cursor.offset].elementsEqual(cursor.anchor)
+        if !stillThere { cursor = Cursor(offset: top) }
+        var batch: [Line] = []
+        forEachLine(in: bytes, from: cursor.offset) { _, content, _ in
+            guard isPlaintextEntry(bytes[content]) else { return true }
+            let comma = bytes[content].firstIndex(of: UInt8(ascii: ","))! - content.lowerBound  // an entry has one
+            batch.append(Line(offset: content.lowerBound, content: Array(bytes[content]), usernameLength: comma))
+            return batch.count < count
+        }
+        return batch
+    }
+
+    /// How many plaintext entries the bytes hold.
+    static func plaintextCount(in bytes: [UInt8]) -> Int {
+        var count = 0
+        forEachLine(in: bytes, from: firstLineStart(in: bytes)) { _, content, _ in
+            if isPlaintextEntry(bytes[content]) { count += 1 }
+            return true
+        }
+        return count
+    }
+
+    /// The number of the line of `file` whose content starts at `offset`, by binary search.
+    static func lineNumber(startingAt offset: Int, in file: CredentialFile) -> Int? {
+        var low = 0
+        var high = file.lineCount
+        while low < high {
+            let mid = (low + high) / 2
+            if file.span(of: mid).0.lowerBound < offset { low = mid + 1 } else { high = mid }
+        }
+        guard low < file.lineCount, file.span(of: low).0.lowerBound == offset else { return nil }
+        return low + 1
     }
 }

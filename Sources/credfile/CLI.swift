@@ -16,6 +16,10 @@ enum ExitStatus: Int32 {
     case io = 5
     /// A temporary failure in the qmail checkpassword interface (SPEC §7).
     case temporaryFailure = 111
+    /// `upgrade` stopped by SIGINT after committing its finished work.
+    case interrupted = 130
+    /// `upgrade` stopped by SIGTERM after committing its finished work.
+    case terminated = 143
 
     /// The one place where an error becomes an exit status.
     init(_ code: CredFileError.Code) {

@@ -375,7 +375,7 @@ struct CommandContext {
     /// echoing it (SPEC §8); the library checks again.
     func checkNewPassword(_ password: Password, username: String, store: CredentialStore) throws {
         if let violation = try store.passwordPolicy.violation(of: password, username: username, path: store.path) {
-            throw CredFileError.usage(messages.passwordRefused(violation))
+            throw CredFileError(refusing: .passwordPolicy(violation))
         }
     }
 

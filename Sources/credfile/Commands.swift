@@ -1,5 +1,9 @@
 import CredFile
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension CommandContext {
     func add() throws -> ExitStatus {
         try Username.validate(user)  // before asking for a password
@@ -171,9 +175,19 @@ extension CommandContext {
         let bar: ProgressBar? = terminal.errorIsTerminal && !invocation.dryRun ? ProgressBar() : nil
         var progress: (@Sendable (Int, Int) -> Void)?
         if let bar { progress = { done, total in bar.update(done: done, total: total) } }
+        // Only the upgrade catches SIGINT / SIGTERM: it commits what is hashed, then exits.
+        if !invocation.dryRun { StopSignal.install() }
+        defer { if !invocation.dryRun { StopSignal.restore() } }
         let summary = try store.upgrade(
-            jobs: invocation.jobs ?? ParallelHasher.defaultJobs, dryRun: invocation.dryRun, progress: progress)
+            jobs: invocation.jobs ?? ParallelHasher.defaultJobs, dryRun: invocation.dryRun,
+            batchInterval: Self.upgradeBatchInterval, stop: StopSignal.flag, progress: progress)
         bar?.finish()
+        let signal = summary.stopped ? StopSignal.requested : nil
+        if let signal {
+            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+            terminal.writeError("credfile: \(messages.upgradeStopped(by: name, left: summary.left))\n")
+        }
+        let status: ExitStatus = signal == nil ? .success : signal == SIGINT ? .interrupted : .terminated
         if invocation.json {
             let malformed: String = "[" + summary.malformedLines.map(String.init).joined(separator: ",") + "]"
             var fields: [(String, String)] = []
@@ -185,19 +199,36 @@ extension CommandContext {
             fields.append(("malformedLines", malformed))
             fields.append(("dryRun", summary.dryRun ? "true" : "false"))
             fields.append(("seconds", String(summary.seconds)))
+            fields.append(("rate", String(summary.rate)))
+            fields.append(("batches", String(summary.batches)))
+            fields.append(("left", String(summary.left)))
+            fields.append(("stopped", summary.stopped ? "true" : "false"))
             say(JSON.object(fields))
-            return .success
+            return status
         }
         if summary.dryRun {
             say(messages.wouldUpgrade(summary.upgraded, hashed: summary.alreadyHashed))
-        } else if summary.upgraded == 0 && summary.skipped == 0 {
+        } else if summary.upgraded == 0 && summary.skipped == 0 && !summary.stopped {
             say(messages.nothingToUpgrade)
         } else {
             say(messages.upgraded(summary.upgraded, skipped: summary.skipped, hashed: summary.alreadyHashed, seconds: summary.seconds))
         }
         if !summary.malformedLines.isEmpty { say(messages.malformedKept(summary.malformedLines)) }
         if summary.weak > 0 { say(messages.weakLeft(summary.weak)) }
-        return .success
+        return status
+    }
+
+    /// How long `upgrade` hashes before it commits a batch (SPEC §5: at least every 10 s).
+    /// Debug builds take `CREDFILE_UPGRADE_BATCH_SECONDS`, so tests can see many batches.
+    static var upgradeBatchInterval: Duration {
+        #if DEBUG
+        if let text = getenv("CREDFILE_UPGRADE_BATCH_SECONDS").map({ String(cString: $0) }),
+            let seconds = Double(text), seconds > 0, seconds <= 10
+        {
+            return .milliseconds(Int(seconds * 1000))
+        }
+        #endif
+        return .seconds(10)
     }
 
     func hash() throws -> ExitStatus {

@@ -52,6 +52,10 @@ struct Messages {
         t("upgraded \(n) entries in \(formatted(seconds)) s (\(hashed) already hashed\(skipped > 0 ? ", \(skipped) changed meanwhile, rerun to finish" : ""))",
           "\(n) entradas actualizadas en \(formatted(seconds)) s (\(hashed) ya con hash\(skipped > 0 ? ", \(skipped) cambiaron entretanto, vuelva a ejecutar" : ""))")
     }
+    func upgradeStopped(by signal: String, left: Int) -> String {
+        t("upgrade stopped by \(signal) after committing its finished hashes; \(left) entr\(left == 1 ? "y is" : "ies are") still plaintext: run upgrade again to continue",
+          "actualización detenida por \(signal) tras guardar los hashes terminados; quedan \(left) entradas en texto plano: vuelva a ejecutar upgrade para continuar")
+    }
     func wouldUpgrade(_ n: Int, hashed: Int) -> String {
         t("dry run: would upgrade \(n) entries (\(hashed) already hashed); nothing written",
           "simulación: se actualizarían \(n) entradas (\(hashed) ya con hash); nada escrito")
@@ -102,7 +106,7 @@ struct Messages {
         case .permissions(.directoryWritableByOthers(let mode)):
             return "otros pueden escribir en el directorio del archivo sin el bit sticky (modo \(octal(mode))); pueden reemplazar el archivo"
         case .blocklisted(let user):
-            return "la contraseña en texto plano\(who(user)) está en la lista de bloqueo"
+            return "la contraseña en texto plano\(who(user)) está en una lista de contraseñas prohibidas (de uso común o filtradas)"
         }
     }
 
@@ -114,6 +118,7 @@ struct Messages {
         case .password(let problem): spanish ? password(problem) : problem.description
         case .secret(let reason): t("secret: \(reason)", "secreto: \(malformed(reason))")
         case .sameUser(let first): t("same user as line \(line(first))", "el mismo usuario que la línea \(line(first))")
+        case .passwordPolicy(let violation): passwordRefused(violation)
         }
     }
 
@@ -193,11 +198,6 @@ struct Messages {
             t("password refused: it is on the blocklist",
               "contraseña rechazada: está en la lista de contraseñas prohibidas")
         }
-    }
-    /// `check --passwords`: a plaintext entry whose password is on a blocklist.
-    var blocklistedEntry: String {
-        t("plaintext password is on a blocklist (commonly used or breached)",
-          "la contraseña en texto plano está en una lista de contraseñas prohibidas (de uso común o filtradas)")
     }
     /// `import --from shadow`: a user not imported.
     func importSkipped(_ name: String, line: Int, reason: SkippedUser.Reason) -> String {

@@ -46,8 +46,23 @@ final class ProgressBar: @unchecked Sendable {  // called one at a time (Paralle
         let width = 30
         let filled = total > 0 ? width * done / total : width
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-        let line = "\r[\(bar)] \(done)/\(total)  \(Int(rate.rounded()))/s  \(left / 60)m\(left % 60 < 10 ? "0" : "")\(left % 60)s left "
+        let line = "\r[\(bar)] \(done)/\(total)  \(Self.rate(rate))  \(Self.duration(left)) left "
         _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
+    }
+
+    /// `8.3/s` below 100 a second (a real upgrade hashes about 8), else whole numbers.
+    static func rate(_ perSecond: Double) -> String {
+        guard perSecond < 100 else { return "\(Int(perSecond.rounded()))/s" }
+        let tenths = Int((perSecond * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)/s"
+    }
+
+    /// `42s`, `3m07s`, `29h04m`: an upgrade of a million entries takes hours.
+    static func duration(_ seconds: Int) -> String {
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m\(two(seconds % 60))s" }
+        return "\(seconds / 3600)h\(two(seconds / 60 % 60))m"
     }
 
     func finish() { _ = Glibc.write(2, "\n", 1) }

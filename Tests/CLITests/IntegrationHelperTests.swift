@@ -215,16 +215,16 @@ import Glibc
                 try helper.send("7 " + line)
                 return try helper.answer()
             }
-            #expect(try ask("bob Bob-Pass-2026%21") == "7 ERR")
-            try store.register(username: "bob", password: Password(session.password("Bob-Pass-2026!")), storage: .hashed)
-            #expect(try ask("bob Bob-Pass-2026%21") == "7 OK")
-            try store.changePassword(username: "alice", to: Password(session.password("Alice-New-2026!")), storage: .hashed)
+            #expect(try ask("bob B0b-Pass-2026%21") == "7 ERR")
+            try store.register(username: "bob", password: Password(session.password("B0b-Pass-2026!")), storage: .hashed)
+            #expect(try ask("bob B0b-Pass-2026%21") == "7 OK")
+            try store.changePassword(username: "alice", to: Password(session.password("Al1ce-New-2026!")), storage: .hashed)
             #expect(try ask("alice Alice-Pass-2026%21") == "7 ERR")
-            #expect(try ask("alice Alice-New-2026%21") == "7 OK")
+            #expect(try ask("alice Al1ce-New-2026%21") == "7 OK")
             try store.remove(username: "bob")
-            #expect(try ask("bob Bob-Pass-2026%21") == "7 ERR")
+            #expect(try ask("bob B0b-Pass-2026%21") == "7 ERR")
             unlink(file)
-            #expect(try ask("alice Alice-New-2026%21") == "7 BH message=\"cannot read the credential file\"")
+            #expect(try ask("alice Al1ce-New-2026%21") == "7 BH message=\"cannot read the credential file\"")
             #expect(helper.finish() == 0)
         }
     }

@@ -86,7 +86,7 @@ import Testing
             let file = try InProcessTests.twoUsers(session)
             let result = session.run(
                 ["import", file, "--iterations", "1", "--plaintext"],
-                stdin: ["carol,\(session.password("Carol-Pass-1"))", "", "dave,\(session.password("Dave-Pass-2"))", "carol,\(session.password("Again-3"))"],
+                stdin: ["carol,\(session.password("C4rol-Pass-1"))", "", "dave,\(session.password("D4ve-Pass-2"))", "carol,\(session.password("Again-3-x"))"],
                 environment: ["LANG": "es_ES.UTF-8"])
             #expect(result.status == 2)
             #expect(result.stderr.hasPrefix("credfile: standard input line 4: el mismo usuario que la línea 1\n"), "\(result)")

@@ -93,7 +93,7 @@ struct AppTests {
         }
         while busy.value < pool.threadCount { try await Task.sleep(for: .milliseconds(5)) }
         let ran = CancellationFlag()  // used here as a plain "it ran" flag
-        let waiting = Task { try await pool.run { ran.set() } }
+        let waiting = Task { try await pool.run { ran.cancel() } }
         try await Task.sleep(for: .milliseconds(20))
         waiting.cancel()
         for _ in 0..<pool.threadCount { release.signal() }
@@ -101,14 +101,14 @@ struct AppTests {
         for blocker in blockers { try await blocker.value }
         // The queue is drained in order, so once a later job has run, the cancelled one was skipped.
         _ = try await pool.run { 0 }
-        #expect(!ran.isSet)
+        #expect(!ran.isCancelled)
         // A task cancelled before the call does not even queue its work.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await pool.run { ran.set() }
+            return try await pool.run { ran.cancel() }
         }
         await #expect(throws: CredFileError.cancelled) { try await early.value }
-        #expect(!ran.isSet)
+        #expect(!ran.isCancelled)
     }
 
     @Test("a caching store reads an unchanged file once, and sees a user another process added a moment ago")

@@ -75,15 +75,16 @@ extension CredentialStore {
     }
 
     /// Hashes every plaintext entry off the cooperative pool; see
-    /// ``upgrade(policy:jobs:dryRun:progress:)``. The hashing itself runs on `jobs`
+    /// ``upgrade(policy:jobs:dryRun:batchInterval:maximumBatch:stop:progress:)``. The hashing itself runs on `jobs`
     /// threads of its own, as the synchronous form does.
     public func upgrade(
         policy: HashPolicy? = nil, jobs: Int = ParallelHasher.defaultJobs, dryRun: Bool = false,
-        progress: (@Sendable (Int, Int) -> Void)? = nil
+        stop: CancellationFlag = CancellationFlag(), progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws -> UpgradeSummary {
         let store = self
         return try await HashingThreads.shared.run {
-            try store.upgrade(policy: policy, jobs: jobs, dryRun: dryRun, progress: progress)
+            try store.upgrade(
+                policy: policy, jobs: jobs, dryRun: dryRun, batchInterval: .seconds(10), stop: stop, progress: progress)
         }
     }
 }

@@ -54,7 +54,7 @@ final class HashingThreads: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 submit(Job {
-                    guard !cancelled.isSet else {
+                    guard !cancelled.isCancelled else {
                         continuation.resume(throwing: CredFileError.cancelled)
                         return
                     }
@@ -62,7 +62,7 @@ final class HashingThreads: Sendable {
                 })
             }
         } onCancel: {
-            cancelled.set()
+            cancelled.cancel()
         }
     }
 
@@ -106,11 +106,3 @@ final class HashingThreads: Sendable {
     }
 }
 
-/// A flag set once, from any thread.
-final class CancellationFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    /// Whether it was set.
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-    /// Sets it.
-    func set() { flag.store(true, ordering: .releasing) }
-}

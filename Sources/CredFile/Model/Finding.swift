@@ -133,7 +133,7 @@ public struct Finding: Equatable, Sendable, CustomStringConvertible {
         case .permissions(.directoryWritableByOthers(let mode)):
             return "the file's directory can be written by others without the sticky bit (mode \(Self.octal(mode))); they can replace the file"
         case .blocklisted(let user):
-            return "plaintext password\(who(user)) is on the blocklist"
+            return "plaintext password\(who(user)) is on a blocklist (commonly used or breached)"
         }
     }
 

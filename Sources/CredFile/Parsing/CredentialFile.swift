@@ -144,7 +144,10 @@ public struct CredentialFile: Sendable {
     /// The bytes with `changes` applied; every other line byte for byte.
     public func render(applying changes: Changes) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + changes.appended.reduce(0) { $0 + $1.count + 2 })
+        // Room for every replacement too: growing past the reserve would copy the whole
+        // output into a buffer twice its size (an upgrade batch lengthens many lines).
+        let replaced = changes.edited.values.reduce(0) { if case .replace(let l) = $1 { $0 + l.count } else { $0 } }
+        out.reserveCapacity(bytes.count + replaced + changes.appended.reduce(0) { $0 + $1.count + 2 })
         var cursor = 0  // bytes before it are written
         for number in changes.edited.keys.sorted() where number >= 1 && number <= lineCount {
             let (content, ending) = span(of: number - 1)

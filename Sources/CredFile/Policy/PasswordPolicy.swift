@@ -109,7 +109,7 @@ public struct PasswordPolicy: Sendable, Equatable {
     ///   blocklist file cannot be read.
     public func validate(_ password: Password, username: String, path: String?) throws {
         if let violation = try violation(of: password, username: username, path: path) {
-            throw CredFileError.usage(violation.description)
+            throw CredFileError(refusing: .passwordPolicy(violation))
         }
     }
 

@@ -72,6 +72,22 @@ public struct AtomicWriter: Sendable {
         createIfMissing: Bool = false,
         _ change: (_ current: [UInt8]?) throws -> (newBytes: [UInt8]?, result: R)
     ) throws -> R {
+        try rewriteSplicing(createIfMissing: createIfMissing, content: { (current: [UInt8]?) throws -> (Content?, R) in
+            let (newBytes, result) = try change(current)
+            return (newBytes.map { bytes in { sink in try sink(bytes[...]) } }, result)
+        })
+    }
+
+    /// New content handed to the writer piece by piece (each piece to `sink`, in order),
+    /// so it never has to be built whole in memory: a one-line change of a large file
+    /// is written as slices of the bytes read around the new line.
+    typealias Content = (_ sink: (ArraySlice<UInt8>) throws -> Void) throws -> Void
+
+    /// ``rewrite(createIfMissing:_:)`` whose `change` returns the new content as pieces.
+    func rewriteSplicing<R>(
+        createIfMissing: Bool = false,
+        content change: (_ current: [UInt8]?) throws -> (newContent: Content?, result: R)
+    ) throws -> R {
         let target = try resolvedPath()
         let (directory, name) = Self.split(target)
         // Whom the lock file and root's stale temporary files belong to: FILE's owner.
@@ -87,8 +103,8 @@ public struct AtomicWriter: Sendable {
         guard current != nil || createIfMissing else {
             throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
         }
-        let (newBytes, result) = try change(current?.bytes)
-        guard let newBytes else { return result }
+        let (newContent, result) = try change(current?.bytes)
+        guard let newContent else { return result }
 
         if let info = current?.info, info.st_nlink > 1 {
             throw CredFileError(
@@ -102,9 +118,10 @@ public struct AtomicWriter: Sendable {
             // The rename of FILE below is followed by the directory's fsync, which makes
             // this rename durable too.
             let backup = Self.sidecarName(of: name, suffix: ".bak")
-            try replace(directory, backup, with: current.bytes, mode: mode, owner: fileOwner, syncDirectory: false)
+            try replace(directory, backup, with: { sink in try sink(current.bytes[...]) },
+                mode: mode, owner: fileOwner, syncDirectory: false)
         }
-        try replace(directory, name, with: newBytes, mode: mode, owner: fileOwner, syncDirectory: true)
+        try replace(directory, name, with: newContent, mode: mode, owner: fileOwner, syncDirectory: true)
         return result
     }
 
@@ -210,10 +227,10 @@ public struct AtomicWriter: Sendable {
 
     // MARK: Writing
 
-    /// Writes `bytes` to a temporary file in `directory` and renames it over `name` there;
+    /// Writes `content` to a temporary file in `directory` and renames it over `name` there;
     /// then, when `syncDirectory`, `fsync`s the directory.
     private func replace(
-        _ directory: String, _ name: String, with bytes: [UInt8], mode: mode_t, owner: (uid_t, gid_t)?,
+        _ directory: String, _ name: String, with content: Content, mode: mode_t, owner: (uid_t, gid_t)?,
         syncDirectory: Bool
     ) throws {
         let target = directory + "/" + name
@@ -231,12 +248,12 @@ public struct AtomicWriter: Sendable {
             // set-group-ID bits, and so does a write by a caller other than root, so a
             // chmod before either would lose them. (mkstemp made the file 0600 meanwhile.)
             if let (uid, gid) = owner, geteuid() == 0 { try Syscall.fchown(temporary.fd, uid, gid) }
-            try Syscall.writeAll(temporary.fd, bytes)
+            try content { piece in try Syscall.writeAll(temporary.fd, piece) }
             try Syscall.fchmod(temporary.fd, mode)
             try Syscall.fsync(temporary.fd)
-        } catch {
+        } catch let error as SyscallError {
             throw error.credFileError("cannot write \(path)")
-        }
+        }  // `content` throws only what its sink throws: SyscallError
         do {
             try Syscall.rename(temporary.path, target)
             renamed = true

@@ -164,6 +164,12 @@ enum Syscall {
 
     /// Writes all of `bytes`. The corresponding C function is `write`.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SyscallError) {
+        try writeAll(fd, bytes[...])
+    }
+
+    /// Writes all of `bytes` (a piece of a larger buffer: nothing is copied).
+    /// The corresponding C function is `write`.
+    static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) throws(SyscallError) {
         var offset = 0
         while offset < bytes.count {
             let n = try retrying("write") {
