@@ -36,7 +36,7 @@ let package = Package(
             name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2"],
             // The built-in blocklist's provenance, licence and generator (not sources).
             exclude: ["Policy/Blocklist/README.md", "Policy/Blocklist/LICENSE.django", "Policy/Blocklist/make-builtin.sh"]),
-        .executableTarget(name: "credfile", dependencies: ["CredFile"]),
+        .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile"]),
         // An example server-side client of the library (public names only), and the
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
         .executableTarget(

@@ -32,13 +32,25 @@ enum ExitStatus: Int32 {
     }
 }
 
-/// The parsed command line: a command, its positional arguments and the options.
+/// The parsed command line: a command, its positional arguments and the options, each
+/// option's value in its own field (filled from the table of `Command.swift`).
 struct Invocation {
     var command: Command?
+    /// FILE and USER, checked to be valid UTF-8 (FILE also not empty).
     var positionals: [String] = []
+    /// `checkpassword`'s PROG and its ARGs, byte for byte.
+    var programArguments: [[UInt8]] = []
     var iterations: Int?
     var algorithm: HashAlgorithm = .sha256
     var json = false
+    /// `--lock-timeout SECONDS`; nil keeps `CredentialStore`'s default.
+    var lockTimeout: Double?
+    /// `--min-length N` (SPEC §8).
+    var minimumLength: Int?
+    /// `--blocklist FILE` (repeatable): lists new passwords must not be on, besides the built-in one.
+    var blocklists: [String] = []
+    /// `check --passwords`: also report plaintext entries that are on a blocklist.
+    var checkPasswords = false
     var help = false
     var version = false
     var plaintext = false
@@ -46,27 +58,29 @@ struct Invocation {
     var backup = false
     var dryRun = false
     var jobs: Int?
-    var targetMilliseconds: Int?
-    /// `helper --protocol NAME`.
-    var protocolName: String?
+    /// `import --hashed`.
+    var hashed = false
+    /// `import --from FORMAT`.
+    var importFormat: ImportFormat?
     /// `export --to FORMAT`.
-    var exportFormat: String?
+    var exportTarget: ExportFormat?
+    /// The `--to` format as the export command compares it.
+    var exportFormat: String? { exportTarget?.rawValue }
     /// `export --base-dn DN`.
     var baseDN: String?
     /// `export --skip-unexportable`.
     var skipUnexportable = false
-    /// `--min-length N`: the fewest characters of a new password (SPEC §8).
-    var minimumLength: Int?
-    /// `--blocklist FILE` (repeatable): lists new passwords must not be on, besides the built-in one.
-    var blocklists: [String] = []
-    /// `import --hashed`: `user,secret` lines of hashes, stored byte for byte.
-    var hashed = false
-    /// `import --from FORMAT`: a peer's file on standard input.
-    var importFormat: ImportFormat?
-    /// `check --passwords`: also report plaintext entries that are on a blocklist.
-    var checkPasswords = false
-    /// Command-specific flags that were given, to refuse them where they do not apply.
-    var specificFlags: [String] = []
+    /// `helper --protocol NAME`.
+    var helperProtocol: HelperProtocol?
+    /// The `--protocol` name as the helper command compares it.
+    var protocolName: String? { helperProtocol?.rawValue }
+    var targetMilliseconds: Int?
+    /// `--generate-man` (hidden).
+    var generateMan = false
+    /// `--generate-completion SHELL` (hidden).
+    var generateCompletion: Shell?
+    /// Every option that was given, to refuse those that do not apply to the command.
+    var given: [Option] = []
 
     /// The password policy the options describe (SPEC §8); blocklist files are opened here.
     func passwordPolicy() throws -> PasswordPolicy {
@@ -79,18 +93,73 @@ struct Invocation {
     func policy() throws -> HashPolicy {
         try HashPolicy(algorithm: algorithm, rounds: iterations ?? HashPolicy.defaultRounds)
     }
+
+    /// Stores `option`'s value (already checked against its kind).
+    fileprivate mutating func set(_ option: Option, _ value: ParsedValue?) {
+        given.append(option)
+        switch (option, value) {
+        case (.iterations, .number(let n)): iterations = n
+        case (.algorithm, .word(let w)): algorithm = HashAlgorithm(rawValue: w) ?? algorithm
+        case (.json, _): json = true
+        case (.lockTimeout, .seconds(let s)): lockTimeout = s
+        case (.minimumLength, .number(let n)): minimumLength = n
+        case (.blocklist, .word(let w)): blocklists.append(w)
+        case (.help, _): help = true
+        case (.version, _): version = true
+        case (.plaintext, _): plaintext = true
+        case (.upgrade, _): upgrade = true
+        case (.backup, _): backup = true
+        case (.dryRun, _): dryRun = true
+        case (.jobs, .number(let n)): jobs = n
+        case (.hashed, _): hashed = true
+        case (.passwords, _): checkPasswords = true
+        case (.from, .word(let w)): importFormat = ImportFormat(rawValue: w)
+        case (.to, .word(let w)): exportTarget = ExportFormat(rawValue: w)
+        case (.baseDN, .word(let w)): baseDN = w
+        case (.skipUnexportable, _): skipUnexportable = true
+        case (.protocol, .word(let w)): helperProtocol = HelperProtocol(rawValue: w)
+        case (.targetMilliseconds, .number(let n)): targetMilliseconds = n
+        case (.generateMan, _): generateMan = true
+        case (.generateCompletion, .word(let w)): generateCompletion = Shell(rawValue: w)
+        default: break  // a value of another kind cannot reach here: parse checks it first
+        }
+    }
+}
+
+/// An option's value once checked against its `ValueKind`.
+fileprivate enum ParsedValue {
+    case number(Int)
+    case seconds(Double)
+    case word(String)
 }
 
 /// The `credfile` command line: parse → validate → run, and every error turned into
 /// text and an exit status in one place. No argument is ever echoed back (it could be
 /// a password typed in the wrong place).
 enum CredFileCLI {
-    static let version = "1.0.0"
+    /// The version of credfile: `--version`, the man page and the Debian package
+    /// (`Scripts/deb.sh` asks the binary) all carry this one.
+    static let version = "2.0.0"
 
+    /// Runs the command line given as strings (tests; every string is valid UTF-8).
     static func run(_ arguments: [String], terminal: Terminal) -> ExitStatus {
+        run(arguments.map { Array($0.utf8) }, terminal: terminal)
+    }
+
+    /// Runs the command line given as the bytes of each argument, as `main` receives
+    /// them: a FILE or USER that is not valid UTF-8 is refused, never repaired.
+    static func run(_ arguments: [[UInt8]], terminal: Terminal) -> ExitStatus {
         let messages = Messages(environment: terminal.environment)
         do {
             let invocation = try parse(arguments)
+            if invocation.generateMan {
+                terminal.write(Documentation.manPage())
+                return .success
+            }
+            if let shell = invocation.generateCompletion {
+                terminal.write(Documentation.completion(for: shell))
+                return .success
+            }
             if invocation.version {
                 terminal.write("credfile \(version) (\(CredFileInfo.openSSLVersion))\n")
                 return .success
@@ -120,122 +189,140 @@ enum CredFileCLI {
         }
     }
 
-    /// Splits the arguments into command, positionals and options. Options may stand
-    /// anywhere; `--` ends them.
-    static func parse(_ arguments: [String]) throws -> Invocation {
+    /// Splits the arguments into command, positionals and options, checking every
+    /// option's value against its kind in the table. Options may stand anywhere; `--`
+    /// ends them; after `checkpassword FILE` everything belongs to PROG.
+    static func parse(_ arguments: [String]) throws -> Invocation { try parse(arguments.map { Array($0.utf8) }) }
+
+    /// The same, on the bytes of each argument.
+    static func parse(_ arguments: [[UInt8]]) throws -> Invocation {
         var invocation = Invocation()
-        var words: [String] = []
-        var wordIndices: [Int] = []  // where each word stands in `arguments`
+        var words: [(bytes: [UInt8], index: Int)] = []  // with where each stands in `arguments`
         var index = 0
         var optionsEnded = false
-        func value(for option: String) throws -> String {
-            index += 1
-            guard index < arguments.count else { throw CredFileError.usage("option \(option) needs a value") }
-            return arguments[index]
-        }
-        func number(_ option: String, _ text: String, _ range: ClosedRange<Int>) throws -> Int {
-            guard let n = Int(text), range.contains(n) else {
-                throw CredFileError.usage("option \(option) takes a whole number from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return n
-        }
         while index < arguments.count {
             let argument = arguments[index]
             defer { index += 1 }
-            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
-                words.append(argument)
-                wordIndices.append(index)
-                // `checkpassword FILE PROG [ARG…]`: everything after PROG is PROG's.
-                if words.count == 3, words[0] == Command.checkpassword.rawValue { optionsEnded = true }
+            if words.count == 2, words[0].bytes == Array(Command.checkpassword.rawValue.utf8) {
+                // checkpassword FILE PROG [ARG…]: the rest is PROG's, byte for byte.
+                invocation.programArguments = Array(arguments[index...])
+                break
+            }
+            if optionsEnded || argument.first != UInt8(ascii: "-") || argument == [UInt8(ascii: "-")] {
+                words.append((argument, index))
+                continue
+            }
+            if argument == Array("--".utf8) {
+                optionsEnded = true
                 continue
             }
             // `--name=value` or `--name value`.
-            var name = argument
-            var inlineValue: String?
-            if let eq = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                name = String(argument[..<eq])
-                inlineValue = String(argument[argument.index(after: eq)...])
+            var nameBytes = argument[...]
+            var inlineValue: ArraySlice<UInt8>?
+            if argument.starts(with: Array("--".utf8)), let eq = argument.firstIndex(of: UInt8(ascii: "=")) {
+                nameBytes = argument[..<eq]
+                inlineValue = argument[(eq + 1)...]
             }
-            func optionValue() throws -> String { try inlineValue ?? value(for: name) }
-            func flag() throws {
-                guard inlineValue == nil else { throw CredFileError.usage("option \(name) takes no value") }
-            }
-            switch name {
-            case "--": optionsEnded = true
-            case "--help", "-h": try flag(); invocation.help = true
-            case "--version": try flag(); invocation.version = true
-            case "--json": try flag(); invocation.json = true
-            case "--iterations":
-                invocation.iterations = try number(name, optionValue(), HashPolicy.roundsRange)
-            case "--algorithm":
-                guard let algorithm = HashAlgorithm(rawValue: try optionValue()) else {
-                    throw CredFileError.usage("option --algorithm takes sha256 or sha512")
-                }
-                invocation.algorithm = algorithm
-            case "--min-length":
-                invocation.minimumLength = try number(name, optionValue(), PasswordPolicy.minimumLengthRange)
-            case "--blocklist":
-                invocation.blocklists.append(try optionValue())
-            case "--from":
-                guard let format = ImportFormat(rawValue: try optionValue()), format != .hashed else {
-                    throw CredFileError.usage("option --from takes htpasswd, mosquitto, dovecot or shadow")
-                }
-                invocation.importFormat = format
-                invocation.specificFlags.append(name)
-            case "--hashed", "--passwords":
-                try flag()
-                invocation.specificFlags.append(name)
-                if name == "--hashed" { invocation.hashed = true } else { invocation.checkPasswords = true }
-            case "--plaintext", "--upgrade", "--backup", "--dry-run":
-                try flag()
-                invocation.specificFlags.append(name)
-                switch name {
-                case "--plaintext": invocation.plaintext = true
-                case "--upgrade": invocation.upgrade = true
-                case "--backup": invocation.backup = true
-                default: invocation.dryRun = true
-                }
-            case "--jobs":
-                invocation.jobs = try number(name, optionValue(), 1...1024)
-                invocation.specificFlags.append(name)
-            case "--protocol", "--to", "--base-dn":
-                let text = try optionValue()
-                invocation.specificFlags.append(name)
-                switch name {
-                case "--protocol": invocation.protocolName = text
-                case "--to": invocation.exportFormat = text
-                default: invocation.baseDN = text
-                }
-            case "--skip-unexportable":
-                try flag()
-                invocation.specificFlags.append(name)
-                invocation.skipUnexportable = true
-            case "--target-ms":
-                invocation.targetMilliseconds = try number(name, optionValue(), 1...600_000)
-                invocation.specificFlags.append(name)
-            default:
+            guard let name = String(validating: nameBytes, as: UTF8.self), let option = Option(spelling: name) else {
                 throw CredFileError.usage("unknown option (argument \(index + 1))")
             }
-        }
-        if let first = words.first {
-            guard let command = Command(rawValue: first) else {
-                throw CredFileError.usage("unknown command (argument \(wordIndices[0] + 1))")
+            guard let kind = option.value else {
+                guard inlineValue == nil else { throw CredFileError.usage("option \(option.rawValue) takes no value") }
+                invocation.set(option, nil)
+                continue
             }
-            invocation.command = command
-            invocation.positionals = Array(words.dropFirst())
+            let raw: ArraySlice<UInt8>
+            if let inlineValue {
+                raw = inlineValue
+            } else {
+                index += 1
+                guard index < arguments.count else { throw CredFileError.usage("option \(option.rawValue) needs a value") }
+                raw = arguments[index][...]
+            }
+            invocation.set(option, try value(of: option, kind, raw))
+        }
+        guard let first = words.first else { return invocation }
+        guard let name = String(validating: first.bytes, as: UTF8.self), let command = Command(rawValue: name) else {
+            throw CredFileError.usage("unknown command (argument \(first.index + 1))")
+        }
+        invocation.command = command
+        // FILE and USER: valid UTF-8 or refused, never repaired into another path or name.
+        let specs = command.spec.arguments
+        for (position, word) in words.dropFirst().enumerated() {
+            let kind = position < specs.count ? specs[position].kind : ArgumentSpec.Kind.file
+            guard let text = String(validating: word.bytes, as: UTF8.self) else {
+                throw CredFileError.usage(kind == .user
+                    ? "username is not valid UTF-8 (argument \(word.index + 1))"
+                    : "argument \(word.index + 1) is not valid UTF-8")
+            }
+            invocation.positionals.append(text)
         }
         return invocation
     }
 
-    private static func validate(_ invocation: Invocation, for command: Command) throws {
-        let expected = command.arguments
-        let variadic = command == .checkpassword  // PROG's arguments follow
-        guard invocation.positionals.count == expected.count || (variadic && invocation.positionals.count > expected.count) else {
-            let usage = ([command.rawValue] + expected).joined(separator: " ")
-            throw CredFileError.usage("\(command.rawValue) takes \(expected.count) argument\(expected.count == 1 ? "" : "s"): credfile \(usage)")
+    /// Checks `raw` against the kind of value `option` takes. The message names the
+    /// option and what it takes, never the value.
+    private static func value(of option: Option, _ kind: ValueKind, _ raw: ArraySlice<UInt8>) throws -> ParsedValue {
+        guard let text = String(validating: raw, as: UTF8.self) else {
+            throw CredFileError.usage("the value of option \(option.rawValue) is not valid UTF-8")
         }
-        for flag in invocation.specificFlags where !command.options.contains(flag) {
-            throw CredFileError.usage("option \(flag) does not apply to \(command.rawValue)")
+        switch kind {
+        case .wholeNumber(let range):
+            guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int(text), range.contains(n) else {
+                throw CredFileError.usage("option \(option.rawValue) takes a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return .number(n)
+        case .seconds(let range):
+            // Decimal digits with at most one point: no sign, exponent, inf or nan.
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            let digitsOnly = parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+            guard parts.count <= 2, digitsOnly, let seconds = Double(text), range.contains(seconds) else {
+                throw CredFileError.usage(
+                    "option \(option.rawValue) takes seconds from \(Int(range.lowerBound)) to \(Int(range.upperBound)) (decimals allowed)")
+            }
+            return .seconds(seconds)
+        case .choice(let words):
+            guard words.contains(text) else {
+                throw CredFileError.usage("option \(option.rawValue) takes \(Help.alternatives(words))")
+            }
+            return .word(text)
+        case .file:
+            guard !text.isEmpty else { throw CredFileError.usage("option \(option.rawValue) needs a file name") }
+            return .word(text)
+        case .text:
+            return .word(text)
+        }
+    }
+
+    private static func validate(_ invocation: Invocation, for command: Command) throws {
+        let spec = command.spec
+        let fixed = spec.arguments.filter { $0.kind == .file || $0.kind == .user }
+        let usage = "credfile " + ([command.rawValue] + command.arguments).joined(separator: " ")
+        let needsProgram = spec.arguments.contains { $0.kind == .program }
+        guard invocation.positionals.count == fixed.count, !needsProgram || !invocation.programArguments.isEmpty,
+            needsProgram || invocation.programArguments.isEmpty
+        else {
+            let count = fixed.count + (needsProgram ? 1 : 0)
+            throw CredFileError.usage(
+                "\(command.rawValue) takes \(needsProgram ? "at least " : "")\(count) argument\(count == 1 ? "" : "s"): \(usage)")
+        }
+        for (position, argument) in fixed.enumerated() where argument.kind == .file {
+            // An empty FILE would lock and write `./.lock`, not a file anyone named.
+            guard !invocation.positionals[position].isEmpty else {
+                throw CredFileError.usage("\(argument.name) is empty: \(usage)")
+            }
+        }
+        for option in invocation.given where !option.isCommon && !spec.options.contains(option) {
+            throw CredFileError.usage("option \(option.rawValue) does not apply to \(command.rawValue)")
+        }
+        for option in spec.required where !invocation.given.contains(option) {
+            throw CredFileError.usage("\(command.rawValue) needs \(option.usage)")
+        }
+        if invocation.hashed && invocation.importFormat != nil {
+            throw CredFileError.usage("options --hashed and --from cannot be used together")
+        }
+        if invocation.plaintext && (invocation.hashed || invocation.importFormat != nil) {
+            throw CredFileError.usage("--plaintext does not apply to --hashed or --from")
         }
     }
 }

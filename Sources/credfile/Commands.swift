@@ -54,7 +54,7 @@ extension CommandContext {
         var users: [(username: String, password: Password)] = []
         var lineNumbers: [Int] = []
         var number = 0
-        while let line = terminal.readLine() {
+        while let line = try terminal.readLine() {
             number += 1
             if line.isEmpty { continue }
             guard let comma = line.firstIndex(of: UInt8(ascii: ",")) else {
@@ -124,7 +124,7 @@ extension CommandContext {
         if invocation.plaintext { throw CredFileError.usage("--plaintext does not apply to --hashed or --from") }
         let store = try store()
         var input: [UInt8] = []
-        while let line = terminal.readLine() { input += line + [0x0A] }
+        while let line = try terminal.readLine() { input += line + [0x0A] }
         do {
             let batch = try ImportReader.read(input, format: invocation.importFormat ?? .hashed)
             for skipped in batch.skipped {

@@ -31,6 +31,9 @@ struct Messages {
     var noPassword: String {
         t("no password on standard input", "no hay contraseña en la entrada estándar")
     }
+    func passwordTooLong(_ limit: Int) -> String {
+        t("password is longer than \(limit) bytes", "la contraseña tiene más de \(limit) bytes")
+    }
     var passwordChanged: String { t("password changed", "contraseña cambiada") }
     func removed(_ count: Int) -> String {
         t("user removed (\(count) line\(count == 1 ? "" : "s"))", "usuario eliminado (\(count) línea\(count == 1 ? "" : "s"))")

@@ -5,7 +5,7 @@ import CredFile
 extension CommandContext {
     func login() throws -> ExitStatus {
         say(messages.loginTitle)
-        let username = readUsername()
+        let username = try readUsername()
         let password = try readPassword(new: false, prompt: messages.passwordPrompt)
         var store = try store()
         if invocation.upgrade { store.policy = try writingPolicy() }
@@ -20,7 +20,7 @@ extension CommandContext {
 
     func register() throws -> ExitStatus {
         say(messages.registerTitle)
-        let username = readUsername()
+        let username = try readUsername()
         var password = try readPassword(new: true, prompt: messages.passwordPrompt)
         guard !username.isEmpty, password.bytes.count > 0 else {
             say(messages.fieldsEmpty)
@@ -48,9 +48,12 @@ extension CommandContext {
     /// How many passwords the register screen asks for before it gives up.
     static let registerAttempts = 3
 
-    /// A username typed on the screen (echoed), or one line of standard input.
-    private func readUsername() -> String {
+    /// A username typed on the screen (echoed), or one line of standard input; one that
+    /// is not valid UTF-8 is refused (exit 2), never repaired into another name.
+    private func readUsername() throws -> String {
         terminal.showPrompt(messages.usernamePrompt)
-        return String(decoding: terminal.readLine() ?? [], as: UTF8.self)
+        let line = try terminal.readLine() ?? []
+        guard let name = String(validating: line, as: UTF8.self) else { throw CredFileError.usage("username is not valid UTF-8") }
+        return name
     }
 }

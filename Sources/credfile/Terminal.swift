@@ -1,3 +1,4 @@
+import CCredFile
 import CredFile
 
 #if canImport(Glibc)
@@ -7,10 +8,17 @@ import Glibc
 /// Where the CLI reads and writes. `Terminal.standard` is the real process; tests build
 /// their own to run commands in-process.
 struct Terminal {
+    /// The longest line of standard input that is not a password (an `import` line):
+    /// SPEC §2's longest line.
+    static let inputLineLimit = 65_536
+
     /// Reads one line from standard input, its ending removed; nil at end of input.
-    var readLine: () -> [UInt8]?
-    /// Reads one line from the terminal with echo off, after showing `prompt` there.
-    var readSecret: (_ prompt: String) throws -> [UInt8]
+    /// Throws `tooLong`, without reading further, when the line is longer than `limit`
+    /// bytes (without its ending).
+    var readInputLine: (_ limit: Int, _ tooLong: CredFileError) throws -> [UInt8]?
+    /// Reads one line from the terminal with echo off, after showing `prompt` there;
+    /// throws `tooLong` past `PasswordRules.maximumCount` bytes.
+    var readSecret: (_ prompt: String, _ tooLong: CredFileError) throws -> [UInt8]
     /// Shows `prompt` (for a username on the login screens).
     var showPrompt: (String) -> Void
     /// Whether standard input is a terminal (then passwords are prompted for).
@@ -24,12 +32,21 @@ struct Terminal {
     /// Environment variables (for the locale).
     var environment: [String: String]
 
+    /// One line of standard input, its ending removed; nil at end of input.
+    /// - Throws: `tooLong` when the line is longer than `limit` bytes.
+    func readLine(
+        limit: Int = Terminal.inputLineLimit,
+        tooLong: CredFileError = .usage("a line of standard input is longer than \(Terminal.inputLineLimit) bytes")
+    ) throws -> [UInt8]? {
+        try readInputLine(limit, tooLong)
+    }
+
     /// The process's own standard input, output, error and `/dev/tty`.
     static var standard: Terminal {
         let output = StandardOutput.shared
         return Terminal(
-            readLine: { FileDescriptorReader.standardInput.readLine() },
-            readSecret: { output.flush(); return try NoEchoPrompt.read(prompt: $0) },
+            readInputLine: { try BoundedReader.standardInput.readLine(limit: $0, tooLong: $1) },
+            readSecret: { output.flush(); return try NoEchoPrompt.read(prompt: $0, tooLong: $1) },
             showPrompt: { output.write($0); output.flush() },
             inputIsTerminal: isatty(0) == 1,
             errorIsTerminal: isatty(2) == 1,
@@ -78,50 +95,153 @@ struct Terminal {
     }
 }
 
-/// Reads lines from a file descriptor, a byte at a time, so nothing past the line is
-/// consumed (the next line may be read by another reader of the same descriptor).
-final class FileDescriptorReader {
-    nonisolated(unsafe) static let standardInput = FileDescriptorReader(fd: 0)
-    let fd: Int32
-    init(fd: Int32) { self.fd = fd }
+/// Reads a file descriptor with a bound on what it keeps: a line or the whole input
+/// longer than the limit is refused as soon as that is certain, without reading the rest
+/// (1 GB without a newline costs the limit, not 1 GB).
+///
+/// It never consumes more of the descriptor than the lines it returns, so that commands
+/// run one after another on one standard input (`credfile add … && credfile add …`) each
+/// get their own line, as with the shell's `read`: a terminal and a seekable file are
+/// read in blocks (a terminal gives at most one line per `read`; a file is `lseek`ed back
+/// to the end of the line); a pipe, which cannot be un-read, a byte per `read`, at most
+/// the limit plus the line ending.
+final class BoundedReader {
+    /// The process's standard input (every reader of fd 0 goes through this one).
+    nonisolated(unsafe) static let standardInput = BoundedReader(fd: 0)
+    /// How much one `read` asks for.
+    static let blockSize = 4096
 
-    /// One line without its LF (and a CR before it); nil at end of input with nothing read.
-    func readLine() -> [UInt8]? {
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while true {
-            let n = Glibc.read(fd, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return line.isEmpty ? nil : line }
-            if byte == 0x0A { break }
-            line.append(byte)
-        }
-        if line.last == 0x0D { line.removeLast() }
-        return line
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+
+    /// Whether a `read` may ask for a whole block (see the type's comment).
+    private let readsBlocks: Bool
+    /// Whether what was read past a line is given back with `lseek`.
+    private let seeksBack: Bool
+
+    init(fd: Int32) {
+        self.fd = fd
+        seeksBack = lseek(fd, 0, SEEK_CUR) >= 0
+        readsBlocks = seeksBack || isatty(fd) == 1
     }
+
+    /// One line without its LF (and a CR right before it); nil at end of input with
+    /// nothing read. A last line without LF is returned as it is (a lone CR stays data).
+    /// - Parameters:
+    ///   - limit: the most bytes the line may hold without its ending.
+    ///   - tooLong: what to throw when it holds more.
+    /// - Throws: `tooLong`; ``CredFileError/Code/io`` when `read` fails.
+    func readLine(limit: Int, tooLong: @autoclosure () -> CredFileError = BoundedReader.tooLong) throws -> [UInt8]? {
+        var scanned = start
+        while true {
+            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
+                var end = newline
+                if end > start && buffer[end - 1] == 0x0D { end -= 1 }
+                guard end - start <= limit else { throw tooLong() }
+                let line = Array(buffer[start..<end])
+                start = newline + 1
+                giveBackUnread()
+                compact()
+                return line
+            }
+            scanned = buffer.count
+            // limit bytes and a CR may still be followed by the LF; more cannot.
+            guard buffer.count - start <= limit + 1 else { throw tooLong() }
+            if try atEnd || fill() == 0 {
+                atEnd = true
+                guard buffer.count > start else { return nil }
+                guard buffer.count - start <= limit else { throw tooLong() }
+                let line = Array(buffer[start...])
+                start = buffer.count
+                compact()
+                return line
+            }
+        }
+    }
+
+    /// Everything up to the end of input.
+    /// - Throws: `tooLong` when there are more than `limit` bytes (found after reading
+    ///   at most one block past the limit); ``CredFileError/Code/io`` when `read` fails.
+    func readToEOF(limit: Int, tooLong: @autoclosure () -> CredFileError = BoundedReader.tooLong) throws -> [UInt8] {
+        while !atEnd {
+            guard buffer.count - start <= limit else { throw tooLong() }
+            if try fill() == 0 { atEnd = true }
+        }
+        guard buffer.count - start <= limit else { throw tooLong() }
+        defer { start = buffer.count; compact() }
+        return Array(buffer[start...])
+    }
+
+    /// A seekable input is moved back to just after the line returned.
+    private func giveBackUnread() {
+        guard seeksBack, buffer.count > start else { return }
+        if lseek(fd, off_t(start - buffer.count), SEEK_CUR) >= 0 {
+            buffer.removeLast(buffer.count - start)
+            atEnd = false
+        }
+    }
+
+    /// Reads one block (one byte from a pipe) onto the end of the buffer; returns how
+    /// many bytes came.
+    private func fill() throws -> Int {
+        let old = buffer.count
+        let size = readsBlocks ? Self.blockSize : 1
+        buffer.append(contentsOf: repeatElement(0, count: size))
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + old, size) }  // the buffer is non-empty: its base address exists
+            if n < 0 && errno == EINTR { continue }
+            buffer.removeLast(size - max(n, 0))
+            guard n >= 0 else { throw CredFileError(.io, "cannot read the input: read: \(String(cString: strerror(errno)))") }
+            return n
+        }
+    }
+
+    private func compact() {
+        if start == buffer.count {
+            Self.wipe(&buffer)
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        }
+    }
+
+    /// Zeroes the bytes (what was read may be a password) before they are let go.
+    private static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { _ = memset(base, 0, raw.count) }
+        }
+    }
+
+    /// The default refusal: a usage error (exit 2) that names no content.
+    static let tooLong = CredFileError.usage("the input is longer than allowed")
+
+    deinit { Self.wipe(&buffer) }
 }
 
-/// A password prompt on `/dev/tty` with echo off, restored afterwards (also on SIGINT).
+/// A password prompt on `/dev/tty` with echo off, restored afterwards whatever signal
+/// comes (SPEC §5): SIGINT, SIGTERM, SIGHUP restore the terminal and end the process
+/// (128 + the signal); SIGTSTP restores it and stops, and on SIGCONT echo goes off again
+/// and the prompt is shown again (as sudo does); SIGQUIT and crashes restore it through
+/// the process-wide handlers of `credfile_harden_process`. The handlers are C
+/// (`CCredFile/process.c`), so only async-signal-safe calls run in them.
 enum NoEchoPrompt {
-    nonisolated(unsafe) private static var saved = termios()
-    nonisolated(unsafe) private static var ttyFD: Int32 = -1
-
-    static func read(prompt: String) throws -> [UInt8] {
+    static func read(prompt: String, tooLong: CredFileError) throws -> [UInt8] {
         let fd = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw CredFileError(.io, "cannot open the terminal for a password prompt") }
         defer { Glibc.close(fd) }
         var original = termios()
         let haveTermios = tcgetattr(fd, &original) == 0
         if haveTermios {
-            saved = original
-            ttyFD = fd
-            signal(SIGINT) { signal in
-                _ = tcsetattr(NoEchoPrompt.ttyFD, TCSAFLUSH, &NoEchoPrompt.saved)
-                _ = Glibc.write(NoEchoPrompt.ttyFD, "\n", 1)
-                _exit(128 + signal)
-            }
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
+            // The handlers know the prompt before echo goes off: a signal in between
+            // restores what is already there.
+            _ = withUnsafeBytes(of: &original) { saved in
+                withUnsafeBytes(of: &silent) { quiet in
+                    credfile_prompt_begin(fd, saved.baseAddress, quiet.baseAddress, UInt(saved.count), prompt)
+                }
+            }
             _ = tcsetattr(fd, TCSAFLUSH, &silent)
         }
         // The prompt only once echo is off (as getpass does): whatever is typed after
@@ -130,11 +250,10 @@ enum NoEchoPrompt {
         defer {
             if haveTermios {
                 _ = tcsetattr(fd, TCSAFLUSH, &original)
-                signal(SIGINT, SIG_DFL)
-                ttyFD = -1
+                credfile_prompt_end()
             }
             _ = Glibc.write(fd, "\n", 1)
         }
-        return FileDescriptorReader(fd: fd).readLine() ?? []
+        return try BoundedReader(fd: fd).readLine(limit: PasswordRules.maximumCount, tooLong: tooLong) ?? []
     }
 }

@@ -1,7 +1,19 @@
+import CCredFile
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
-let status = CredFileCLI.run(Array(CommandLine.arguments.dropFirst()), terminal: .standard)
+// First of all, before any password can be in memory: no core dump, no same-user
+// ptrace, and our own handlers in place of Swift's crash handler (SPEC §5).
+_ = credfile_harden_process()
+
+// The arguments as the bytes the kernel gave: a path or a name that is not valid UTF-8
+// is refused by the parser, never repaired into another one.
+let arguments: [[UInt8]] = (1..<Int(CommandLine.argc)).map { index in
+    guard let pointer = CommandLine.unsafeArgv[index] else { return [] }
+    return Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+}
+let status = CredFileCLI.run(arguments, terminal: .standard)
 Terminal.StandardOutput.shared.flush()
 exit(status.rawValue)

@@ -43,6 +43,7 @@ final class CLISession {
     private(set) var printed: [String] = []
 
     init() throws {
+        _ = BuiltBinary.ignoreBrokenPipes
         let base = FileManager.default.temporaryDirectory.path
         var template = Array("\(base)/credfile-cli-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
@@ -158,12 +159,17 @@ final class FakeTerminal {
 
     var terminal: Terminal {
         Terminal(
-            readLine: { [self] in input.isEmpty ? nil : input.removeFirst() },
-            readSecret: { [self] prompt in
+            readInputLine: { [self] limit, tooLong in
+                guard !input.isEmpty else { return nil }
+                guard input[0].count <= limit else { throw tooLong }  // as BoundedReader: the line stays unread
+                return input.removeFirst()
+            },
+            readSecret: { [self] prompt, tooLong in
                 prompts.append(prompt)
                 guard isTerminal, !answers.isEmpty else {
                     throw CredFileError(.io, "test: a no-echo prompt nobody answers")
                 }
+                guard answers[0].count <= PasswordRules.maximumCount else { throw tooLong }
                 return answers.removeFirst()
             },
             showPrompt: { [self] in stdout += $0 },
@@ -201,6 +207,9 @@ func libraryGrants(_ path: String, _ user: String, _ password: String) throws ->
 
 /// The `credfile` executable that `swift build` / `swift test` produced.
 enum BuiltBinary {
+    /// Set once: SIGPIPE ignored in the test process.
+    static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// Looks beside the test bundle first (the same build directory, so the same build
     /// configuration and triple), then in `<package>/.build/debug`, found from this file's
     /// path.
@@ -245,10 +254,10 @@ enum BuiltBinary {
     static func run(
         _ arguments: [String], stdin: [UInt8]?, in session: CLISession,
         environment: [String: String] = BuiltBinary.environment(), directory: String? = nil,
-        timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation
+        timeout: Duration = .seconds(20), executable: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> CLIResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try require(sourceLocation: sourceLocation))
+        process.executableURL = URL(fileURLWithPath: try executable ?? require(sourceLocation: sourceLocation))
         process.arguments = arguments
         process.environment = environment
         process.currentDirectoryURL = URL(fileURLWithPath: directory ?? session.directory)
@@ -271,9 +280,12 @@ enum BuiltBinary {
         process.standardError = err
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        // A child that refuses its arguments exits before reading stdin: writing to its
+        // closed pipe must be an EPIPE here, not a SIGPIPE that ends the whole test run.
+        _ = ignoreBrokenPipes
         try process.run()
         if let stdin {
-            try input.fileHandleForWriting.write(contentsOf: stdin)
+            try? input.fileHandleForWriting.write(contentsOf: stdin)
         }
         try input.fileHandleForWriting.close()
         let deadline = ContinuousClock.now + timeout

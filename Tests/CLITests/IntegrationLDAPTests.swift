@@ -42,7 +42,7 @@ import Glibc
             let file = try Integration.makeUserFile(in: session, users: Self.users)
             // One SHA-512 user too: {PBKDF2-SHA512}.
             try CredentialStore(path: file, policy: HashPolicy(algorithm: .sha512, rounds: Integration.rounds))
-                .register(username: "carol", password: Password(session.password("C4rol-Pass-512!")), storage: .hashed)
+                .register(username: "carol", password: Password(session.password("Third-Pass-512!")), storage: .hashed)
             let export = try BuiltBinary.run(["export", file, "--to", "ldif"], stdin: nil, in: session)
             try #require(export.status == 0, "\(export)")
             #expect(export.stdout.contains("userPassword: {PBKDF2-SHA256}\(Integration.rounds)$"))
@@ -103,7 +103,7 @@ import Glibc
                 let wrong = try bind(dn, password + "x")
                 #expect(wrong.status == 49, "\(user): \(wrong)")
             }
-            #expect(try bind("uid=carol,ou=people,dc=example,dc=org", "C4rol-Pass-512!").status == 0)
+            #expect(try bind("uid=carol,ou=people,dc=example,dc=org", "Third-Pass-512!").status == 0)
             #expect(try bind("uid=carol,ou=people,dc=example,dc=org", "Alice-Pass-2026!").status == 49)
             #expect(try bind("uid=mallory,ou=people,dc=example,dc=org", "Alice-Pass-2026!").status == 49)
         }

@@ -103,6 +103,17 @@ final class PseudoTerminal {
         close(master)
     }
 
+    /// Whether the terminal echoes what is typed now (the pty's one termios, read through
+    /// the master side; it outlives the child).
+    var echoIsOn: Bool {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { return false }
+        return settings.c_lflag & tcflag_t(ECHO) != 0
+    }
+
+    /// Sends `signal` to the child.
+    func send(signal: Int32) { kill(pid, signal) }
+
     /// The transcript as text, with the terminal's CRLF turned back into LF.
     var text: String {
         String(decoding: transcript, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")

@@ -7,6 +7,7 @@
 #define CCREDFILE_H
 
 #include <stddef.h>
+#include "CCredFileProcess.h"
 
 // ---- glibc (system.c) ----
 

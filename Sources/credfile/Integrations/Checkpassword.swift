@@ -42,14 +42,17 @@ extension CommandContext {
             try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false).granted
         }
         guard granted else { return .failure }
-        let program = Array(invocation.positionals.dropFirst())
+        let program = invocation.programArguments  // PROG and its ARGs, byte for byte
         // qmail's checkpassword sets USER for the program it runs; Dovecot's
         // checkpassword-reply passes it back as the user's canonical name.
         setenv("USER", user, 1)
         Terminal.StandardOutput.shared.flush()
-        let arguments = program.map { strdup($0) } + [nil]
+        let arguments = program.map { bytes in
+            (bytes + [0]).withUnsafeBytes { strdup($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }  // never empty: it holds the NUL
+        } + [nil]
         defer { arguments.forEach { free($0) } }
-        if program[0].contains("/") { execv(program[0], arguments) } else { execvp(program[0], arguments) }
+        // The parser guarantees PROG (validate refuses checkpassword without it).
+        if program[0].contains(UInt8(ascii: "/")) { execv(arguments[0]!, arguments) } else { execvp(arguments[0]!, arguments) }
         let code = errno
         throw CredFileError(.io, "checkpassword: cannot run the program after a good login (execv: \(String(cString: strerror(code))))")
     }

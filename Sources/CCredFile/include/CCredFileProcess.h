@@ -1,0 +1,30 @@
+// The credfile process's last line of defence against showing memory (SPEC §5): no
+// core dump, no ptrace by the same user, no Swift backtracer, and a terminal whose echo
+// a password prompt turned off is restored whatever signal arrives. In C because a
+// signal handler must call only async-signal-safe functions, with no Swift runtime in
+// between (the runtime's own handler is what must never run).
+#ifndef CCREDFILE_PROCESS_H
+#define CCREDFILE_PROCESS_H
+
+/// Makes the process undumpable (`prctl(PR_SET_DUMPABLE, 0)`, which also stops
+/// same-user ptrace and /proc/PID/mem), sets `RLIMIT_CORE` to 0, and installs, on an
+/// alternate signal stack, handlers for SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+/// SIGABRT and SIGTRAP that replace the Swift runtime's crash handler: restore the
+/// terminal if a prompt is active, write one line naming the signal, `_exit(128 + sig)`.
+/// Returns 0, or -1 with errno set when a step failed (the others are still done).
+int credfile_harden_process(void);
+
+/// Marks the start of a no-echo prompt on `fd`: remembers the terminal settings to
+/// restore (`saved`, a `struct termios`, `size` bytes) and the ones of the prompt
+/// (`silent`), and the prompt text shown again after a stop (SIGTSTP, then SIGCONT).
+/// Installs handlers for SIGINT, SIGTERM, SIGHUP (restore, then `_exit(128 + sig)`) and
+/// SIGTSTP (restore, stop; on resume turn echo off again and show the prompt again).
+/// Returns 0, or -1 when `size` is not the size of `struct termios`.
+int credfile_prompt_begin(int fd, const void *saved, const void *silent, unsigned long size,
+                          const char *prompt);
+
+/// Marks the end of the prompt: the prompt's signal handlers are put back to the
+/// default (the terminal itself is restored by the caller).
+void credfile_prompt_end(void);
+
+#endif

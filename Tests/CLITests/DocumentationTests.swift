@@ -1,0 +1,272 @@
+import Foundation
+import Testing
+
+@testable import CredFile
+@testable import credfile
+import _CredFileFuzzChecks
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The command table and what is generated from it (#10 item 4, #17): `--help`, the man
+/// page, the completions and the Debian package agree with what the parser accepts.
+@Suite struct DocumentationTests {
+    /// Every `--option` spelled in `text`.
+    static func optionNames(in text: String) -> Set<String> {
+        var names: Set<String> = []
+        for match in text.matches(of: /--[a-z][a-z0-9-]*[a-z0-9]/) { names.insert(String(match.output)) }
+        return names
+    }
+
+    /// Runs `executable arguments`, returning its exit status, stdout and stderr.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // stderr is drained on another thread while stdout is read, so neither pipe fills.
+        nonisolated(unsafe) var stderr = Data()
+        let drained = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            stderr = err.fileHandleForReading.readDataToEndOfFile()
+            drained.signal()
+        }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
+        process.waitUntilExit()
+        return CLIResult(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func everyCommandHasARowAndEveryOptionASummary() {
+        for command in Command.allCases {
+            #expect(CommandSpec.table[command] != nil, "\(command)")
+            #expect(!command.spec.summary.isEmpty && !command.spec.details.isEmpty)
+        }
+        for option in Option.allCases { #expect(!option.summary.isEmpty) }
+    }
+
+    /// SPEC §5's commands and options, spelled as the SPEC spells them: each parses.
+    @Test(arguments: [
+        ["pam", "F"], ["checkpassword", "F", "/bin/true"], ["checkpassword", "F", "/bin/echo", "--json", "-x", "--"],
+        ["helper", "F", "--protocol", "squid"], ["export", "F", "--to", "ldif"],
+        ["export", "F", "--to", "ldif", "--base-dn", "dc=example,dc=org", "--skip-unexportable", "--json"],
+        ["import", "F", "--hashed"], ["import", "F", "--from", "htpasswd"], ["import", "F", "--from=shadow"],
+        ["add", "F", "u", "--min-length", "15", "--blocklist", "list.txt", "--lock-timeout", "2.5"],
+    ])
+    func theSpecsCommandLinesParse(_ arguments: [String]) throws {
+        let invocation = try CredFileCLI.parse(arguments)
+        #expect(invocation.command?.rawValue == arguments[0])
+    }
+
+    @Test func checkpasswordHandsEverythingAfterPROGToPROG() throws {
+        let invocation = try CredFileCLI.parse(["--upgrade", "checkpassword", "--", "F", "/bin/prog", "--help", "--json", "x"])
+        #expect(invocation.positionals == ["F"])
+        #expect(invocation.programArguments == ["/bin/prog", "--help", "--json", "x"].map { Array($0.utf8) })
+        #expect(invocation.upgrade && !invocation.help && !invocation.json)
+        let values = try CredFileCLI.parse(["export", "F", "--to=ldif", "--base-dn", "dc=x", "--skip-unexportable"])
+        #expect(values.exportTarget == .ldif && values.baseDN == "dc=x" && values.skipUnexportable)
+        let helper = try CredFileCLI.parse(["helper", "F", "--protocol", "squid"])
+        #expect(helper.helperProtocol == .squid)
+        let passwords = try CredFileCLI.parse(["import", "F", "--from", "dovecot", "--min-length", "15", "--blocklist", "b", "--blocklist=c"])
+        #expect(passwords.importFormat == .dovecot && passwords.minimumLength == 15 && passwords.blocklists == ["b", "c"])
+    }
+
+    struct Misuse: CustomTestStringConvertible, Sendable {
+        var name: String
+        var arguments: [String]
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        Misuse(name: "export without --to", arguments: ["export", "F"]),
+        Misuse(name: "helper without --protocol", arguments: ["helper", "F"]),
+        Misuse(name: "--protocol http", arguments: ["helper", "F", "--protocol", "http"]),
+        Misuse(name: "--to csv", arguments: ["export", "F", "--to", "csv"]),
+        Misuse(name: "--from passwd", arguments: ["import", "F", "--from", "passwd"]),
+        Misuse(name: "--hashed with --from", arguments: ["import", "F", "--hashed", "--from", "shadow"]),
+        Misuse(name: "--plaintext with --hashed", arguments: ["import", "F", "--hashed", "--plaintext"]),
+        Misuse(name: "--hashed on add", arguments: ["add", "F", "u", "--hashed"]),
+        Misuse(name: "--base-dn on list", arguments: ["list", "F", "--base-dn", "dc=x"]),
+        Misuse(name: "checkpassword without PROG", arguments: ["checkpassword", "F"]),
+        Misuse(name: "--min-length 0", arguments: ["add", "F", "u", "--min-length", "0"]),
+        Misuse(name: "--blocklist empty", arguments: ["add", "F", "u", "--blocklist="]),
+        Misuse(name: "--generate-completion tcsh", arguments: ["--generate-completion", "tcsh"]),
+    ])
+    func misuseOfTheNewOptionsIsAUsageError(_ misuse: Misuse) throws {
+        try withSession { session in
+            let result = session.run(misuse.arguments)
+            expectUsageError(result)
+        }
+    }
+
+    @Test func helpListsEveryVisibleOptionAndEveryCommandItsOwn() throws {
+        let visible = Set(Option.visible.map(\.rawValue))
+        #expect(Self.optionNames(in: Help.overview) == visible)
+        for command in Command.allCases {
+            let text = Help.text(for: command)
+            for option in command.options { #expect(text.contains("  \(option.usage)"), "\(command): \(option)") }
+            for option in Option.specific where !command.options.contains(option) {
+                #expect(!text.contains("  \(option.rawValue)"), "\(command) shows \(option)")
+            }
+        }
+        for hidden in Option.allCases where hidden.isHidden { #expect(!Help.overview.contains(hidden.rawValue)) }
+    }
+
+    @Test(.enabled(if: ExternalTool.runnable("man"), Comment(rawValue: ExternalTool.skipNote("man"))))
+    func theManPageRendersAndDocumentsWhatTheBinaryKnows() throws {
+        try withSession { session in
+            let binary = try BuiltBinary.require()
+            let generated = try Self.run(binary, ["--generate-man"])
+            #expect(generated.status == 0 && generated.stderr.isEmpty)
+            try session.write("credfile.1", generated.stdout)
+            let rendered = try Self.run(
+                try ExternalTool.path("man"), ["--warnings", "-l", session.path("credfile.1")],
+                environment: ["MANWIDTH": "100", "MANPAGER": "cat", "PAGER": "cat", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"])
+            #expect(rendered.status == 0, "\(rendered.stderr)")
+            #expect(rendered.stderr.isEmpty, "groff warnings: \(rendered.stderr)")
+            let page = rendered.stdout
+            for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS", "FILE FORMAT", "EXIT STATUS",
+                            "ENVIRONMENT", "FILES", "SECURITY", "EXAMPLES", "SEE ALSO"] {
+                #expect(page.contains("\n\(section)\n"), "no \(section)")
+            }
+            // Every command the binary's help lists is documented.
+            let help = try BuiltBinary.run(["--help"], stdin: nil, in: session)
+            let commands = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "Commands:" }.dropFirst()
+                .prefix { !$0.isEmpty }.compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil }
+            #expect(Set(commands) == Set(Command.allCases.map(\.rawValue)))
+            for command in commands { #expect(page.contains("\n       \(command)"), "\(command) is not in the man page") }
+            // --help and the man page list the same options.
+            #expect(Self.optionNames(in: help.stdout) == Self.optionNames(in: page))
+            for needle in ["FILE.lock", "NO_COLOR", "LC_ALL", "pam_exec.so expose_authtok quiet /usr/bin/credfile pam /etc/app.cred",
+                           "htpasswd(1)", "chpasswd(8)", "pam_exec(8)", "credfile \(CredFileCLI.version)"] {
+                #expect(page.contains(needle), "\(needle)")
+            }
+        }
+    }
+
+    /// Drives bash's completion function the way bash does on TAB.
+    static func complete(_ words: [String], script: String, bash: String) throws -> [String] {
+        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+        let program = """
+            source "$0"
+            COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1)
+            COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
+            _credfile
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let result = try run(bash, ["--norc", "--noprofile", "-c", program, script])
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test(.enabled(if: ExternalTool.runnable("bash"), Comment(rawValue: ExternalTool.skipNote("bash"))))
+    func bashCompletesCommandsOptionsAndValues() throws {
+        try withSession { session in
+            let binary = try BuiltBinary.require()
+            let script = try Self.run(binary, ["--generate-completion", "bash"])
+            #expect(script.status == 0)
+            try session.write("credfile.bash", script.stdout)
+            let bash = try ExternalTool.path("bash")
+            let path = session.path("credfile.bash")
+            #expect(try Self.complete(["credfile", "up"], script: path, bash: bash) == ["upgrade"])
+            #expect(try Self.complete(["credfile", "--iterations", "5", "ch"], script: path, bash: bash) == ["check", "checkpassword"])
+            #expect(try Self.complete(["credfile", "add", "--algorithm", ""], script: path, bash: bash) == ["sha256", "sha512"])
+            #expect(try Self.complete(["credfile", "import", "f", "--from", "h"], script: path, bash: bash) == ["htpasswd"])
+            #expect(try Self.complete(["credfile", "add", "--pl"], script: path, bash: bash) == ["--plaintext"])
+            #expect(try Self.complete(["credfile", "list", "--pl"], script: path, bash: bash) == [])
+            #expect(try Self.complete(["credfile", "list", "--lock"], script: path, bash: bash) == ["--lock-timeout"])
+            try session.write("users.txt", "")
+            #expect(try Self.complete(["credfile", "list", session.path("us")], script: path, bash: bash) == [session.path("users.txt")])
+        }
+    }
+
+    @Test(arguments: Shell.allCases)
+    func everyCompletionNamesEveryCommandAndOption(_ shell: Shell) {
+        let script = Documentation.completion(for: shell)
+        for command in Command.allCases { #expect(script.contains(command.rawValue), "\(command)") }
+        for option in Option.visible {
+            let spelled = shell == .fish ? "-l \(option.rawValue.dropFirst(2))" : option.rawValue
+            #expect(script.contains(spelled), "\(option)")
+        }
+        #expect(script.contains("sha256") && script.contains("sha512"))
+        for hidden in Option.allCases where hidden.isHidden { #expect(!script.contains(hidden.rawValue.dropFirst(2))) }
+    }
+
+    /// The Debian package: builds, passes lintian with no error, installs and removes.
+    @Test(.enabled(
+        if: ExternalTool.runnable("dpkg-deb", "dpkg-shlibdeps", "lintian", "bash"),
+        Comment(rawValue: ExternalTool.skipNote("dpkg-deb", "dpkg-shlibdeps", "lintian", "bash"))))
+    func theDebianPackageBuildsPassesLintianInstallsAndRemoves() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let built = try Self.run(try ExternalTool.path("bash"), [root + "/Scripts/deb.sh"])
+        try #require(built.status == 0, "\(built.stderr)")
+        let deb = root + "/" + built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(deb.hasSuffix(".build/credfile_\(CredFileCLI.version)_amd64.deb") || !deb.hasSuffix("_amd64.deb"), "\(deb)")
+        #expect(FileManager.default.fileExists(atPath: deb))
+        let lint = try Self.run(try ExternalTool.path("lintian"), ["--tag-display-limit", "0", deb])
+        let errors = (lint.stdout + lint.stderr).split(separator: "\n").filter { $0.hasPrefix("E: ") }
+        #expect(errors.isEmpty, "\(errors)")
+        let contents = try Self.run(try ExternalTool.path("dpkg-deb"), ["--contents", deb])
+        for path in ["./usr/bin/credfile", "./usr/share/man/man1/credfile.1.gz", "./usr/share/bash-completion/completions/credfile",
+                     "./usr/share/zsh/vendor-completions/_credfile", "./usr/share/fish/vendor_completions.d/credfile.fish",
+                     "./usr/share/doc/credfile/copyright", "./usr/share/doc/credfile/changelog.gz"] {
+            #expect(contents.stdout.contains(path), "\(path)")
+        }
+        let fields = try Self.run(try ExternalTool.path("dpkg-deb"), ["--field", deb, "Version", "Depends"])
+        #expect(fields.stdout.contains("Version: \(CredFileCLI.version)\n") && fields.stdout.contains("libssl3"), "\(fields.stdout)")
+        // Installing touches the system: only as root, and only when nothing else owns /usr/bin/credfile.
+        guard getuid() == 0, let dpkg = ExternalTool.find("dpkg"), !FileManager.default.fileExists(atPath: "/usr/bin/credfile") else { return }
+        let installed = try Self.run(dpkg, ["-i", deb])
+        defer { _ = try? Self.run(dpkg, ["-r", "credfile"]) }
+        #expect(installed.status == 0, "\(installed.stderr)")
+        let version = try Self.run("/usr/bin/credfile", ["--version"])
+        #expect(version.stdout.hasPrefix("credfile \(CredFileCLI.version) "))
+        let removed = try Self.run(dpkg, ["-r", "credfile"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        for path in ["/usr/bin/credfile", "/usr/share/man/man1/credfile.1.gz", "/usr/share/bash-completion/completions/credfile"] {
+            #expect(!FileManager.default.fileExists(atPath: path), "\(path) left behind")
+        }
+    }
+}
+
+/// README's `## Install` block, run as it stands with `PREFIX` set to a scratch folder.
+@Suite struct InstallTests {
+    @Test(.enabled(if: ExternalTool.runnable("bash", "man"), Comment(rawValue: ExternalTool.skipNote("bash", "man"))))
+    func theReadmesInstallBlockInstallsEverythingUnderPREFIX() throws {
+        try withSession { session in
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+            let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+            let section = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Install\n") })
+            let block = try #require(section.split(separator: "```sh\n").dropFirst().first?.split(separator: "```").first)
+            let prefix = session.path("prefix")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try ExternalTool.path("bash"))
+            process.arguments = ["-euo", "pipefail", "-c", String(block)]
+            process.currentDirectoryURL = URL(fileURLWithPath: root)
+            var environment = ProcessInfo.processInfo.environment
+            environment["PREFIX"] = prefix
+            process.environment = environment
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            for path in ["bin/credfile", "share/man/man1/credfile.1", "share/bash-completion/completions/credfile",
+                         "share/zsh/site-functions/_credfile", "share/fish/vendor_completions.d/credfile.fish"] {
+                #expect(FileManager.default.fileExists(atPath: prefix + "/" + path), "\(path)")
+            }
+            let version = try DocumentationTests.run(prefix + "/bin/credfile", ["--version"])
+            #expect(version.stdout.hasPrefix("credfile \(CredFileCLI.version) "))
+            let page = try DocumentationTests.run(
+                try ExternalTool.path("man"), ["-l", prefix + "/share/man/man1/credfile.1"],
+                environment: ["MANPAGER": "cat", "PAGER": "cat", "PATH": "/usr/bin:/bin"])
+            #expect(page.status == 0 && page.stdout.contains("credfile \(CredFileCLI.version)"))
+        }
+    }
+}
