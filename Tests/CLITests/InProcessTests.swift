@@ -481,14 +481,14 @@ import Testing
                 "alice,\(try Self.hash(session.password("Al1ce-Pass-21")))\n"
                     + "bob,\(session.password("B0b-Plain-22"))\n"
                     + "carol,\(try Self.hash(session.password("C4rol-Pass-23"), .sha512))\n"
-                    + "dan,$6$\(session.password("saltsalt"))$\(session.password("unsupportedchecksum24"))\n"
+                    + "dan,$H$\(session.password("saltsalt"))$\(session.password("unsupportedchecksum24"))\n"
                     + "eve,$pbkdf2-sha256$\(session.password("garbage25"))\n"
                     + "bob,\(session.password("Shadowed-26"))\n"
                     + "we\"ird\\name,\(session.password("Quote-Pass-27"))\n")
             let result = session.run(["list", file])
             #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
             #expect(result.stdoutLines == [
-                "alice\tpbkdf2-sha256 1", "bob\tplaintext", "carol\tpbkdf2-sha512 1", "dan\tunsupported $6$", "eve\tmalformed",
+                "alice\tpbkdf2-sha256 1", "bob\tplaintext", "carol\tpbkdf2-sha512 1", "dan\tunsupported $H$", "eve\tmalformed",
                 "we\"ird\\u{5c}name\tplaintext",
             ])
             let json = session.run(["list", file, "--json"])

@@ -42,7 +42,7 @@ import Testing
 
     @Test func checkJSONHasAKindPerFinding() throws {
         try withSession { session in
-            let file = try session.write("users.txt", "bob,\(session.password("P-1"))\nbob,\(session.password("P-2"))\nann,\nx,$2y$10$abc\n")
+            let file = try session.write("users.txt", "bob,\(session.password("P-1"))\nbob,\(session.password("P-2"))\nann,\nx,$H$10$abc\n")
             let result = session.run(["check", "--json", file])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             let findings = try #require(object["findings"] as? [[String: Any]])

@@ -19,7 +19,7 @@ struct FindingValueTests {
     static let kindRows: [KindCase] = [
         .init(name: "malformed entry", file: "bob,\n", kinds: [.malformedEntry]),
         .init(name: "duplicate", file: "bob,\(LintTests.strong)\nbob,\(LintTests.strong)\n", kinds: [.duplicate]),
-        .init(name: "unsupported hash", file: "bob,$2y$10$abc\n", kinds: [.unsupportedHash]),
+        .init(name: "unsupported hash", file: "bob,$H$10$abc\n", kinds: [.unsupportedHash]),
         .init(name: "weak hash", file: "bob,\(LintTests.weak)\n", kinds: [.weakHash]),
         .init(name: "plaintext", file: "bob,pw\nann,pw\n", kinds: [.plaintext]),
         .init(name: "username", file: " bob,\(LintTests.strong)\n", kinds: [.username]),
@@ -255,7 +255,8 @@ struct PermissionFindingTests {
             chmod(path, row.fileMode)
             chmod(directory, row.directoryMode)
             defer { chmod(directory, 0o700) }
-            let findings = try ParserFixture.store(path).findings()
+            // The standard policy: the entry is at its strength, so only permissions can warn.
+            let findings = try CredentialStore(path: path).findings()
             #expect(findings.map(\.detail) == row.expected)
             #expect(findings.allSatisfy { $0.line == 0 && $0.severity == .warning && $0.kind == .permissions })
         }

@@ -86,16 +86,16 @@ struct LintTests {
             [.error(1, "malformed pbkdf2 hash", "unsupported pbkdf2 variant")]),
         LintCase("$ without an id", "bob,$abc\n", [.error(1, "malformed entry", "not a $id$ hash")]),
         LintCase(
-            "unsupported hash", "bob,$2y$10$abc\nann,{SSHA}x\n",
+            "unsupported hash", "bob,$H$10$abc\nann,{MD5}x\n",
             [
-                .error(1, "unsupported hash scheme", "$2y$", "'bob'", "never authenticates"),
-                .error(2, "unsupported hash scheme", "{SSHA}", "'ann'"),
+                .error(1, "unsupported hash scheme", "$H$", "'bob'", "never authenticates"),
+                .error(2, "unsupported hash scheme", "{MD5}", "'ann'"),
             ]),
         // Warnings.
         LintCase("plaintext", "bob,hunter2\n", [.warning(1, "plaintext password")]),
         LintCase(
             "plaintext is one warning for the file, at the first, with the count",
-            "# users\nbob,pw1\nann,$7$a$b\ncid,pw2\n",
+            "# users\nbob,pw1\nann,$H$a$b\ncid,pw2\n",
             [.warning(2, "2 entries hold a plaintext password"), .error(3, "unsupported hash scheme")]),
         LintCase("{} is plaintext", "bob,{}\n", [.warning(1, "plaintext password")]),
         LintCase("weak hash", "bob,\(weak)\n", [.warning(1, "weak hash", "'bob'", "1000 rounds", "600000")]),
@@ -114,7 +114,7 @@ struct LintTests {
             "plaintext and an odd name on one line", " bob,pw\n",
             [.warning(1, "plaintext password"), .warning(1, "username has leading or trailing whitespace")]),
         LintCase(
-            "unsupported hash and an odd name on one line", "bob ,$6$s$h\n",
+            "unsupported hash and an odd name on one line", "bob ,$H$s$h\n",
             [.error(1, "unsupported hash scheme"), .warning(1, "username has leading or trailing whitespace")]),
         // Line numbers.
         LintCase(
@@ -123,10 +123,10 @@ struct LintTests {
             [.error(3, "empty secret"), .warning(5, "plaintext password")]),
         LintCase(
             "everything at once, in line order",
-            "ok,\(strong)\nbob,pw\n,x\nok,\(strong)\nw,\(weak)\nu,$7$a$b\n x,\(strong)\nbad,\n",
+            "ok,\(strong)\nbob,pw\n,x\nok,\(strong)\nw,\(weak)\nu,$H$a$b\n x,\(strong)\nbad,\n",
             [
                 .warning(2, "plaintext password"), .error(3, "empty username"), .error(4, "duplicate entry", "first at line 1"),
-                .warning(5, "weak hash"), .error(6, "unsupported hash scheme $7$"), .warning(7, "whitespace"),
+                .warning(5, "weak hash"), .error(6, "unsupported hash scheme $H$"), .warning(7, "whitespace"),
                 .error(8, "empty secret"),
             ]),
     ]

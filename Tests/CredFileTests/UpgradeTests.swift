@@ -42,8 +42,8 @@ struct LegacyFile {
             ("ctl,\(Secret.password("c"))\u{01}tl\n", nil),  // 9 malformed: control byte (line 10)
             ("badhash,$pbkdf2-sha256$xx$bad$bad\n", nil),  // 10 malformed hash (line 11)
             ("nocomma-\(Secret.password("n"))\n", nil),  // 11 malformed: no comma (line 12)
-            ("bcrypt,$2y$10$abcdefghijklmnopqrstuu\n", nil),  // 12 unsupported
-            ("ldap,{SSHA}\(Secret.marker)AAAA\n", nil),  // 13 unsupported
+            ("phpass,$H$9abcdefghijklmnopqrstuu\n", nil),  // 12 unsupported
+            ("ldap,{MD5}\(Secret.marker)AAAA\n", nil),  // 13 unsupported
             ("hashed,\(hashed)\n", Secret.password("hashed")),  // 14 already hashed (weak)
             ("hashed512,\(hashed512)\r\n", Secret.password("h512")),  // 15 already hashed (weak)
             ("josé,\(nfd)\n", nfd),  // 16 plaintext, not NFC

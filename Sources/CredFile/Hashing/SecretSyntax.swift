@@ -65,20 +65,7 @@ enum SecretSyntax {
         PeerPBKDF2.werkzeug,  // pbkdf2:
         PeerPBKDF2.mosquitto,  // $7$<decimal>$ (before libxcrypt's scrypt $7$)
         MosquittoSHA512Hash.parse,  // $6$<base64>$<base64> (before libxcrypt's sha512-crypt $6$)
-        // The Schemes/ families: libxcrypt, libargon2, OpenSSL's scrypt and digests.
-        DigestFamilies.parseApr1,  // $apr1$
-        Argon2Family.parse,  // $argon2id$, $argon2i$, $argon2d$
-        CryptFamily.parse,  // $2a$ $2b$ $2y$ $5$ $6$ $y$ $7$ $1$ (after mosquitto's $6$/$7$)
-        CryptFamily.parseLDAPCrypt,  // {CRYPT}
-        CryptFamily.parseDovecotCrypt,  // {SHA512-CRYPT} {SHA256-CRYPT} {MD5-CRYPT} {BLF-CRYPT}
-        Argon2Family.parseDovecot,  // {ARGON2ID} {ARGON2I}
-        DigestFamilies.parseLDAPDigest,  // {SHA} {SSHA} {SSHA256} {SSHA512}
-        Argon2Family.parseDjango,  // argon2$argon2id$…
-        DjangoFamilies.parseBcrypt,  // bcrypt$… bcrypt_sha256$…
-        DjangoFamilies.parseDjangoScrypt,  // scrypt$…
-        DigestFamilies.parseDjangoDigest,  // md5$… sha1$…
-        DjangoFamilies.parseWerkzeugScrypt,  // scrypt:N:r:p$…
-    ]
+    ] + ExternalFamilies.parsers  // libxcrypt, libargon2, OpenSSL's scrypt and digests (Schemes/)
 
     /// Plaintext unless it has hash syntax (SPEC §2: `$…`, `{SCHEME}…`, Django's
     /// `<hasher>$…`, Werkzeug's `pbkdf2:…$`/`scrypt:…$`).
