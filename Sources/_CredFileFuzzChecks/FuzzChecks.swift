@@ -90,7 +90,6 @@ public enum FuzzChecks {
             }
             switch (entry.secret, secret) {
             case (.plaintext, .plaintext), (.malformed, .malformed), (.peer, .peer), (.malformed, .peer): break
-            case (.peer, .unsupported(let scheme)) where Reference.sharedCryptIDs.contains(scheme): break
             case (.unsupportedHash(let a), .unsupported(let b)):
                 // Only known schemes are named ($?$ / {?} otherwise: an unknown prefix of
                 // a legacy secret may be the start of a password).

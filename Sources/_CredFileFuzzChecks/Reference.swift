@@ -92,12 +92,10 @@ enum Reference {
         if secret.starts(with: Array("$pbkdf2-sha256$".utf8)) || secret.starts(with: Array("$pbkdf2-sha512$".utf8)) {
             return parseHash(secret).map { .pbkdf2($0) } ?? .malformed
         }
-        let dollarFields = secret.split(separator: UInt8(ascii: "$"), omittingEmptySubsequences: false)
-        let mosquitto7 = secret.starts(with: Array("$7$".utf8)) && dollarFields.count == 5 && !dollarFields[2].isEmpty
-            && dollarFields[2].allSatisfy { (0x30...0x39).contains($0) }
-        if mosquitto7 || peerPrefixes.contains(where: { secret.starts(with: Array($0.utf8)) })
-            || (secret.starts(with: Array("pbkdf2:".utf8)) && secret.contains(UInt8(ascii: "$")))
-            || ldapPeerSchemes.contains(where: { String(decoding: secret.prefix($0.utf8.count), as: UTF8.self).uppercased() == $0 })
+        if peerPrefixes.contains(where: { secret.starts(with: Array($0.utf8)) })
+            || peerSchemes.contains(where: { startsIgnoringASCIICase(secret, $0) })
+            || (werkzeugPrefixes.contains(where: { secret.starts(with: Array($0.utf8)) })
+                && secret.contains(UInt8(ascii: "$")))
         {
             return .peer
         }
@@ -107,27 +105,47 @@ enum Reference {
         {
             return .unsupported(scheme: "django " + String(decoding: secret[..<dollar], as: UTF8.self))
         }
-        if secret.starts(with: Array("scrypt:".utf8)) && secret.contains(UInt8(ascii: "$")) {
-            return .unsupported(scheme: "werkzeug scrypt")
-        }
         if scalars.first == "$" {
             return scheme(after: "$", closedBy: "$").map { .unsupported(scheme: "$\($0)$") } ?? .malformed
         }
         return scheme(after: "{", closedBy: "}").map { .unsupported(scheme: "{\($0)}") } ?? .plaintext
     }
 
-    /// SPEC §3.2's PBKDF2 spellings (peer families credfile verifies).
-    static let peerPrefixes = ["$pbkdf2$", "pbkdf2_sha256$", "pbkdf2_sha1$"]
-    /// SPEC §3.2's LDAP and Dovecot PBKDF2 schemes (case-insensitive).
-    static let ldapPeerSchemes = ["{PBKDF2}", "{PBKDF2-SHA1}", "{PBKDF2-SHA256}", "{PBKDF2-SHA512}"]
-    /// Django's hasher algorithms (`<algorithm>$…` is hash syntax, SPEC §2).
+    /// SPEC §3.2's table, as prefixes: each is owned by a family credfile verifies, so a
+    /// secret that starts with one is that family's hash or malformed, never unsupported.
+    /// Shared prefixes (`$6$`, `$7$`: mosquitto and crypt(3)) are owned by both: the
+    /// syntax decides, and what matches neither is malformed.
+    static let peerPrefixes = [
+        "$pbkdf2$",  // passlib PBKDF2-SHA1
+        "pbkdf2_sha256$", "pbkdf2_sha1$", "argon2$", "bcrypt_sha256$", "bcrypt$", "scrypt$", "md5$", "sha1$",  // Django
+        "$7$", "$6$",  // mosquitto, and crypt(3)'s scrypt and sha512-crypt
+        "$2a$", "$2b$", "$2y$", "$5$", "$y$", "$1$",  // crypt(3): bcrypt, sha256-crypt, yescrypt, md5crypt
+        "$apr1$",  // Apache htpasswd
+        "$argon2",  // argon2 PHC: the family owns every `$argon2…` id ($argon2id$, $argon2i$, $argon2d$)
+    ]
+    /// SPEC §3.2's `{SCHEME}`s (LDAP, Dovecot, htpasswd), case-insensitive in ASCII.
+    static let peerSchemes = [
+        "{PBKDF2}", "{PBKDF2-SHA1}", "{PBKDF2-SHA256}", "{PBKDF2-SHA512}",  // LDAP and Dovecot PBKDF2
+        "{CRYPT}", "{SHA512-CRYPT}", "{SHA256-CRYPT}", "{MD5-CRYPT}", "{BLF-CRYPT}",  // crypt(3) inside
+        "{ARGON2ID}", "{ARGON2I}",  // Dovecot argon2
+        "{SHA}", "{SSHA}", "{SSHA256}", "{SSHA512}",  // LDAP and htpasswd digests
+    ]
+    /// Werkzeug's methods: `pbkdf2:…$…` and `scrypt:N:r:p$…` (hash syntax only with a `$`).
+    static let werkzeugPrefixes = ["pbkdf2:", "scrypt:"]
+    /// Django's hasher algorithms (`<algorithm>$…` is hash syntax, SPEC §2); those not in
+    /// ``peerPrefixes`` are unsupported.
     static let djangoHashers: Set<String> = [
         "pbkdf2_sha256", "pbkdf2_sha1", "argon2", "bcrypt_sha256", "bcrypt", "scrypt", "md5", "sha1",
         "unsalted_sha1", "unsalted_md5", "crypt",
     ]
-    /// Crypt ids a peer family shares with crypt(3): the implementation may verify them
-    /// (mosquitto's exact syntax) or call them unsupported.
-    static let sharedCryptIDs: Set<String> = ["$6$", "$7$"]
+
+    /// Whether `bytes` starts with `prefix`, ASCII letters compared without case (LDAP
+    /// schemes are case-insensitive; no other byte folds, so `{ßHA}` is not `{SSHA}`).
+    static func startsIgnoringASCIICase(_ bytes: [UInt8], _ prefix: String) -> Bool {
+        func lower(_ b: UInt8) -> UInt8 { (0x41...0x5A).contains(b) ? b + 0x20 : b }
+        let p = Array(prefix.utf8)
+        return bytes.count >= p.count && zip(bytes, p).allSatisfy { lower($0) == lower($1) }
+    }
 
     static func isSchemeScalar(_ s: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s) || s == "." || s == "_"

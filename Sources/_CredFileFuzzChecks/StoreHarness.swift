@@ -242,6 +242,10 @@ enum StoreHarness {
 /// put in the file (crypto is checked by the vectors, not here), and it skips a login
 /// whose hash has more than 1,000 rounds, so no input can make the fuzzer slow.
 struct StoreModel {
+    /// The policy the harness gives the store (`HashPolicy(rounds: 1)`), for which peer
+    /// hashes `upgrade` counts as weak.
+    static let policy = try? HashPolicy(rounds: 1)
+
     enum Body {
         case raw([UInt8])
         case stored(username: [UInt8], password: String, suffix: [UInt8])
@@ -271,6 +275,9 @@ struct StoreModel {
         case hash(Reference.Hash, secret: [UInt8])
         case stored(String)
         case unsupported
+        /// A well-formed hash of a verified peer family (SPEC §3.2); `weak` as `upgrade`
+        /// counts it. The harness types no peer's password, so it never grants a login.
+        case peer(weak: Bool)
         case malformed
 
         var isMalformed: Bool { if case .malformed = self { true } else { false } }
@@ -292,7 +299,15 @@ struct StoreModel {
             case .pbkdf2(let hash): return (username, .hash(hash, secret: secret))
             case .unsupported: return (username, .unsupported)
             case .malformed: return (username, .malformed)
-            case .peer: return (username, .unsupported)  // the harness types no peer's password
+            case .peer:
+                // Reference says: a prefix a verified family owns, so a peer hash or malformed.
+                // Which one is the family's exact syntax, checked against the reference by
+                // FuzzParser (and by the peer tests); here the model takes the parser's word
+                // for it, and the policy's for weakness (measured work, not a rule to re-derive).
+                switch CredentialFile(bytes: content).lines.first?.entry?.secret {
+                case .peer(let hash)?: return (username, .peer(weak: Self.policy?.isWeak(.peer(hash)) ?? false))
+                default: return (username, .malformed)
+                }
             }
         }
     }
@@ -340,7 +355,7 @@ struct StoreModel {
                 granted = (try? PasswordHash(parsing: secret).verify(Password(password))) == true
                 outdated = hash.algorithm != .sha256
             case .stored(let stored): granted = stored == password
-            case .unsupported, .malformed: granted = false
+            case .unsupported, .peer, .malformed: granted = false
             }
             guard granted, upgradeOnSuccess, outdated, let username else { return .granted(granted, upgraded: false) }
             lines[i].body = .stored(username: username, password: password, suffix: [])
@@ -382,6 +397,9 @@ struct StoreModel {
                     counts.alreadyHashed += 1
                     counts.weak += 1
                 case .unsupported: counts.unsupported += 1
+                case .peer(let weak):
+                    counts.alreadyHashed += 1
+                    if weak { counts.weak += 1 }
                 case .malformed: counts.malformedLines.append(i + 1)
                 }
             }

@@ -28,10 +28,31 @@ extension ParserPropertyTests {
             [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xC3], [0xE2, 0x82], [0xF0, 0x9F, 0x98],
         ]
 
+        /// Hash syntax of schemes no verified family owns (SPEC §3.2): unsupported hashes.
         static let unsupported: [String] = [
-            "$2y$10$abcdefghijklmnopqrstuv", "$2b$12$x", "$6$salt$hash", "$7$101$salt$hash", "$1$abc$def", "$apr1$a$b",
-            "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", "{SSHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "{SHA}x", "{CRYPT}$6$a$b",
-            "{PBKDF2-SHA256}1000$a$b",
+            "$H$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0", "$P$984478476IagS59wHZvyQMArzfx58u.", "$md5$rounds=904$salt$hash",
+            "$sha1$40000$salt$hash", "$gy$j9T$salt$hash", "$sm3$salt$hash", "$2x$10$abc", "$3$$hash", "$hunter2$x",
+            "{MD5}X03MO1qnZdYdgyfeuILPmQ==", "{SMD5}abc", "{CLEARTEXT}pw", "{ARGON2}x", "{hunter2}x", "unsalted_md5$abc",
+            "crypt$$abc",
+        ]
+
+        /// Prefixes a verified family owns (SPEC §3.2), well-formed (a peer hash) or not
+        /// (malformed): the family's exact syntax decides, never "unsupported".
+        static let peers: [String] = [
+            // Well-formed, as the peers write them.
+            "$2b$05$Mey1/eqXqYWDCiO1EFF0P.DwEQKnF0pm425362qNAL3BfRsaDp/PW",
+            "$6$saltsalt$qFmFH.bQmmtXzyBY0s9v7Oicd2z4XSIecDzlB5KiA2/jctKu9YterLp8wwnSq.qc.eoxqOmSuNp2xS0ktL3nh/",
+            "$6$lw+2YcVPen9OCKVH$Sghu5hui6xwFeIENQ7eRbt9Y5tFNUJu9X0Y69j+T7mgSmwe+MZLCdxhZE3Fyw+OBT84uy3SA8JEuAve3lmKW2w==",
+            "$7$101$tOJvNLYX5nw2mGOW$HWoFWiGzvqnUTstBUkRNyGJrdJ8jptuGoWJ/8d8CWfrXjSlCecaxHgGCJTby6eguiPbeeRnpxO2pKiO79AJu1Q==",
+            "$7$CU..../....2SWmUw7Vgpq/JQAcNEVO3.$yJB0XFz0sPChC6JvT7HwEzIOsnCwHjiuIPJmAQIJ6GB",
+            "$1$7IE/nXqy$Iz9JntCPPO/a5pn28wE4H1", "$apr1$1xrgQkSI$oehaBezUg.4bR0ynO2qUF0",
+            "{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "{SSHA}FJ3Kk1ffrHPsPsLwD2HOHhoKP08aNwE5", "{CRYPT}/69ivQihm45dQ",
+            "md5$7fgN2fKz1AW3$26c5bacf71e89bba868cd88862539979",
+            // The same prefixes, broken.
+            "$2y$10$abcdefghijklmnopqrstuv", "$2b$12$x", "$6$salt$hash", "$6$a$b+", "$7$101$salt$hash", "$7$x$y$z",
+            "$1$abc$def", "$apr1$a$b", "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", "$argon2x$v=19",
+            "{ssha}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "{SHA}x", "{CRYPT}$6$a$b", "{PBKDF2-SHA256}1000$a$b", "{BLF-CRYPT}x",
+            "{ARGON2ID}$argon2i$x", "argon2$x", "bcrypt$x", "scrypt$1$2", "sha1$s$00", "scrypt:1:2:3$s$h", "pbkdf2:sha256$x",
         ]
 
         static let dollarJunk: [String] = ["$", "$abc", "$$", "$a b$c", "$-$", "{}", "{a b}", "{SSHA", "{", "{}x"]
@@ -97,11 +118,12 @@ extension ParserPropertyTests {
         }
 
         mutating func secret() -> [UInt8] {
-            switch Int.random(in: 0..<12, using: &rng) {
+            switch Int.random(in: 0..<13, using: &rng) {
             case 0, 1: wellFormedHash()
             case 2: brokenHash()
             case 3: Array(rng.pick(Self.unsupported).utf8)
-            case 4: Array(rng.pick(Self.dollarJunk).utf8)
+            case 4: Array(rng.pick(Self.peers).utf8)
+            case 5: Array(rng.pick(Self.dollarJunk).utf8)
             default: plaintext()
             }
         }
@@ -200,7 +222,7 @@ struct ParserPropertyTests {
         var generator = Generator(rng: SeededRandom(seed: Self.seed))
         var seen = (lines: 0, long: 0, overLong: 0, lookups: 0, shadowedLookups: 0)
         var kinds: [Oracle.Kind: Int] = [:]
-        var secrets = (plaintext: 0, pbkdf2: 0, unsupported: 0, malformedHash: 0)
+        var secrets = (plaintext: 0, pbkdf2: 0, unsupported: 0, malformedHash: 0, peer: 0, malformedPeer: 0)
         for index in 0..<Self.fileCount {
             // Every 100th file holds one line at the limit: 1 under, at, 1 and 2 over, far over.
             // (Few, because a 64 KiB line costs milliseconds in a debug build.)
@@ -247,6 +269,7 @@ struct ParserPropertyTests {
                     if entry.isMalformed {
                         #expect(expected == .malformed || expected == .hashOrMalformed, where_)
                         if secret.starts(with: Array("$pbkdf2".utf8)) { secrets.malformedHash += 1 }
+                        if expected == .hashOrMalformed { secrets.malformedPeer += 1 }
                         continue
                     }
                     #expect(expected != .malformed, where_)
@@ -268,7 +291,7 @@ struct ParserPropertyTests {
                         #expect(Oracle.hasHashSyntax(secret) && !secret.starts(with: Array("$pbkdf2".utf8)), where_)
                         #expect(expected == .hash || expected == .hashOrMalformed, where_)
                     case .peer:
-                        secrets.unsupported += 1
+                        secrets.peer += 1
                         #expect(expected == .hashOrMalformed, where_)
                     case .malformed:
                         Issue.record("isMalformed disagrees with .malformed: \(where_.rawValue)")
@@ -319,6 +342,7 @@ struct ParserPropertyTests {
             #expect(kinds[kind, default: 0] >= 500, "\(kind): \(kinds[kind, default: 0])")
         }
         #expect(secrets.pbkdf2 >= 500 && secrets.unsupported >= 200 && secrets.malformedHash >= 200, "\(secrets)")
+        #expect(secrets.peer >= 200 && secrets.malformedPeer >= 200, "peer hashes, well-formed and not: \(secrets)")
     }
 
     /// Applies random replaceSecret / remove / append edits and checks the output

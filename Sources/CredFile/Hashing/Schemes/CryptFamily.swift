@@ -69,22 +69,14 @@ struct CryptHash: KnownHash {
 enum CryptFamily {
     /// A bare crypt(3) string: `$2a$`, `$2b$`, `$2y$`, `$5$`, `$6$`, `$y$`, `$7$`, `$1$`.
     ///
-    /// `$6$` and `$7$` are shared with mosquitto (SPEC §3.2: the syntax decides): a `$6$`
-    /// whose last field holds `+` or `=` or has mosquitto's 88 characters, and a `$7$`
-    /// with three fields (`$7$iterations$salt$hash`), are mosquitto's, so not this family.
+    /// `$6$` and `$7$` are shared with mosquitto (SPEC §3.2: the syntax decides). The
+    /// registry asks mosquitto's exact parsers first, so whatever reaches here is crypt's
+    /// or malformed, never unsupported ("matches neither exactly is malformed").
     static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
         let fields = PeerText.fields(secret)
         guard fields.count >= 3, fields[0].isEmpty else { return .notThisFamily }
         switch String(decoding: fields[1], as: UTF8.self) {
-        case "2a", "2b", "2y", "5", "1", "y": break
-        case "6":
-            if let last = fields.last, last.count == 88 || last.contains(UInt8(ascii: "+"))
-                || last.contains(UInt8(ascii: "="))
-            {
-                return .notThisFamily
-            }
-        case "7":
-            if fields.count == 5 { return .notThisFamily }
+        case "2a", "2b", "2y", "5", "6", "1", "y", "7": break
         default: return .notThisFamily
         }
         return parseCrypt(secret)
