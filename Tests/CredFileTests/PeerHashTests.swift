@@ -256,3 +256,19 @@ struct PeerHashTests {
         }
     }
 }
+
+@Suite("A password with a NUL byte")
+struct NULPasswordTests {
+    @Test("never logs in, though HMAC's zero padding would make PBKDF2 take pw\\0 for pw")
+    func nulNeverMatches() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("users.txt")
+            var store = CredentialStore(path: path, policy: try policy(rounds: 1))
+            store.passwordPolicy = .permissive
+            try store.register(username: "ana", password: Password("clave-de-ana"), storage: .hashed)
+            #expect(try store.authenticate(username: "ana", password: "clave-de-ana"))
+            #expect(try !store.authenticate(username: "ana", password: "clave-de-ana\u{0}"))
+            #expect(try !store.authenticate(username: "ana", password: "clave-de-ana\u{0}\u{0}"))
+        }
+    }
+}

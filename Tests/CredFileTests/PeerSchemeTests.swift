@@ -43,8 +43,15 @@ struct PeerVector: Sendable, CustomTestStringConvertible {
     static let all: [PeerVector] = (try? loadAll()) ?? []
 }
 
-/// The parse of `text` by the peer families.
-func peerParse(_ text: String) -> HashParse { ExternalFamilies.parse(ArraySlice(Array(text.utf8))) }
+/// The parse of `text` by the peer families, asked as the registry asks them: after
+/// mosquitto's exact `$7$`/`$6$` parsers, whose hashes are not these families'.
+func peerParse(_ text: String) -> HashParse {
+    let secret = ArraySlice(Array(text.utf8))
+    for mosquitto in [PeerPBKDF2.mosquitto, MosquittoSHA512Hash.parse] {
+        if case .hash = mosquitto(secret) { return .notThisFamily }
+    }
+    return ExternalFamilies.parse(secret)
+}
 
 /// The hash when `text` parses as one, or nil.
 func peerHash(_ text: String) -> (any KnownHash)? {
