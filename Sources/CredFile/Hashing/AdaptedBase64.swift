@@ -31,7 +31,26 @@ enum AdaptedBase64 {
     }
 
     /// Decodes the one canonical spelling, or returns nil.
-    static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+    static func decode(_ text: some Collection<UInt8>) -> [UInt8]? { Base64Core.decode(text, values: values) }
+}
+
+/// The one strict base64 decoder behind every spelling credfile reads: passlib's adapted
+/// alphabet here, the standard one (`+/`, padded or not) for peers' hashes
+/// (``HashFields``, ``PeerText``).
+enum Base64Core {
+    /// The standard alphabet's values (RFC 4648 §4), -1 for any other byte.
+    static let standardValues: [Int8] = {
+        var table = [Int8](repeating: -1, count: 256)
+        for (i, c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(c)] = Int8(i)
+        }
+        return table
+    }()
+
+    /// Decodes unpadded `text` whose characters map through `values`, in its one canonical
+    /// spelling: a length of 1 mod 4, a byte outside the alphabet, or a last character
+    /// whose unused low bits are not zero give nil.
+    static func decode(_ text: some Collection<UInt8>, values: [Int8]) -> [UInt8]? {
         guard text.count % 4 != 1 else { return nil }
         var out = [UInt8]()
         out.reserveCapacity(text.count * 3 / 4)

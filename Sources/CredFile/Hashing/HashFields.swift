@@ -36,43 +36,10 @@ enum HashFields {
         return out
     }
 
-    private static let base64Values: [Int8] = {
-        var table = [Int8](repeating: -1, count: 256)
-        for (i, c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
-            table[Int(c)] = Int8(i)
-        }
-        return table
-    }()
-
     /// Standard base64 with `=` padding (RFC 4648 §4, what Python's `b64encode` and
     /// OpenSSL's BIO write), canonical only: the length a multiple of 4, padding only at
     /// the end, the unused low bits zero. Nil for anything else.
-    static func paddedBase64(_ text: some Collection<UInt8>) -> [UInt8]? {
-        let bytes = Array(text)
-        guard bytes.count % 4 == 0 else { return nil }
-        var padding = 0
-        while padding < 2, padding < bytes.count, bytes[bytes.count - 1 - padding] == UInt8(ascii: "=") {
-            padding += 1
-        }
-        let body = bytes[..<(bytes.count - padding)]
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count / 4 * 3)
-        var bits: UInt32 = 0
-        var count = 0
-        for c in body {
-            let v = base64Values[Int(c)]
-            guard v >= 0 else { return nil }
-            bits = bits << 6 | UInt32(v)
-            count += 6
-            if count >= 8 {
-                count -= 8
-                out.append(UInt8(truncatingIfNeeded: bits >> UInt32(count)))
-            }
-            bits &= (1 << UInt32(count)) - 1
-        }
-        guard bits == 0 else { return nil }  // unused low bits must be zero
-        return out
-    }
+    static func paddedBase64(_ text: some Collection<UInt8>) -> [UInt8]? { PeerText.base64(text, padded: true) }
 
     /// Splits at every `$`, keeping empty fields.
     static func dollarFields(_ text: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {

@@ -74,14 +74,6 @@ enum PeerText {
         return out
     }
 
-    private static let base64Values: [Int8] = {
-        var table = [Int8](repeating: -1, count: 256)
-        for (i, c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
-            table[Int(c)] = Int8(i)
-        }
-        return table
-    }()
-
     /// Standard base64 (`+/`), with `=` padding (`padded`: LDAP, Django, mosquitto) or
     /// without (PHC strings), in its one canonical spelling (unused low bits zero), or nil.
     static func base64(_ text: some Collection<UInt8>, padded: Bool) -> [UInt8]? {
@@ -94,24 +86,7 @@ enum PeerText {
                 padding += 1
             }
         }
-        guard body.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(body.count * 3 / 4)
-        var bits: UInt32 = 0
-        var count = 0
-        for c in body {
-            let v = base64Values[Int(c)]
-            guard v >= 0 else { return nil }
-            bits = bits << 6 | UInt32(v)
-            count += 6
-            if count >= 8 {
-                count -= 8
-                out.append(UInt8(truncatingIfNeeded: bits >> UInt32(count)))
-            }
-            bits &= (1 << UInt32(count)) - 1
-        }
-        guard bits == 0 else { return nil }
-        return out
+        return Base64Core.decode(body, values: Base64Core.standardValues)
     }
 
     /// The `{SCHEME}` prefix's name, uppercased (LDAP schemes are case-insensitive), and
