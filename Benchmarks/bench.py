@@ -284,7 +284,22 @@ def timing_section():
     salt = os.urandom(12)
     mosquitto6 = "$6$" + base64.b64encode(salt).decode() + "$" + base64.b64encode(
         hashlib.sha512(pw + salt).digest()).decode()
+    # Two cheap crypt(3) schemes, made by the real mkpasswd (whois) when it is installed.
+    def mkpasswd(*args):
+        try:
+            return subprocess.run(["mkpasswd", "--stdin", *args], input=pw, capture_output=True,
+                                  check=True).stdout.decode().strip()
+        except (OSError, subprocess.CalledProcessError):
+            return None
+    md5crypt = mkpasswd("-m", "md5crypt")
+    try:  # mkpasswd's bcrypt starts at cost 5; pyca/bcrypt (what passlib and Django call) makes cost 4
+        import bcrypt as pyca_bcrypt
+        bcrypt4 = pyca_bcrypt.hashpw(pw, pyca_bcrypt.gensalt(4)).decode()
+    except ImportError:
+        bcrypt4 = None
+    crypt_lines = (f"bcrypt4,{bcrypt4}\n" if bcrypt4 else "") + (f"md5crypt,{md5crypt}\n" if md5crypt else "")
     with open(path, "w") as f:
+        f.write(crypt_lines)
         f.write(f"sha256,{credfile_hash(pw)}\n"
                 f"sha512,{credfile_hash(pw, '--algorithm', 'sha512')}\n"
                 f"sha256-fewer,{credfile_hash(pw, '--iterations', '600000')}\n"
@@ -292,7 +307,7 @@ def timing_section():
                 f"sha256-1000,{credfile_hash(pw, '--iterations', '1000')}\n"
                 f"plain,plain-password\n"
                 f"django-sha1,{django_sha1}\nmosquitto6,{mosquitto6}\n")
-    for policy in ("sha256", "sha512"):
+    for policy in os.environ.get("BENCH_TIMING_POLICIES", "sha256 sha512").split():
         print(f"verify timing, policy PBKDF2-{policy} {rounds:,} rounds: median ÷ unknown-user median")
         def case(user, password):
             return ([CREDFILE, "verify", "--algorithm", policy, path, user], password + b"\n", None)
@@ -311,6 +326,12 @@ def timing_section():
             "mosquitto $6$, wrong": case("mosquitto6", b"wrong"),
             "mosquitto $6$, right": case("mosquitto6", pw),
         }
+        if bcrypt4:
+            cases["bcrypt cost 4 (pyca/bcrypt), wrong"] = case("bcrypt4", b"wrong")
+            cases["bcrypt cost 4 (pyca/bcrypt), right"] = case("bcrypt4", pw)
+        if md5crypt:
+            cases["md5crypt (mkpasswd), wrong"] = case("md5crypt", b"wrong")
+            cases["md5crypt (mkpasswd), right"] = case("md5crypt", pw)
         m, c = interleaved_cpu_medians(cases, 5 if QUICK else 15)
         base, cbase = m["unknown user"], c["unknown user"]
         for name, t in m.items():
