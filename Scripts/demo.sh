@@ -9,6 +9,7 @@ credfile="$PWD/.build/debug/credfile"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp Examples/usuarios.txt "$work/usuarios.txt"
+chmod 600 "$work/usuarios.txt"   # a credential file is for its owner only (check warns otherwise)
 cd "$work"
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
