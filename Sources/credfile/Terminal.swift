@@ -167,7 +167,8 @@ final class BoundedReader {
     func readToEOF(limit: Int, tooLong: @autoclosure () -> CredFileError = BoundedReader.tooLong) throws -> [UInt8] {
         while !atEnd {
             guard buffer.count - start <= limit else { throw tooLong() }
-            if try fill() == 0 { atEnd = true }
+            // All of the input is consumed anyway: blocks, even from a pipe.
+            if try fill(block: true) == 0 { atEnd = true }
         }
         guard buffer.count - start <= limit else { throw tooLong() }
         defer { start = buffer.count; compact() }
@@ -183,11 +184,11 @@ final class BoundedReader {
         }
     }
 
-    /// Reads one block (one byte from a pipe) onto the end of the buffer; returns how
-    /// many bytes came.
-    private func fill() throws -> Int {
+    /// Reads one block (one byte from a pipe, unless `block`) onto the end of the buffer;
+    /// returns how many bytes came.
+    private func fill(block: Bool = false) throws -> Int {
         let old = buffer.count
-        let size = readsBlocks ? Self.blockSize : 1
+        let size = readsBlocks || block ? Self.blockSize : 1
         buffer.append(contentsOf: repeatElement(0, count: size))
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + old, size) }  // the buffer is non-empty: its base address exists

@@ -29,9 +29,10 @@ extension CommandContext {
         guard fcntl(requestFD, F_GETFD) != -1 else {
             throw CredFileError.usage("checkpassword: file descriptor 3 is not open (it is run by Dovecot or qmail, which write the login there)")
         }
-        guard case .complete(var bytes) = try BoundedInput.readToEnd(requestFD, limit: CheckpasswordRequest.maximumCount) else {
-            throw CredFileError.usage("checkpassword: the request on fd 3 is longer than \(CheckpasswordRequest.maximumCount) bytes")
-        }
+        var bytes = try BoundedReader(fd: requestFD).readToEOF(
+            limit: CheckpasswordRequest.maximumCount,
+            tooLong: CredFileError.usage(
+                "checkpassword: the request on fd 3 is longer than \(CheckpasswordRequest.maximumCount) bytes"))
         defer { BoundedInput.zero(&bytes) }
         let request = try CheckpasswordRequest(parsing: bytes)
         guard let user = String(validating: request.username, as: UTF8.self) else {

@@ -4,42 +4,9 @@ import CredFile
 import Glibc
 #endif
 
-/// Bounded reads from a file descriptor for the login checks of SPEC §7: a password is
-/// never read past its limit, and the buffers that held it are zeroed.
+/// The login checks' (SPEC §7) care for what they read: their bounded reads go through
+/// ``BoundedReader``; the copies they keep are zeroed with this.
 enum BoundedInput {
-    /// What a bounded read found.
-    enum Outcome {
-        /// Everything up to end of input (at most `limit` bytes).
-        case complete([UInt8])
-        /// More than `limit` bytes were there; what was read has been zeroed.
-        case tooLong
-    }
-
-    /// Reads `fd` to end of input, but never more than `limit + 1` bytes.
-    /// - Throws: ``CredFileError/Code/io`` with the `read` errno.
-    static func readToEnd(_ fd: Int32, limit: Int) throws -> Outcome {
-        var buffer = [UInt8](repeating: 0, count: limit + 1)
-        var count = 0
-        while count < buffer.count {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 {
-                let code = errno
-                zero(&buffer)
-                throw CredFileError(.io, "cannot read the password (read: \(String(cString: strerror(code))))")
-            }
-            if n == 0 { break }
-            count += n
-        }
-        guard count <= limit else {
-            zero(&buffer)
-            return .tooLong
-        }
-        let result = Array(buffer[..<count])
-        zero(&buffer)
-        return .complete(result)
-    }
-
     /// Overwrites `bytes` with zeros in a way the optimizer keeps (`explicit_bzero`).
     static func zero(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }

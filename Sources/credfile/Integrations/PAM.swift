@@ -16,9 +16,9 @@ extension CommandContext {
         // is trying it out: say what is missing before waiting for end of input.)
         if terminal.inputIsTerminal { _ = try pamUser() }
         // 4,096 bytes, a CRLF and a NUL.
-        guard case .complete(var bytes) = try BoundedInput.readToEnd(0, limit: PasswordRules.maximumCount + 3) else {
-            throw CredFileError.usage("pam: the password is longer than \(PasswordRules.maximumCount) bytes")
-        }
+        var bytes = try BoundedReader.standardInput.readToEOF(
+            limit: PasswordRules.maximumCount + 3,
+            tooLong: CredFileError.usage("pam: the password is longer than \(PasswordRules.maximumCount) bytes"))
         defer { BoundedInput.zero(&bytes) }
         let user = try pamUser()
         var end = bytes.count
