@@ -89,28 +89,36 @@ extension CommandContext {
 
     func list() throws -> ExitStatus {
         let store = try store()
-        let entries = try store.read().effectiveEntries()
+        let file = try store.read()
         if invocation.json {
-            let items = entries.compactMap { line -> String? in
-                guard let entry = line.entry else { return nil }  // effectiveEntries holds entry lines only
-                let storage = entry.secret.storage(under: store.policy)
+            let items = file.listing(policy: store.policy).map { entry -> String in
                 var fields = [
                     ("user", JSON.string(entry.usernameText ?? String(decoding: entry.username, as: UTF8.self))),
-                    ("line", "\(line.number)"),
-                    ("storage", JSON.string(storage.scheme)),
+                    ("line", "\(entry.line)"),
+                    ("storage", JSON.string(entry.storage.scheme)),
                 ]
-                if let rounds = storage.cost {
+                if let rounds = entry.storage.cost {
                     fields.append(("rounds", "\(rounds)"))
-                    fields.append(("weak", storage.isWeak ? "true" : "false"))
+                    fields.append(("weak", entry.storage.isWeak ? "true" : "false"))
                 }
                 return JSON.object(fields)
             }
             say("[" + items.joined(separator: ",") + "]")
         } else {
-            for line in entries {
-                guard let entry = line.entry else { continue }  // effectiveEntries holds entry lines only
-                say("\(Escaped.name(entry.username))\t\(entry.secret.storage(under: store.policy))")
+            // Bytes, not a String per line: a million-user file lists in one pass.
+            var out: [UInt8] = []
+            out.reserveCapacity(1 << 16 + 256)
+            file.forEachListedEntry(policy: store.policy) { entry in
+                Escaped.appendName(entry.username, to: &out)
+                out.append(UInt8(ascii: "\t"))
+                entry.storage.append(to: &out)
+                out.append(0x0A)
+                if out.count >= 1 << 16 {
+                    terminal.write(String(decoding: out, as: UTF8.self))
+                    out.removeAll(keepingCapacity: true)
+                }
             }
+            if !out.isEmpty { terminal.write(String(decoding: out, as: UTF8.self)) }
         }
         return .success
     }

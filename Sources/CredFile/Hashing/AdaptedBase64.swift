@@ -32,6 +32,10 @@ enum AdaptedBase64 {
 
     /// Decodes the one canonical spelling, or returns nil.
     static func decode(_ text: some Collection<UInt8>) -> [UInt8]? { Base64Core.decode(text, values: values) }
+
+    /// The number of bytes `text` decodes to when it is the one canonical spelling, else
+    /// nil; nothing is decoded (what `check` and `list` need of a salt and a checksum).
+    static func canonicalCount(_ text: UnsafeRawBufferPointer) -> Int? { Base64Core.canonicalCount(text, values: values) }
 }
 
 /// The one strict base64 decoder behind every spelling credfile reads: passlib's adapted
@@ -47,27 +51,45 @@ enum Base64Core {
         return table
     }()
 
-    /// Decodes unpadded `text` whose characters map through `values`, in its one canonical
-    /// spelling: a length of 1 mod 4, a byte outside the alphabet, or a last character
-    /// whose unused low bits are not zero give nil.
-    static func decode(_ text: some Collection<UInt8>, values: [Int8]) -> [UInt8]? {
+    /// The number of bytes `text` decodes to when it is the one canonical unpadded
+    /// spelling in the alphabet of `values`, else nil: a length of 1 mod 4, a byte outside
+    /// the alphabet, or a last character whose unused low bits are not zero. The one
+    /// statement of canonical base64; ``decode(_:values:)`` asks it first.
+    static func canonicalCount(_ text: UnsafeRawBufferPointer, values: [Int8]) -> Int? {
         guard text.count % 4 != 1 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(text.count * 3 / 4)
-        var bits: UInt32 = 0
-        var count = 0
-        for c in text {
-            let v = values[Int(c)]
-            guard v >= 0 else { return nil }
-            bits = bits << 6 | UInt32(v)
-            count += 6
-            if count >= 8 {
-                count -= 8
-                out.append(UInt8(truncatingIfNeeded: bits >> UInt32(count)))
+        return values.withUnsafeBufferPointer { table -> Int? in
+            var invalid: Int8 = 0  // sign bit set once any byte is outside the alphabet
+            for c in text { invalid |= table[Int(c)] }
+            guard invalid >= 0 else { return nil }
+            // The unused low bits of the last character: 4 after 2 characters, 2 after 3.
+            let unused: Int8 = switch text.count % 4 {
+            case 2: 0x0F
+            case 3: 0x03
+            default: 0
             }
-            bits &= (1 << UInt32(count)) - 1
+            if unused != 0, let last = text.last, table[Int(last)] & unused != 0 { return nil }
+            return text.count * 3 / 4
         }
-        guard bits == 0 else { return nil }  // unused low bits must be zero
+    }
+
+    /// Decodes unpadded `text` whose characters map through `values`, in its one canonical
+    /// spelling (``canonicalCount(_:values:)``); nil for any other.
+    static func decode(_ text: some Collection<UInt8>, values: [Int8]) -> [UInt8]? {
+        let bytes = Array(text)
+        guard let count = bytes.withUnsafeBytes({ canonicalCount($0, values: values) }) else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(count)
+        var bits: UInt32 = 0
+        var pending = 0
+        for c in bytes {
+            bits = bits << 6 | UInt32(values[Int(c)])
+            pending += 6
+            if pending >= 8 {
+                pending -= 8
+                out.append(UInt8(truncatingIfNeeded: bits >> UInt32(pending)))
+            }
+            bits &= (1 << UInt32(pending)) - 1
+        }
         return out
     }
 }

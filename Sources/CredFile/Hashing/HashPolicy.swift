@@ -8,7 +8,7 @@ public enum HashAlgorithm: String, CaseIterable, Sendable, CustomStringConvertib
     /// Bytes of the digest, and so of a passlib checksum: 32 or 64.
     public var digestCount: Int { self == .sha256 ? 32 : 64 }
     /// The identifier between the first two `$`: `pbkdf2-sha256`.
-    public var identifier: String { "pbkdf2-\(rawValue)" }
+    public var identifier: String { self == .sha256 ? "pbkdf2-sha256" : "pbkdf2-sha512" }
     /// `sha256` or `sha512`.
     public var description: String { rawValue }
 }
@@ -102,7 +102,5 @@ public struct HashPolicy: Equatable, Sendable {
     public func isCostlier(_ hash: any KnownHash) -> Bool { hash.estimatedWork > estimatedWork * 1.05 }
 
     /// Whether a hash in credfile's own format costs more to verify than the policy.
-    public func isCostlier(_ hash: PasswordHash) -> Bool {
-        Double(hash.rounds) * hash.algorithm.workPerRound > estimatedWork * 1.05
-    }
+    public func isCostlier(_ hash: PasswordHash) -> Bool { costRatio(hash.header) != nil }
 }

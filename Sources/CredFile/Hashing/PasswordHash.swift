@@ -30,48 +30,112 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
     /// Creates a hash from its parts.
     /// - Throws: ``ParseError`` when rounds, salt or checksum are out of range.
     public init(algorithm: HashAlgorithm, rounds: Int, salt: [UInt8], checksum: [UInt8]) throws(ParseError) {
-        guard HashPolicy.roundsRange.contains(rounds) else {
-            throw ParseError(reason: "rounds must be between 1 and 50000000")
-        }
-        guard salt.count <= Self.maximumSaltCount else {
-            throw ParseError(reason: "salt is longer than 1024 bytes")
-        }
-        guard checksum.count == algorithm.digestCount else {
-            throw ParseError(reason: "checksum is \(checksum.count) bytes, expected \(algorithm.digestCount)")
-        }
+        try Self.checkRanges(algorithm: algorithm, rounds: rounds, saltCount: salt.count, checksumCount: checksum.count)
         self.algorithm = algorithm
         self.rounds = rounds
         self.salt = salt
         self.checksum = checksum
     }
 
-    /// Parses the one accepted spelling of a hash.
-    /// - Throws: ``ParseError`` saying which part is wrong.
-    public init(parsing text: some Collection<UInt8>) throws(ParseError) {
-        let fields = text.split(separator: UInt8(ascii: "$"), omittingEmptySubsequences: false)
-        guard fields.count == 5, fields[0].isEmpty else {
+    /// What a hash says besides its salt and checksum: the PRF and the rounds, all that
+    /// `check` and `list` judge it by.
+    struct Header: Equatable, Sendable, CustomStringConvertible {
+        /// The PRF.
+        let algorithm: HashAlgorithm
+        /// The PBKDF2 iteration count.
+        let rounds: Int
+        /// `pbkdf2-sha256 1200000`.
+        var description: String { "\(algorithm.identifier) \(rounds)" }
+    }
+
+    /// The rounds and PRF of this hash.
+    var header: Header { Header(algorithm: algorithm, rounds: rounds) }
+
+    /// Checks every rule of the one accepted spelling without decoding anything, and
+    /// returns the header with the ranges of the salt and checksum text: the one
+    /// statement of the format, for ``init(parsing:)`` and for readers that need only
+    /// the header (a file of a million hashes is judged without a million decodes).
+    /// - Throws: ``ParseError`` saying which part is wrong, the same as
+    ///   ``init(parsing:)`` would.
+    static func validate(_ text: UnsafeRawBufferPointer) throws(ParseError) -> (
+        header: Header, salt: Range<Int>, checksum: Range<Int>
+    ) {
+        let dollar = UInt8(ascii: "$")
+        // `$id$rounds$salt$checksum`: exactly four dollars (found by memchr), the first
+        // at the start.
+        var positions = (0, 0, 0, 0)
+        var found = 0
+        var from = 0
+        while let index = FileSyntax.index(of: dollar, in: text, from: from, to: text.count) {
+            switch found {
+            case 0: positions.0 = index
+            case 1: positions.1 = index
+            case 2: positions.2 = index
+            case 3: positions.3 = index
+            default: throw ParseError(reason: "a pbkdf2 hash has the form $pbkdf2-sha256$rounds$salt$checksum")
+            }
+            found += 1
+            from = index + 1
+        }
+        guard found == 4, positions.0 == 0 else {
             throw ParseError(reason: "a pbkdf2 hash has the form $pbkdf2-sha256$rounds$salt$checksum")
         }
+        let dollars = positions
+        let identifier = UnsafeRawBufferPointer(rebasing: text[1..<dollars.1])
         let algorithm: HashAlgorithm
-        switch String(decoding: fields[1], as: UTF8.self) {
-        case HashAlgorithm.sha256.identifier: algorithm = .sha256
-        case HashAlgorithm.sha512.identifier: algorithm = .sha512
-        default: throw ParseError(reason: "unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)")
+        if FileSyntax.equals(identifier, "pbkdf2-sha256") {  // HashAlgorithm.identifier, as StaticStrings
+            algorithm = .sha256
+        } else if FileSyntax.equals(identifier, "pbkdf2-sha512") {
+            algorithm = .sha512
+        } else {
+            throw ParseError(reason: "unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)")
         }
-        let digits = fields[2]
+        let digits = UnsafeRawBufferPointer(rebasing: text[(dollars.1 + 1)..<dollars.2])
         guard !digits.isEmpty, digits.allSatisfy({ (0x30...0x39).contains($0) }),
             digits.count == 1 || digits.first != UInt8(ascii: "0")
         else { throw ParseError(reason: "rounds must be a decimal number without leading zeros") }
         // More than 8 digits is above the limit; never parse what could overflow.
         guard digits.count <= 8 else { throw ParseError(reason: "rounds must be between 1 and 50000000") }
         let rounds = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-        guard let salt = AdaptedBase64.decode(fields[3]) else {
+        let salt = (dollars.2 + 1)..<dollars.3
+        let checksum = (dollars.3 + 1)..<text.count
+        guard let saltCount = AdaptedBase64.canonicalCount(UnsafeRawBufferPointer(rebasing: text[salt])) else {
             throw ParseError(reason: "salt is not canonical adapted base64")
         }
-        guard let checksum = AdaptedBase64.decode(fields[4]) else {
+        guard let checksumCount = AdaptedBase64.canonicalCount(UnsafeRawBufferPointer(rebasing: text[checksum])) else {
             throw ParseError(reason: "checksum is not canonical adapted base64")
         }
-        try self.init(algorithm: algorithm, rounds: rounds, salt: salt, checksum: checksum)
+        try checkRanges(algorithm: algorithm, rounds: rounds, saltCount: saltCount, checksumCount: checksumCount)
+        return (Header(algorithm: algorithm, rounds: rounds), salt, checksum)
+    }
+
+    /// The ranges every hash keeps: rounds, salt length, checksum length.
+    private static func checkRanges(algorithm: HashAlgorithm, rounds: Int, saltCount: Int, checksumCount: Int)
+        throws(ParseError)
+    {
+        guard HashPolicy.roundsRange.contains(rounds) else {
+            throw ParseError(reason: "rounds must be between 1 and 50000000")
+        }
+        guard saltCount <= Self.maximumSaltCount else {
+            throw ParseError(reason: "salt is longer than 1024 bytes")
+        }
+        guard checksumCount == algorithm.digestCount else {
+            throw ParseError(reason: "checksum is \(checksumCount) bytes, expected \(algorithm.digestCount)")
+        }
+    }
+
+    /// Parses the one accepted spelling of a hash.
+    /// - Throws: ``ParseError`` saying which part is wrong.
+    public init(parsing text: some Collection<UInt8>) throws(ParseError) {
+        let bytes = Array(text)
+        let checked = bytes.withUnsafeBytes { raw in Result { () throws(ParseError) in try Self.validate(raw) } }
+        let (header, salt, checksum) = try checked.get()
+        // Valid, so both decode (the force-unwraps cannot fail).
+        let parsed = (header, AdaptedBase64.decode(bytes[salt])!, AdaptedBase64.decode(bytes[checksum])!)
+        self.algorithm = parsed.0.algorithm
+        self.rounds = parsed.0.rounds
+        self.salt = parsed.1
+        self.checksum = parsed.2
     }
 
     /// Parses a hash string, or returns nil.
@@ -109,5 +173,5 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The storage kind without secrets: `pbkdf2-sha256 1200000`.
-    public var description: String { "\(algorithm.identifier) \(rounds)" }
+    public var description: String { header.description }
 }

@@ -116,6 +116,37 @@ enum SecretSyntax {
         return .plaintext
     }
 
+    /// What `check` and `list` need of a secret, found cheaply: plaintext, the header of
+    /// a well-formed hash in credfile's own format (validated fully, decoded not at all),
+    /// or, for anything else, what ``classify(_:)`` says.
+    enum Summary {
+        case plaintext
+        case own(PasswordHash.Header)
+        case other(StoredSecret)
+
+        /// How the secret is stored, judged under `policy` (what `list` shows).
+        func storage(under policy: HashPolicy) -> StorageSummary {
+            switch self {
+            case .plaintext: StoredSecret.plaintext.storage(under: policy)
+            case .own(let header): header.storage(under: policy)
+            case .other(let secret): secret.storage(under: policy)
+            }
+        }
+    }
+
+    /// The ``Summary`` of a secret: the same answer as ``classify(_:)``, without
+    /// decoding the salt and checksum of credfile's own hashes.
+    static func summarize(_ secret: ArraySlice<UInt8>) -> Summary {
+        let quick: Summary? = secret.withUnsafeBytes { raw in
+            guard mayHaveHashSyntax(raw) else { return .plaintext }
+            guard FileSyntax.hasPrefix(raw, "$pbkdf2-sha"), let valid = try? PasswordHash.validate(raw) else {
+                return nil  // a peer's hash, or malformed: classify says which and why
+            }
+            return .own(valid.header)
+        }
+        return quick ?? .other(classify(secret))
+    }
+
     /// Django's `<hasher>$` and Werkzeug's `scrypt:…$` (Werkzeug's `pbkdf2:` is a family
     /// of its own): the name of the peer's hash when `secret` starts with one, else nil.
     static func peerIdentifier(_ secret: ArraySlice<UInt8>) -> String? {

@@ -12,6 +12,15 @@ public enum Escaped {
     /// A username (raw bytes from the file, or typed) for a person to read.
     public static func name(_ bytes: some Collection<UInt8>) -> String { escape(Array(bytes), also: nil) }
 
+    /// Appends ``name(_:)-(some Collection<UInt8>)`` of `bytes` to `out` as UTF-8, without
+    /// building a String for the common name (what `list` does a million times).
+    public static func appendName(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        if bytes.allSatisfy(isPlain) { out.append(contentsOf: bytes) } else { out.append(contentsOf: name(bytes).utf8) }
+    }
+
+    /// Printable ASCII other than the backslash: shown as itself.
+    private static func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") }
+
     /// A username given as text.
     public static func name(_ text: String) -> String { escape(Array(text.utf8), also: nil) }
 
@@ -49,7 +58,7 @@ public enum Escaped {
 
     private static func escape(_ bytes: [UInt8], also extra: Unicode.Scalar?) -> String {
         // The common name: printable ASCII without a backslash (or the extra character).
-        let plain = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") && Unicode.Scalar($0) != extra }
+        let plain = bytes.allSatisfy { isPlain($0) && Unicode.Scalar($0) != extra }
         if plain { return String(decoding: bytes, as: UTF8.self) }
         var out = ""
         out.reserveCapacity(bytes.count)

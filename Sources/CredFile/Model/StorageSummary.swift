@@ -12,8 +12,27 @@ public struct StorageSummary: Equatable, Sendable, CustomStringConvertible {
 
     /// What `list` prints: `plaintext`, `pbkdf2-sha256 1200000`, `unsupported $2y$`, `malformed`.
     public var description: String {
-        if let unsupportedScheme { return "\(scheme) \(unsupportedScheme)" }
-        return cost.map { "\(scheme) \($0)" } ?? scheme
+        var text: [UInt8] = []
+        append(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends ``description`` to `out` as UTF-8, without building a String.
+    public func append(to out: inout [UInt8]) {
+        out.append(contentsOf: scheme.utf8)
+        if let unsupportedScheme {
+            out.append(UInt8(ascii: " "))
+            out.append(contentsOf: unsupportedScheme.utf8)
+        } else if var cost {
+            out.append(UInt8(ascii: " "))
+            if cost < 0 { out.append(UInt8(ascii: "-")) }
+            let start = out.count
+            repeat {
+                out.append(UInt8(ascii: "0") + UInt8(abs(cost % 10)))
+                cost /= 10
+            } while cost != 0
+            out[start...].reverse()
+        }
     }
 }
 
@@ -23,9 +42,7 @@ extension StoredSecret {
         switch self {
         case .plaintext:
             StorageSummary(scheme: "plaintext", unsupportedScheme: nil, cost: nil, isWeak: false)
-        case .pbkdf2(let hash):
-            StorageSummary(
-                scheme: hash.algorithm.identifier, unsupportedScheme: nil, cost: hash.rounds, isWeak: policy.isWeak(self))
+        case .pbkdf2(let hash): hash.header.storage(under: policy)
         case .peer(let peer):
             StorageSummary(scheme: peer.hash.scheme, unsupportedScheme: nil, cost: peer.hash.cost, isWeak: policy.isWeak(self))
         case .unsupportedHash(let scheme):
@@ -43,7 +60,7 @@ extension HashPolicy {
     /// `upgrade` count it. The one place that decides it for a stored secret.
     public func isWeak(_ secret: StoredSecret) -> Bool {
         switch secret {
-        case .pbkdf2(let hash): hash.rounds < minimumRounds
+        case .pbkdf2(let hash): isWeak(hash.header)
         case .peer(let peer): isWeak(peer.hash)
         case .plaintext, .unsupportedHash, .malformed: false
         }
@@ -54,11 +71,29 @@ extension HashPolicy {
     /// many times the policy's work it is.
     public func costRatio(_ secret: StoredSecret) -> Double? {
         switch secret {
-        case .pbkdf2(let hash) where isCostlier(hash):
-            Double(hash.rounds) * hash.algorithm.workPerRound / estimatedWork
+        case .pbkdf2(let hash): costRatio(hash.header)
         case .peer(let peer) where isCostlier(peer.hash):
             peer.hash.estimatedWork / estimatedWork
         default: nil
         }
+    }
+}
+
+extension PasswordHash.Header {
+    /// How a hash with this header is stored, judged under `policy`.
+    func storage(under policy: HashPolicy) -> StorageSummary {
+        StorageSummary(scheme: algorithm.identifier, unsupportedScheme: nil, cost: rounds, isWeak: policy.isWeak(self))
+    }
+}
+
+extension HashPolicy {
+    /// Whether a hash in credfile's own format is weak: fewer rounds than ``minimumRounds``.
+    func isWeak(_ header: PasswordHash.Header) -> Bool { header.rounds < minimumRounds }
+
+    /// How many times this policy's work a hash in credfile's own format costs, when it
+    /// costs more (``isCostlier(_:)-(PasswordHash)``); nil otherwise.
+    func costRatio(_ header: PasswordHash.Header) -> Double? {
+        let work = Double(header.rounds) * header.algorithm.workPerRound
+        return work > estimatedWork * 1.05 ? work / estimatedWork : nil
     }
 }

@@ -12,6 +12,18 @@ public struct CredentialLine: Sendable {
     public var entry: Entry? { if case .entry(let e) = kind { e } else { nil } }
 }
 
+/// An effective entry as `list` shows it: its name and how its secret is stored.
+public struct ListedEntry: Sendable {
+    /// The 1-based line number.
+    public let line: Int
+    /// The raw bytes of the name field (escape them with ``Escaped/name(_:)`` to print).
+    public let username: ArraySlice<UInt8>
+    /// How the secret is stored, without the secret.
+    public let storage: StorageSummary
+    /// The username as text when it is valid UTF-8.
+    public var usernameText: String? { String(validating: username, as: UTF8.self) }
+}
+
 /// A parsed credential file: the exact bytes read, split into lines (SPEC §2).
 ///
 /// The grammar, and every byte rule, is ``FileSyntax``'s.
@@ -114,28 +126,65 @@ public struct CredentialFile: Sendable {
     /// The entries that decide a login: the first line of each name, in file order.
     /// Later lines of the same name are shadowed and never authenticate.
     public func effectiveEntries() -> [CredentialLine] {
-        // By the name field alone (``FileSyntax``): no secret is classified here, so a
-        // caller that classifies the lines it keeps does it once per line.
-        let seen = FirstLineTable(capacity: lineCount)
         var kept: [CredentialLine] = []
-        bytes.withUnsafeBytes { file in
-            for number in stride(from: 1, through: lineCount, by: 1) {
-                let content = bytes[span(of: number - 1).0]
-                guard !FileSyntax.isComment(content), let field = FileSyntax.nameField(of: content), !field.isEmpty
-                else { continue }
-                let name = UnsafeRawBufferPointer(rebasing: file[field.startIndex..<field.endIndex])
-                let first: Int?
-                if FileSyntax.isASCII(name) {  // ASCII is its own key: no copy
-                    first = seen.insert(name, fileOffset: field.startIndex, line: number, file: file)
-                } else {
-                    first = FileSyntax.nameKey(field).withUnsafeBytes {
-                        seen.insert($0, fileOffset: nil, line: number, file: file)
-                    }
-                }
-                if first == nil { kept.append(line(number)) }
-            }
-        }
+        forEachEffectiveEntry { number, _ in kept.append(line(number)) }
         return kept
+    }
+
+    /// Each effective entry with how its secret is stored under `policy`, in file order:
+    /// what `list` shows. A hash in credfile's own format is validated, never decoded.
+    public func listing(policy: HashPolicy) -> [ListedEntry] {
+        var listed: [ListedEntry] = []
+        forEachListedEntry(policy: policy) { listed.append($0) }
+        return listed
+    }
+
+    /// Calls `body` with each entry of ``listing(policy:)`` in turn, without holding
+    /// them all (a million-user file is listed in the memory of the file).
+    public func forEachListedEntry(policy: HashPolicy, _ body: (ListedEntry) -> Void) {
+        forEachEffectiveEntry { number, content in
+            let line = bytes[content]
+            let storage: StorageSummary
+            let comma = bytes.withUnsafeBytes { Self.cleanEntryComma(UnsafeRawBufferPointer(rebasing: $0[content])) }
+            if let comma {
+                storage = SecretSyntax.summarize(line[(content.lowerBound + comma + 1)...]).storage(under: policy)
+            } else if case .entry(let entry) = LineClassifier.classify(line) {
+                storage = entry.secret.storage(under: policy)
+            } else {
+                return  // forEachEffectiveEntry passes entry lines only
+            }
+            let name = line.prefix { $0 != FileSyntax.comma }
+            body(ListedEntry(line: number, username: name, storage: storage))
+        }
+    }
+
+    /// Calls `body` with the number and content range of each effective entry line, in
+    /// file order: the first line of each name, by the name field alone (``FileSyntax``;
+    /// no secret is classified here, so a caller classifies the lines it keeps once).
+    private func forEachEffectiveEntry(_ body: (Int, Range<Int>) -> Void) {
+        let firstLines = firstLines()
+        for number in stride(from: 1, through: lineCount, by: 1) where firstLines.isFirst(number) {
+            body(number, span(of: number - 1).0)
+        }
+    }
+
+    /// The index of names that repeat an earlier line's (``FirstLines``).
+    func firstLines() -> FirstLines {
+        bytes.withUnsafeBytes { file in
+            FirstLines(count: lineCount, file: file) { nameKey(ofLineAt: span(of: $0).0) }
+        }
+    }
+
+    /// The name key of the line with content `range`: nil when it holds no name (a
+    /// comment, no comma, an empty name field); the name field itself when it is ASCII
+    /// (ASCII is its own NFC form: no copy); else its NFC bytes.
+    private func nameKey(ofLineAt range: Range<Int>) -> FirstLines.Key? {
+        let content = bytes[range]
+        guard !FileSyntax.isComment(content), let field = FileSyntax.nameField(of: content), !field.isEmpty else {
+            return nil
+        }
+        let ascii = bytes.withUnsafeBytes { FileSyntax.isASCII(UnsafeRawBufferPointer(rebasing: $0[field.startIndex..<field.endIndex])) }
+        return ascii ? .inFile(field.startIndex..<field.endIndex) : .normalized(FileSyntax.nameKey(field))
     }
 
     /// The bytes, identical to the ones read.

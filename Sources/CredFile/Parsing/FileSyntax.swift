@@ -151,6 +151,20 @@ enum FileSyntax {
         }
     }
 
+    /// Whether `bytes` starts with `prefix`: one `memcmp`, no String or iterator (the
+    /// per-line fast paths ask it a million times).
+    static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: StaticString) -> Bool {
+        guard bytes.count >= prefix.utf8CodeUnitCount, let base = bytes.baseAddress else {
+            return prefix.utf8CodeUnitCount == 0
+        }
+        return memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+    }
+
+    /// Whether `bytes` are exactly `text`'s bytes.
+    static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        bytes.count == text.utf8CodeUnitCount && hasPrefix(bytes, text)
+    }
+
     /// The first `needle` in `buffer[from..<to]`. The corresponding C function is `memchr`.
     static func index(of needle: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
         guard from < to, let base = buffer.baseAddress, let hit = memchr(base + from, Int32(needle), to - from)

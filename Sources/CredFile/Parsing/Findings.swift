@@ -12,21 +12,37 @@ extension CredentialFile {
     /// `fastPath: false` classifies every line fully; tests check both give the same.
     func findings(policy: HashPolicy, fastPath: Bool) -> [Finding] {
         var findings: [Finding] = []
-        let firstLine = FirstLineTable(capacity: lineCount)
+        let firstLines = firstLines()
         var plaintext = (count: 0, firstLine: 0)
         bytes.withUnsafeBytes { file in
             for number in stride(from: 1, through: lineCount, by: 1) {
                 let content = span(of: number - 1).0
-                func duplicate(of name: UnsafeRawBufferPointer, at offset: Int?) -> Bool {
-                    guard let first = firstLine.insert(name, fileOffset: offset, line: number, file: file) else {
-                        return false
-                    }
-                    findings.append(
-                        Finding(line: number, severity: .error, detail: .duplicate(user: Array(name), firstLine: first)))
+                /// Reports the line when an earlier line has its name: then it is shadowed,
+                /// and nothing else about it matters.
+                func isDuplicate() -> Bool {
+                    guard let first = firstLines.earlierLine(of: number) else { return false }
+                    // Named by its key, as compared (NFC when not ASCII).
+                    let field = bytes[content].prefix { $0 != FileSyntax.comma }
+                    let ascii = field.withUnsafeBytes { FileSyntax.isASCII($0) }
+                    let name = ascii ? Array(field) : FileSyntax.nameKey(field)
+                    findings.append(Finding(line: number, severity: .error, detail: .duplicate(user: name, firstLine: first)))
                     return true
                 }
                 func report(_ severity: Finding.Severity, _ detail: Finding.Detail) {
                     findings.append(Finding(line: number, severity: severity, detail: detail))
+                }
+                /// The findings of a well-formed own-format hash's header.
+                func judge(_ header: PasswordHash.Header, user: @autoclosure () -> [UInt8]?) {
+                    if policy.isWeak(header) {
+                        report(
+                            .warning,
+                            .weakHash(
+                                user: user(), scheme: header.algorithm.identifier, rounds: header.rounds,
+                                minimumRounds: policy.minimumRounds))
+                    }
+                    if let times = policy.costRatio(header) {
+                        report(.warning, .costlyHash(user: user(), scheme: header.description, times: times))
+                    }
                 }
                 /// The findings of a well-formed line's secret (`user` holds a valid name).
                 func judge(_ secret: StoredSecret, user: @autoclosure () -> [UInt8]?) {
@@ -37,16 +53,7 @@ extension CredentialFile {
                         if plaintext.count == 0 { plaintext.firstLine = number }
                         plaintext.count += 1
                     case .pbkdf2(let hash):
-                        if policy.isWeak(secret) {
-                            report(
-                                .warning,
-                                .weakHash(
-                                    user: user(), scheme: hash.algorithm.identifier, rounds: hash.rounds,
-                                    minimumRounds: policy.minimumRounds))
-                        }
-                        if let times = policy.costRatio(secret) {
-                            report(.warning, .costlyHash(user: user(), scheme: hash.description, times: times))
-                        }
+                        judge(hash.header, user: user())
                     case .peer(let peer):  // SPEC §3.2: weak schemes and costlier-than-policy entries warn
                         if policy.isWeak(secret) {
                             report(.warning, .weakHash(user: user(), scheme: peer.hash.description, rounds: nil, minimumRounds: nil))
@@ -62,22 +69,18 @@ extension CredentialFile {
                 // by its secret alone, without building an Entry (the secret classified once).
                 if fastPath, let comma = Self.cleanEntryComma(UnsafeRawBufferPointer(rebasing: file[content])) {
                     let name = UnsafeRawBufferPointer(rebasing: file[content.lowerBound..<(content.lowerBound + comma)])
-                    if !duplicate(of: name, at: content.lowerBound) {
-                        let secret = SecretSyntax.classify(bytes[(content.lowerBound + comma + 1)..<content.upperBound])
-                        judge(secret, user: Array(name))
+                    if !isDuplicate() {
+                        switch SecretSyntax.summarize(bytes[(content.lowerBound + comma + 1)..<content.upperBound]) {
+                        case .plaintext: judge(.plaintext, user: nil)
+                        case .own(let header): judge(header, user: Array(name))
+                        case .other(let secret): judge(secret, user: Array(name))
+                        }
                     }
                     continue
                 }
                 guard case .entry(let entry) = LineClassifier.classify(bytes[content]) else { continue }
                 let user = entry.hasName ? Array(entry.username) : nil
-                if entry.hasName {
-                    let ascii = entry.username.withUnsafeBytes { FileSyntax.isASCII($0) }
-                    let key = ascii ? Array(entry.username) : entry.usernameKey
-                    let isDuplicate = key.withUnsafeBytes {
-                        duplicate(of: $0, at: ascii ? entry.username.startIndex : nil)
-                    }
-                    if isDuplicate { continue }
-                }
+                if isDuplicate() { continue }
                 if let reason = entry.malformation {
                     report(.error, .malformedEntry(user: user, reason: reason))
                     continue

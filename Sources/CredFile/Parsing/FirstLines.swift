@@ -1,0 +1,142 @@
+/// Which entry lines repeat the name of an earlier line, and which line that is
+/// (SPEC §2: the first line of a name decides; later ones are shadowed). `check` reports
+/// the shadowed lines; `list` and the effective entries skip them.
+///
+/// Built in one batch, for speed on large files and safety on hostile ones:
+///
+/// 1. each named line's key (``FileSyntax/nameKey(_:)``) is hashed with a key drawn for
+///    this index from the system's CSPRNG (SipHash through the standard library's
+///    `Hasher`), so whoever writes the file cannot make names collide;
+/// 2. the lines are sorted by the top 32 bits of their hash with a stable radix sort
+///    (passes over sequential memory, no probe chains);
+/// 3. within each run of equal hashes, in line order, each name is compared with the
+///    distinct names seen before it in that run.
+///
+/// A hash table probed per line was random memory access for every name (a cache miss
+/// each on a million names); and with a fixed hash, 100,000 crafted names made it
+/// 100–200 times slower than random ones. Here crafted names cost what random ones do:
+/// ``comparisons`` counts the work of step 3 for the tests.
+struct FirstLines {
+    /// Where a line's name key is: in the file (an ASCII name is its own key), or a
+    /// normalized copy.
+    enum Key {
+        case inFile(Range<Int>)
+        case normalized([UInt8])
+    }
+
+    /// Per line (index = number − 1): −1 for a line without a name, 0 for the first
+    /// line of its name, else the number of the first line with that name.
+    private var first: [Int]
+    /// Names compared byte for byte in step 3.
+    private(set) var comparisons = 0
+
+    /// Indexes the names of `count` lines; `key(i)` gives line `i`'s (0-based) name key,
+    /// or nil when it holds no name. `key` is asked again for lines whose hashes meet.
+    /// `testHash` replaces the keyed hash (tests make every name collide with it).
+    init(
+        count: Int, file: UnsafeRawBufferPointer, testHash: ((UnsafeRawBufferPointer) -> UInt32)? = nil,
+        key: (Int) -> Key?
+    ) {
+        first = Array(repeating: -1, count: count)
+        var random = SystemRandomNumberGenerator()  // getrandom(2)
+        let seed: (UInt64, UInt64) = (random.next(), random.next())
+        func hash(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+            if let testHash { return testHash(bytes) }
+            var hasher = Hasher()
+            hasher.combine(seed.0)
+            hasher.combine(seed.1)
+            hasher.combine(bytes: bytes)
+            return UInt32(truncatingIfNeeded: UInt64(bitPattern: Int64(hasher.finalize())) >> 32)
+        }
+        func withKey<R>(_ key: Key, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+            switch key {
+            case .inFile(let range): body(UnsafeRawBufferPointer(rebasing: file[range]))
+            case .normalized(let bytes): bytes.withUnsafeBytes(body)
+            }
+        }
+
+        var named: [Tagged] = []
+        named.reserveCapacity(count)
+        for index in 0..<count {
+            guard let name = key(index) else { continue }
+            first[index] = 0
+            named.append(Tagged(hash: withKey(name, hash), index: index))
+        }
+        named = Self.sortedByHash(named)
+
+        // Runs of equal hashes: almost all of length 1 (a million random names share a
+        // 32-bit hash ~100 times), so the comparisons below are a handful.
+        var distinct: [(key: Key, line: Int)] = []
+        var compared = 0
+        defer { comparisons = compared }
+        var start = 0
+        while start < named.count {
+            var end = start + 1
+            while end < named.count, named[end].hash == named[start].hash { end += 1 }
+            if end - start > 1 {
+                distinct.removeAll(keepingCapacity: true)
+                for member in named[start..<end] {
+                    // `key` gave a name for this line in the first pass.
+                    guard let name = key(member.index) else { continue }
+                    let earlier = withKey(name) { bytes in
+                        distinct.first { seen in
+                            compared += 1
+                            return withKey(seen.key) { $0.elementsEqual(bytes) }
+                        }
+                    }
+                    if let earlier {
+                        first[member.index] = earlier.line
+                    } else {
+                        distinct.append((name, member.index + 1))
+                    }
+                }
+            }
+            start = end
+        }
+    }
+
+    /// The number of the first line with line `number`'s name, when an earlier line has it.
+    func earlierLine(of number: Int) -> Int? {
+        let line = first[number - 1]
+        return line > 0 ? line : nil
+    }
+
+    /// Whether line `number` holds the first entry of its name (an effective entry).
+    func isFirst(_ number: Int) -> Bool { first[number - 1] == 0 }
+
+    /// A line and the top 32 bits of its name's hash.
+    private struct Tagged {
+        var hash: UInt32
+        var index: Int
+    }
+
+    /// `items` sorted by hash, stable (so lines of one hash stay in file order): an LSD
+    /// radix sort of hash << 32 | index in three passes of 11 bits (2,048 buckets fit in
+    /// the L2 cache; 65,536 did not). A file of more than 2^32 lines (which would not fit
+    /// in memory anyway) is sorted by the standard library instead.
+    private static func sortedByHash(_ items: [Tagged]) -> [Tagged] {
+        guard items.count <= Int(UInt32.max) else {
+            return items.sorted { ($0.hash, $0.index) < ($1.hash, $1.index) }
+        }
+        var source = items.map { UInt64($0.hash) << 32 | UInt64($0.index) }
+        var target = source
+        var counts = [Int](repeating: 0, count: 1 << 11)
+        for shift in [UInt64(32), 43, 54] {
+            for i in counts.indices { counts[i] = 0 }
+            for item in source { counts[Int(item >> shift & 0x7FF)] += 1 }
+            var total = 0
+            for i in counts.indices {
+                let n = counts[i]
+                counts[i] = total
+                total += n
+            }
+            for item in source {
+                let digit = Int(item >> shift & 0x7FF)
+                target[counts[digit]] = item
+                counts[digit] += 1
+            }
+            swap(&source, &target)
+        }
+        return source.map { Tagged(hash: UInt32(truncatingIfNeeded: $0 >> 32), index: Int($0 & 0xFFFF_FFFF)) }
+    }
+}
