@@ -126,6 +126,52 @@ public struct CredentialStore: Sendable {
         }
     }
 
+    /// Whether `username` has an entry, well-formed or not (NFC-compared): the file is
+    /// scanned in 1 MiB pieces through one buffer, never held whole, so asking costs
+    /// a fraction of a ``read()`` (what `passwd` asks before its prompt).
+    /// - Throws: ``CredFileError/Code/io`` when the file is missing or unreadable.
+    public func hasEntry(named username: String) throws -> Bool { try hasEntry(named: username, pieceSize: 1 << 20) }
+
+    /// ``hasEntry(named:)`` reading pieces of `pieceSize` bytes (tests use tiny ones).
+    func hasEntry(named username: String, pieceSize: Int) throws -> Bool {
+        let key = FileSyntax.nameKey(of: username)
+        if let cache { return try cache.snapshot(of: path).content(named: key) != nil }
+        var partial: [UInt8] = []  // the start of a line that continues in the next piece
+        var atFileStart = true  // only the file's first line may start with a BOM
+        var found = false
+        /// Looks in whole lines; the first one starts the buffer.
+        func lookIn(_ lines: UnsafeRawBufferPointer) -> Bool {
+            defer { atFileStart = false }
+            let first = atFileStart ? FileSyntax.firstLineStart(lines) : 0
+            return LineScanner.firstEntry(named: key, in: lines, from: first) != nil
+        }
+        let scanned = try AtomicWriter.scan(path, chunkSize: pieceSize) { piece in
+            var start = 0
+            if !partial.isEmpty || atFileStart {
+                guard let lf = FileSyntax.index(of: FileSyntax.lf, in: piece, from: 0, to: piece.count) else {
+                    partial.append(contentsOf: piece)
+                    return true
+                }
+                partial.append(contentsOf: piece[...lf])
+                found = partial.withUnsafeBytes { lookIn($0) }
+                partial.removeAll(keepingCapacity: true)
+                start = lf + 1
+            }
+            // The whole lines of the piece, in place; the unfinished last one is kept.
+            if !found, let lastLF = piece[start...].lastIndex(of: FileSyntax.lf) {
+                found = lookIn(UnsafeRawBufferPointer(rebasing: piece[start...lastLF]))
+                start = lastLF + 1
+            }
+            partial.append(contentsOf: piece[start...])
+            return !found
+        }
+        guard scanned != nil else {
+            throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOENT))
+        }
+        if !found, !partial.isEmpty { found = partial.withUnsafeBytes { lookIn($0) } }
+        return found
+    }
+
     /// The content of `username`'s first entry line (NFC-compared), from the cache when
     /// the store has one, else from a streaming scan of the file read now.
     func firstEntryContent(named username: String) throws -> ArraySlice<UInt8>? {

@@ -32,7 +32,7 @@ extension CommandContext {
     func passwd() throws -> ExitStatus {
         let store = try passwordStore()
         // Fail early, before a prompt, when the user is not there.
-        guard try store.read().firstEntry(named: user) != nil else {
+        guard try store.hasEntry(named: user) else {
             throw CredFileError(.userNotFound, messages.userNotFound)
         }
         let password = try readPassword(new: true)

@@ -34,6 +34,29 @@ struct SpliceTests {
         return bytes
     }
 
+    @Test("hasEntry, scanning in pieces of 1–64 bytes (1,000–5,000 for long lines), agrees with firstEntry on 300 seeded random files")
+    func pieceScanAgrees() throws {
+        var rng = SeededRandom(seed: 0xA5E17)
+        let names = ["user", "\u{FEFF}admin", "admin", "a", "cr", "long", "# comment", "Caf\u{E9}", "nobody"]
+        try withTemporaryDirectory { dir in
+            let path = dir.file("pieces.txt")
+            for round in 0..<300 {
+                var bytes = Self.randomFile(&rng)
+                if rng.chance(0.3) { bytes += Array("Cafe\u{301},x\n".utf8) }  // NFD, found as NFC
+                try writeBytes(path, bytes)
+                let file = CredentialFile(bytes: bytes)
+                let store = CredentialStore(path: path)
+                for name in names {
+                    // Tiny pieces; a file with a 150 KB line gets larger ones (still many per line).
+                    let pieceSize = Int.random(in: bytes.count > 10_000 ? 1000...5000 : 1...64, using: &rng)
+                    let scanned = try store.hasEntry(named: name, pieceSize: pieceSize)
+                    #expect(scanned == (file.firstEntry(named: name) != nil), "round \(round), \(name), pieces of \(pieceSize)")
+                }
+            }
+            #expect(throws: CredFileError.self) { try CredentialStore(path: dir.file("missing")).hasEntry(named: "a") }
+        }
+    }
+
     @Test("200 seeded random files and edits: spliced bytes == rendered bytes")
     func randomEdits() {
         var rng = SeededRandom(seed: 0x5911CE)

@@ -55,14 +55,27 @@ struct FirstLines {
             }
         }
 
-        var named: [Tagged] = []
+        guard count <= Int(UInt32.max) else {
+            // More lines than a 32-bit index (a file that would not fit in memory
+            // anyway): a dictionary, whose hash the standard library seeds per process.
+            var seen: [[UInt8]: Int] = [:]
+            for index in 0..<count {
+                guard let name = key(index) else { continue }
+                let bytes = withKey(name) { Array($0) }
+                first[index] = seen[bytes] ?? 0
+                if seen[bytes] == nil { seen[bytes] = index + 1 }
+            }
+            return
+        }
+        // hash << 32 | index, one word per named line, sorted by hash and then index.
+        var named: [UInt64] = []
         named.reserveCapacity(count)
         for index in 0..<count {
             guard let name = key(index) else { continue }
             first[index] = 0
-            named.append(Tagged(hash: withKey(name, hash), index: index))
+            named.append(UInt64(withKey(name, hash)) << 32 | UInt64(index))
         }
-        named = Self.sortedByHash(named)
+        Self.radixSort(&named)
 
         // Runs of equal hashes: almost all of length 1 (a million random names share a
         // 32-bit hash ~100 times), so the comparisons below are a handful.
@@ -71,13 +84,15 @@ struct FirstLines {
         defer { comparisons = compared }
         var start = 0
         while start < named.count {
+            let hash = named[start] >> 32
             var end = start + 1
-            while end < named.count, named[end].hash == named[start].hash { end += 1 }
+            while end < named.count, named[end] >> 32 == hash { end += 1 }
             if end - start > 1 {
                 distinct.removeAll(keepingCapacity: true)
                 for member in named[start..<end] {
+                    let index = Int(member & 0xFFFF_FFFF)
                     // `key` gave a name for this line in the first pass.
-                    guard let name = key(member.index) else { continue }
+                    guard let name = key(index) else { continue }
                     let earlier = withKey(name) { bytes in
                         distinct.first { seen in
                             compared += 1
@@ -85,9 +100,9 @@ struct FirstLines {
                         }
                     }
                     if let earlier {
-                        first[member.index] = earlier.line
+                        first[index] = earlier.line
                     } else {
-                        distinct.append((name, member.index + 1))
+                        distinct.append((name, index + 1))
                     }
                 }
             }
@@ -104,39 +119,28 @@ struct FirstLines {
     /// Whether line `number` holds the first entry of its name (an effective entry).
     func isFirst(_ number: Int) -> Bool { first[number - 1] == 0 }
 
-    /// A line and the top 32 bits of its name's hash.
-    private struct Tagged {
-        var hash: UInt32
-        var index: Int
-    }
-
-    /// `items` sorted by hash, stable (so lines of one hash stay in file order): an LSD
-    /// radix sort of hash << 32 | index in three passes of 11 bits (2,048 buckets fit in
-    /// the L2 cache; 65,536 did not). A file of more than 2^32 lines (which would not fit
-    /// in memory anyway) is sorted by the standard library instead.
-    private static func sortedByHash(_ items: [Tagged]) -> [Tagged] {
-        guard items.count <= Int(UInt32.max) else {
-            return items.sorted { ($0.hash, $0.index) < ($1.hash, $1.index) }
-        }
-        var source = items.map { UInt64($0.hash) << 32 | UInt64($0.index) }
-        var target = source
+    /// Sorts `words` by their top 32 bits (the hash) and then the low 32 (the line):
+    /// an LSD radix sort of the top 33 bits in three passes of 11 (2,048 buckets fit in
+    /// the L2 cache; 65,536 did not). The lines are already in order, and each pass is
+    /// stable, so lines of one hash stay in file order.
+    private static func radixSort(_ words: inout [UInt64]) {
+        var target = words
         var counts = [Int](repeating: 0, count: 1 << 11)
         for shift in [UInt64(32), 43, 54] {
             for i in counts.indices { counts[i] = 0 }
-            for item in source { counts[Int(item >> shift & 0x7FF)] += 1 }
+            for word in words { counts[Int(word >> shift & 0x7FF)] += 1 }
             var total = 0
             for i in counts.indices {
                 let n = counts[i]
                 counts[i] = total
                 total += n
             }
-            for item in source {
-                let digit = Int(item >> shift & 0x7FF)
-                target[counts[digit]] = item
+            for word in words {
+                let digit = Int(word >> shift & 0x7FF)
+                target[counts[digit]] = word
                 counts[digit] += 1
             }
-            swap(&source, &target)
+            swap(&words, &target)
         }
-        return source.map { Tagged(hash: UInt32(truncatingIfNeeded: $0 >> 32), index: Int($0 & 0xFFFF_FFFF)) }
     }
 }

@@ -33,7 +33,7 @@ enum LineScanner {
     }
 
     /// The first entry of `key` among the lines that start at or after `first` (a line start).
-    private static func firstEntry(named key: [UInt8], in buffer: UnsafeRawBufferPointer, from first: Int) -> Hit? {
+    static func firstEntry(named key: [UInt8], in buffer: UnsafeRawBufferPointer, from first: Int) -> Hit? {
         guard !key.isEmpty, first < buffer.count else { return nil }
         // A key that could not be a whole name field (it would start a comment, or hold
         // the field's end or a line's end) is left to the careful scan.

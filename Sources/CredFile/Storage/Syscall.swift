@@ -162,6 +162,21 @@ enum Syscall {
         }
     }
 
+    /// Reads `fd` to its end in pieces of at most `chunkSize` bytes through one reused
+    /// buffer, handing each to `body` until it returns false. The corresponding C
+    /// function is `read`.
+    static func readChunks(_ fd: Int32, chunkSize: Int, _ body: (UnsafeRawBufferPointer) -> Bool) throws(SyscallError) {
+        try injectFault("read")
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 1), alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw SyscallError(name: "read", errno: errno) }
+            if n == 0 || !body(UnsafeRawBufferPointer(rebasing: buffer[..<n])) { return }
+        }
+    }
+
     /// Writes all of `bytes`. The corresponding C function is `write`.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SyscallError) {
         try writeAll(fd, bytes[...])
