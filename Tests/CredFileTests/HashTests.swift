@@ -10,10 +10,6 @@ import Testing
 
 // MARK: - Helpers
 
-extension RandomNumberGenerator {
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
-}
-
 /// passlib's adapted base64, spelled by Foundation's encoder (independent of the code under test).
 func ab64(_ bytes: [UInt8]) -> String {
     Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: ".")
