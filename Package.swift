@@ -48,7 +48,7 @@ let package = Package(
         // canary, file helpers, vector files); it re-exports _CredFileFuzzChecks, which holds
         // the Foundation-free ones the Fuzz/ package shares (ExternalTool, SeededRandom,
         // TemporaryDirectory), so Fuzz/ never builds or links Foundation. Not a product.
-        .target(name: "CredFileTestSupport", dependencies: ["CredFile", "_CredFileFuzzChecks"]),
+        .target(name: "CredFileTestSupport", dependencies: ["_CredFileFuzzChecks"]),
         // Vectors/ holds data files read through #filePath, not resources.
         .testTarget(
             name: "CredFileTests", dependencies: ["CredFile", "CredFileTestSupport"], exclude: ["Vectors"]),
