@@ -42,13 +42,19 @@ let package = Package(
         .executableTarget(
             name: "credfile-server-example", dependencies: ["CredFile"], path: "Examples/ServerLogins"),
         // Uses only CredFile's public API, so the fuzzers test the contract, not internals.
+        // Foundation-free: the fuzz checks and the few test helpers the fuzzers share.
         .target(name: "_CredFileFuzzChecks", dependencies: ["CredFile"]),
+        // The one home of the tests' helpers (binary locator, process runner, password
+        // canary, file helpers, vector files); it re-exports _CredFileFuzzChecks, which holds
+        // the Foundation-free ones the Fuzz/ package shares (ExternalTool, SeededRandom,
+        // TemporaryDirectory), so Fuzz/ never builds or links Foundation. Not a product.
+        .target(name: "CredFileTestSupport", dependencies: ["_CredFileFuzzChecks"]),
         // Vectors/ holds data files read through #filePath, not resources.
         .testTarget(
-            name: "CredFileTests", dependencies: ["CredFile", "_CredFileFuzzChecks"], exclude: ["Vectors"]),
+            name: "CredFileTests", dependencies: ["CredFile", "CredFileTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["credfile", "CredFile", "_CredFileFuzzChecks"],
+            dependencies: ["credfile", "CredFile", "CredFileTestSupport"],
             // C sources of test harnesses, compiled by the tests with gcc (not by SwiftPM).
             exclude: ["Fixtures"]
         ),

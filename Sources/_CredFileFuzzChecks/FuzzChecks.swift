@@ -24,9 +24,9 @@ public enum FuzzChecks {
         switch target {
         case "FuzzParser": try parser(input)
         case "FuzzHash": try hash(input)
-        case "FuzzStore": try store(input, directory: storeDirectory ?? StoreHarness.processDirectory)
+        case "FuzzStore": try store(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
         case "FuzzLoginRequests": try loginRequests(input)
-        case "FuzzImport": try importReaders(input, directory: storeDirectory ?? StoreHarness.processDirectory)
+        case "FuzzImport": try importReaders(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
         case "FuzzSecret": try secret(input)
         default: throw FuzzFailure(description: "no fuzz target named \(target)")
         }
@@ -220,7 +220,7 @@ public enum FuzzChecks {
         _ file: CredentialFile, _ reference: (bom: Bool, lines: [Reference.Line]), _ kinds: [Reference.Kind],
         seed: UInt64
     ) throws(FuzzFailure) {
-        var random = SplitMix(seed)
+        var random = SeededRandom(seed: seed)
         var changes = CredentialFile.Changes()
         var expected: [Reference.Line] = []
         var lastUsername: [UInt8]?
@@ -336,18 +336,5 @@ public enum FuzzChecks {
 
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-    }
-
-    /// A tiny seeded generator, so each input always makes the same choices.
-    struct SplitMix {
-        var state: UInt64
-        init(_ seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -5,22 +5,6 @@ import Glibc
 #endif
 
 extension FuzzChecks {
-    /// A fresh temporary directory (in `/dev/shm` when it exists, so `fsync` is cheap).
-    public static func makeTemporaryDirectory() -> String {
-        let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
-        var template = Array("\(base)/credfile-fuzz-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap(mkdtemp) }) else {
-            fatalError("mkdtemp in \(base) failed")
-        }
-        return String(cString: made)
-    }
-
-    /// Removes a directory made by ``makeTemporaryDirectory()`` after ``store(_:directory:)``.
-    public static func removeTemporaryDirectory(_ directory: String) {
-        for name in ["usuarios.txt", "usuarios.txt.lock"] { unlink(directory + "/" + name) }
-        rmdir(directory)
-    }
-
     /// The differential store check: decodes `input` into at most 16 operations, runs
     /// them against a real ``CredentialStore`` on `directory/usuarios.txt` (started
     /// missing; `HashPolicy(rounds: 1)`) and against ``StoreModel``, and checks that
@@ -140,10 +124,15 @@ enum StoreOutcome: Equatable, CustomStringConvertible {
 
 enum StoreHarness {
     /// Made on first use and removed when the fuzzer exits.
-    static let processDirectory: String = {
-        let directory = FuzzChecks.makeTemporaryDirectory()
-        atexit { FuzzChecks.removeTemporaryDirectory(StoreHarness.processDirectory) }
-        return directory
+    /// On `/dev/shm` when it exists, so `fsync` is cheap.
+    static let processDirectory: TemporaryDirectory = {
+        do {
+            let directory = try TemporaryDirectory.make(prefix: "credfile-fuzz", onTmpfs: true)
+            atexit { StoreHarness.processDirectory.remove() }
+            return directory
+        } catch {
+            fatalError("\(error)")  // a fuzzer without a directory cannot run at all
+        }
     }()
 
     static func run(_ op: StoreOperation, on store: CredentialStore, path: String) -> StoreOutcome {

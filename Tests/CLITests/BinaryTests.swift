@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -6,17 +7,13 @@ import Testing
 /// The built `credfile` executable, run as a process: real file descriptors, real
 /// `main.swift`, real exit statuses.
 @Suite struct BinaryTests {
-    func run(
-        _ session: CLISession, _ arguments: [String], stdin: String?, lang: String = "C",
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> CLIResult {
+    func run(_ session: CLISession, _ arguments: [String], stdin: String?, lang: String = "C") throws -> CLIResult {
         try BuiltBinary.run(
-            arguments, stdin: stdin.map { Array($0.utf8) }, in: session, environment: BuiltBinary.environment(lang: lang),
-            sourceLocation: sourceLocation)
+            arguments, stdin: stdin.map { Array($0.utf8) }, in: session, environment: BuiltBinary.environment(lang: lang))
     }
 
     @Test func theExecutableIsThere() throws {
-        let path = try BuiltBinary.require()
+        let path = try BuiltProduct.path("credfile")
         #expect(FileManager.default.isExecutableFile(atPath: path))
     }
 

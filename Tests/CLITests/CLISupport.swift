@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -24,12 +25,11 @@ struct CLIResult: Equatable, CustomStringConvertible {
     var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)---" }
 }
 
-/// Distinctive strings used as arguments where a password might be typed by mistake;
-/// no output may ever contain them.
-enum Canary {
-    static let option = "--p4ssw0rd-XYZ"
-    static let word = "hunter2-XYZ"
-    static let all = ["p4ssw0rd-XYZ", word]
+extension CLIResult {
+    /// What a child process did, its status as a shell reports it (128 + N for signal N).
+    init(_ result: ProcessResult) {
+        self.init(status: result.shellStatus, stdout: result.stdout, stderr: result.stderr)
+    }
 }
 
 // MARK: - A scratch directory, and a record of everything printed in it
@@ -38,21 +38,19 @@ enum Canary {
 /// CLI printed (stdout, stderr, prompts), so the test can check at the end that no
 /// password was ever printed.
 final class CLISession {
-    let directory: String
+    private let temporary: TemporaryDirectory
     private(set) var passwords: [String] = []
     private(set) var printed: [String] = []
 
     init() throws {
         _ = BuiltBinary.ignoreBrokenPipes
-        let base = FileManager.default.temporaryDirectory.path
-        var template = Array("\(base)/credfile-cli-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw CredFileError(.io, "mkdtemp failed")
-        }
-        directory = String(cString: made)
+        temporary = try TemporaryDirectory.make(prefix: "credfile-cli")
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit { temporary.remove() }
+
+    /// The session's directory (absolute, symlink-free).
+    var directory: String { temporary.path }
 
     /// The absolute path of `name` in the scratch directory.
     func path(_ name: String) -> String { directory + "/" + name }
@@ -71,16 +69,14 @@ final class CLISession {
 
     @discardableResult
     func write(_ name: String, bytes: [UInt8]) throws -> String {
-        try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
+        try writeBytes(path(name), bytes)
         // 0600, as a credential file should be: `check` warns about any other mode (SPEC §5).
         chmod(path(name), 0o600)
         return path(name)
     }
 
     /// The bytes of `name`, or nil when it cannot be read.
-    func bytes(_ name: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path(name)).map { Array($0) }
-    }
+    func bytes(_ name: String) -> [UInt8]? { try? readBytes(path(name)) }
 
     /// The text of `name` ("" when missing).
     func text(_ name: String) -> String { String(decoding: bytes(name) ?? [], as: UTF8.self) }
@@ -205,105 +201,42 @@ func libraryGrants(_ path: String, _ user: String, _ password: String) throws ->
 
 // MARK: - The built executable
 
-/// The `credfile` executable that `swift build` / `swift test` produced.
+/// The `credfile` executable (``BuiltProduct``) run as a child process (``ChildProcess``).
 enum BuiltBinary {
-    /// Set once: SIGPIPE ignored in the test process.
+    /// Set once: SIGPIPE ignored in the test process (the Squid helper test writes to a
+    /// child's pipe; a child that exits first must give EPIPE, not end the test run).
     static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
-
-    /// Looks beside the test bundle first (the same build directory, so the same build
-    /// configuration and triple), then in `<package>/.build/debug`, found from this file's
-    /// path.
-    static let path: String? = {
-        var directories: [URL] = []
-        for start in [Bundle.main.executableURL, Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0])] {
-            guard var url = start?.standardizedFileURL.deletingLastPathComponent() else { continue }
-            for _ in 0..<4 {
-                directories.append(url)
-                url.deleteLastPathComponent()
-            }
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        directories.append(packageRoot.appendingPathComponent(".build/debug"))
-        for directory in directories {
-            let candidate = directory.appendingPathComponent("credfile").path
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-                FileManager.default.isExecutableFile(atPath: candidate)
-            {
-                return candidate
-            }
-        }
-        return nil
-    }()
-
-    /// The path, or a recorded failure (never a skip) when it is missing.
-    static func require(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try #require(
-            path, "the credfile executable was not found beside the test bundle nor in .build/debug; run `swift build`",
-            sourceLocation: sourceLocation)
-    }
 
     /// The minimal environment of a child: a locale and a PATH, nothing inherited.
     static func environment(lang: String = "C") -> [String: String] {
         ["LANG": lang, "PATH": "/usr/bin:/bin"]
     }
 
-    /// Runs the executable with `stdin` as its standard input (nil: `/dev/null`, so at
-    /// end of input at once) and waits at most `timeout`.
+    /// Runs the executable (or `executable`) in `directory` (default: the session's),
+    /// with `stdin` as its standard input (nil: `/dev/null`, so at end of input at once);
+    /// a run longer than `timeout` is killed and fails the test. The output is recorded
+    /// in `session` for its leak check.
     static func run(
         _ arguments: [String], stdin: [UInt8]?, in session: CLISession,
         environment: [String: String] = BuiltBinary.environment(), directory: String? = nil,
-        timeout: Duration = .seconds(20), executable: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        timeout: Duration = .seconds(20), executable: String? = nil
     ) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try executable ?? require(sourceLocation: sourceLocation))
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: directory ?? session.directory)
-        // Output goes to files, not pipes: nothing to drain concurrently, no deadlock.
-        let tag = UUID().uuidString
-        let outPath = session.path(".out-\(tag)")
-        let errPath = session.path(".err-\(tag)")
-        guard FileManager.default.createFile(atPath: outPath, contents: nil),
-            FileManager.default.createFile(atPath: errPath, contents: nil)
-        else { throw CredFileError(.io, "cannot create output files in \(session.directory)") }
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        defer {
-            try? out.close()
-            try? err.close()
-            try? FileManager.default.removeItem(atPath: outPath)
-            try? FileManager.default.removeItem(atPath: errPath)
-        }
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        // A child that refuses its arguments exits before reading stdin: writing to its
-        // closed pipe must be an EPIPE here, not a SIGPIPE that ends the whole test run.
-        _ = ignoreBrokenPipes
-        try process.run()
-        if let stdin {
-            try? input.fileHandleForWriting.write(contentsOf: stdin)
-        }
-        try input.fileHandleForWriting.close()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                process.terminate()
-                process.waitUntilExit()
-                Issue.record("credfile \(arguments) did not finish within \(timeout)", sourceLocation: sourceLocation)
-                break
-            }
-            usleep(2_000)
-        }
-        process.waitUntilExit()
+        try session.spawn(
+            executable ?? BuiltProduct.path("credfile"), arguments, stdin: stdin, environment: environment,
+            directory: directory ?? session.directory, timeout: timeout)
+    }
+}
+
+extension CLISession {
+    /// Runs `program arguments` to its end (see ``ChildProcess``; `environment` nil
+    /// inherits the test's) and records what it printed for the leak check.
+    func spawn(
+        _ program: String, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil,
+        directory: String? = nil, timeout: Duration = .seconds(60)
+    ) throws -> CLIResult {
         let result = CLIResult(
-            status: process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus,
-            stdout: String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self),
-            stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
-        session.record(result.stdout, result.stderr)
+            try ChildProcess.run(program, arguments, stdin: stdin, environment: environment, directory: directory, timeout: timeout))
+        record(result.stdout, result.stderr)
         return result
     }
 }

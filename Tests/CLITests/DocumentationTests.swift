@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -21,29 +22,7 @@ import Glibc
 
     /// Runs `executable arguments`, returning its exit status, stdout and stderr.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // stderr is drained on another thread while stdout is read, so neither pipe fills.
-        nonisolated(unsafe) var stderr = Data()
-        let drained = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            stderr = err.fileHandleForReading.readDataToEndOfFile()
-            drained.signal()
-        }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
-        process.waitUntilExit()
-        return CLIResult(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        CLIResult(try ChildProcess.run(executable, arguments, environment: environment))
     }
 
     @Test func everyCommandHasARowAndEveryOptionASummary() {
@@ -124,7 +103,7 @@ import Glibc
     @Test(.enabled(if: ExternalTool.runnable("man"), Comment(rawValue: ExternalTool.skipNote("man"))))
     func theManPageRendersAndDocumentsWhatTheBinaryKnows() throws {
         try withSession { session in
-            let binary = try BuiltBinary.require()
+            let binary = try BuiltProduct.path("credfile")
             let generated = try Self.run(binary, ["--generate-man"])
             #expect(generated.status == 0 && generated.stderr.isEmpty)
             try session.write("credfile.1", generated.stdout)
@@ -170,7 +149,7 @@ import Glibc
     @Test(.enabled(if: ExternalTool.runnable("bash"), Comment(rawValue: ExternalTool.skipNote("bash"))))
     func bashCompletesCommandsOptionsAndValues() throws {
         try withSession { session in
-            let binary = try BuiltBinary.require()
+            let binary = try BuiltProduct.path("credfile")
             let script = try Self.run(binary, ["--generate-completion", "bash"])
             #expect(script.status == 0)
             try session.write("credfile.bash", script.stdout)
@@ -205,7 +184,7 @@ import Glibc
         if: ExternalTool.runnable("dpkg-deb", "dpkg-shlibdeps", "lintian", "bash"),
         Comment(rawValue: ExternalTool.skipNote("dpkg-deb", "dpkg-shlibdeps", "lintian", "bash"))))
     func theDebianPackageBuildsPassesLintianInstallsAndRemoves() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let root = BuiltProduct.packageRoot.path
         let built = try Self.run(try ExternalTool.path("bash"), [root + "/Scripts/deb.sh"])
         try #require(built.status == 0, "\(built.stderr)")
         let deb = root + "/" + built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -242,21 +221,17 @@ import Glibc
     @Test(.enabled(if: ExternalTool.runnable("bash", "man"), Comment(rawValue: ExternalTool.skipNote("bash", "man"))))
     func theReadmesInstallBlockInstallsEverythingUnderPREFIX() throws {
         try withSession { session in
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+            let root = BuiltProduct.packageRoot.path
             let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
             let section = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Install\n") })
             let block = try #require(section.split(separator: "```sh\n").dropFirst().first?.split(separator: "```").first)
             let prefix = session.path("prefix")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try ExternalTool.path("bash"))
-            process.arguments = ["-euo", "pipefail", "-c", String(block)]
-            process.currentDirectoryURL = URL(fileURLWithPath: root)
             var environment = ProcessInfo.processInfo.environment
             environment["PREFIX"] = prefix
-            process.environment = environment
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let install = try ChildProcess.run(
+                try ExternalTool.path("bash"), ["-euo", "pipefail", "-c", String(block)], environment: environment,
+                directory: root, timeout: .seconds(1800))
+            #expect(install.status == 0, "\(install)")
             for path in ["bin/credfile", "share/man/man1/credfile.1", "share/bash-completion/completions/credfile",
                          "share/zsh/site-functions/_credfile", "share/fish/vendor_completions.d/credfile.fish"] {
                 #expect(FileManager.default.fileExists(atPath: prefix + "/" + path), "\(path)")

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -45,7 +46,7 @@ import Glibc
             let file = try Self.file(session)
             var environment = BuiltBinary.environment()
             environment["SWIFT_BACKTRACE"] = signalCase.backtraceSetting
-            let tty = try PseudoTerminal(try BuiltBinary.require(), ["verify", file, "alice", "--iterations", "1"], environment: environment)
+            let tty = try PseudoTerminal(try BuiltProduct.path("credfile"), ["verify", file, "alice", "--iterations", "1"], environment: environment)
             try tty.expect("Password: ")
             #expect(!tty.echoIsOn, "the prompt turned echo off")
             tty.send(signal: signalCase.signal)
@@ -73,7 +74,7 @@ import Glibc
     @Test func aStopAtThePromptComesBackToTheSamePrompt() throws {
         try withSession { session in
             let file = try Self.file(session)
-            let tty = try PseudoTerminal(try BuiltBinary.require(), ["verify", file, "alice", "--iterations", "1"], environment: BuiltBinary.environment())
+            let tty = try PseudoTerminal(try BuiltProduct.path("credfile"), ["verify", file, "alice", "--iterations", "1"], environment: BuiltBinary.environment())
             try tty.expect("Password: ")
             tty.send(signal: SIGTSTP)
             try tty.expect("Password: ")
@@ -90,7 +91,7 @@ import Glibc
     @Test func noCoreDumpWhileAPromptWaits() throws {
         try withSession { session in
             let file = try Self.file(session)
-            let tty = try PseudoTerminal(try BuiltBinary.require(), ["verify", file, "alice", "--iterations", "1"], environment: BuiltBinary.environment())
+            let tty = try PseudoTerminal(try BuiltProduct.path("credfile"), ["verify", file, "alice", "--iterations", "1"], environment: BuiltBinary.environment())
             try tty.expect("Password: ")
             let limits = try String(contentsOfFile: "/proc/\(tty.pid)/limits", encoding: .utf8)
             let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
@@ -181,11 +182,10 @@ import Glibc
                 head -c 1073741824 /dev/zero | tr '\\0' x | "$0" -f %M -o "$1/rss" "$2" verify "$3" alice --iterations 1 2>"$1/err"
                 echo "${PIPESTATUS[2]}" > "$1/status"
                 """
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try ExternalTool.path("bash"))
-            process.arguments = ["-c", script, try ExternalTool.path("time"), session.directory, try BuiltBinary.require(), file]
-            try process.run()
-            process.waitUntilExit()
+            _ = try ChildProcess.run(
+                try ExternalTool.path("bash"),
+                ["-c", script, try ExternalTool.path("time"), session.directory, try BuiltProduct.path("credfile"), file],
+                timeout: .seconds(600))
             let status = session.text("status").trimmingCharacters(in: .whitespacesAndNewlines)
             let kilobytes = Int(session.text("rss").split(separator: "\n").last { Int($0) != nil } ?? "") ?? Int.max
             #expect(status == "2", "exit \(status); stderr: \(session.text("err"))")
@@ -234,7 +234,7 @@ import Glibc
     @Test func theBinaryRefusesANonUTF8PathAndWritesNothing() throws {
         try withSession { session in
             let result = try BuiltBinary.run(
-                ["-c", #""$0" add "$(printf 'caf\351.txt')" alice --iterations 1"#, try BuiltBinary.require()],
+                ["-c", #""$0" add "$(printf 'caf\351.txt')" alice --iterations 1"#, try BuiltProduct.path("credfile")],
                 stdin: Array("Some-Pass-77\n".utf8), in: session, executable: "/bin/sh")
             #expect(result.status == 2, "\(result)")
             let names = try FileManager.default.contentsOfDirectory(atPath: session.directory).filter { !$0.hasPrefix(".out-") && !$0.hasPrefix(".err-") }

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 import _CredFileFuzzChecks
@@ -19,7 +20,7 @@ import Glibc
     /// Runs `credfile checkpassword ARGS` through /bin/sh with `request` on fd 3 (from a
     /// file), as Dovecot does with a pipe; `request == nil` leaves fd 3 closed.
     static func checkpassword(_ arguments: [String], request: [UInt8]?, in session: CLISession) throws -> CLIResult {
-        let credfile = try BuiltBinary.require()
+        let credfile = try BuiltProduct.path("credfile")
         var script = "exec \"$0\" checkpassword \"$@\""
         if let request {
             try session.write("request", bytes: request)
@@ -99,27 +100,59 @@ import Glibc
     /// The helper as Squid runs it: both ends are pipes; lines are written one by one and
     /// answers read as they come.
     final class SquidHelperProcess {
-        let process = Process()
-        let input = Pipe()
-        let output = Pipe()
+        let pid: pid_t
+        /// The write end of its standard input and the read end of its standard output.
+        private var input: Int32
+        private let output: Int32
         private var pending: [UInt8] = []
+        private var status: Int32?
 
         init(_ arguments: [String]) throws {
-            process.executableURL = URL(fileURLWithPath: try BuiltBinary.require())
-            process.arguments = ["helper"] + arguments + ["--protocol", "squid"]
-            process.environment = BuiltBinary.environment()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            _ = BuiltBinary.ignoreBrokenPipes  // a helper that exits early gives EPIPE, not SIGPIPE
+            // Close-on-exec, so no child (of this or a parallel test) holds an end open.
+            var toChild: [Int32] = [-1, -1]
+            var fromChild: [Int32] = [-1, -1]
+            guard pipe(&toChild) == 0 else { throw HarnessError.system("pipe") }
+            guard pipe(&fromChild) == 0 else {
+                toChild.forEach { close($0) }
+                throw HarnessError.system("pipe")
+            }
+            for end in toChild + fromChild { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            defer {
+                close(toChild[0])
+                close(fromChild[1])
+            }
+            do {
+                pid = try ChildProcess.spawn(
+                    try BuiltProduct.path("credfile"), ["helper"] + arguments + ["--protocol", "squid"],
+                    environment: BuiltBinary.environment(), newSession: false
+                ) { actions in
+                    posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+                    posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+                    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+                }
+            } catch {
+                close(toChild[1])
+                close(fromChild[0])
+                throw error
+            }
+            input = toChild[1]
+            output = fromChild[0]
         }
 
         func send(_ line: String) throws { try send(Array(line.utf8)) }
-        func send(_ bytes: [UInt8]) throws { try input.fileHandleForWriting.write(contentsOf: bytes + [0x0A]) }
+        func send(_ bytes: [UInt8]) throws {
+            var rest = (bytes + [0x0A])[...]
+            while !rest.isEmpty {
+                let n = rest.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw HarnessError.system("write", "to the helper") }
+                rest = rest.dropFirst(n)
+            }
+        }
 
         /// The next answer line (without LF); fails after 60 s.
         func answer() throws -> String {
-            let fd = output.fileHandleForReading.fileDescriptor
             let deadline = ContinuousClock.now + .seconds(60)
             while true {
                 if let lf = pending.firstIndex(of: 0x0A) {
@@ -127,26 +160,37 @@ import Glibc
                     pending.removeSubrange(...lf)
                     return line
                 }
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
                 guard ContinuousClock.now < deadline, poll(&poller, 1, 1000) >= 0 else {
-                    throw CredFileError(.io, "no answer from the helper")
+                    throw HarnessError("no answer from the helper")
                 }
                 guard poller.revents != 0 else { continue }
                 var buffer = [UInt8](repeating: 0, count: 4096)
-                let n = read(fd, &buffer, buffer.count)
-                guard n > 0 else { throw CredFileError(.io, "the helper closed its output") }
+                let n = read(output, &buffer, buffer.count)
+                guard n > 0 else { throw HarnessError("the helper closed its output") }
                 pending += buffer[..<n]
             }
         }
 
-        /// Closes its input (end of input) and waits for its exit status.
+        /// Closes its input (end of input) and waits for its exit status (128 + N for signal N).
         func finish() -> Int32 {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-            return process.terminationStatus
+            if let status { return status }
+            if input >= 0 { close(input) }
+            input = -1
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            let (exitStatus, signal) = ChildProcess.decode(waitStatus: raw)
+            status = exitStatus ?? 128 + (signal ?? 0)
+            return status ?? -1
         }
 
-        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        deinit {
+            if status == nil {
+                kill(pid, SIGKILL)
+                _ = finish()
+            }
+            close(output)
+        }
     }
 
     @Test("without concurrency: in-order OK / ERR / BH, URL-escaped fields, no difference between unknown user and wrong password")

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 import _CredFileFuzzChecks

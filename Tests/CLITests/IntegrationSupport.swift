@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -44,17 +45,8 @@ enum Integration {
         mkdir(session.path("bin"), 0o755)
         // Written through a close-on-exec descriptor: a child forked meanwhile by a
         // parallel test must not keep it open for writing, or exec fails (ETXTBSY).
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try BuiltBinary.require())))
         let partial = copy + ".partial"
-        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-        guard fd >= 0 else { throw CredFileError(.io, "cannot create \(partial)") }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            guard n > 0 else { close(fd); throw CredFileError(.io, "cannot write \(partial)") }
-            offset += n
-        }
-        close(fd)
+        try writeBytes(partial, try readBytes(try BuiltProduct.path("credfile")), mode: 0o755)
         chmod(partial, 0o755)
         rename(partial, copy)
         return copy
@@ -63,7 +55,7 @@ enum Integration {
     /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw CredFileError(.io, "socket failed") }
+        guard fd >= 0 else { throw HarnessError.system("socket") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -73,7 +65,7 @@ enum Integration {
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound else { throw CredFileError(.io, "bind to 127.0.0.1:0 failed") }
+        guard bound else { throw HarnessError.system("bind", "127.0.0.1:0") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
@@ -95,7 +87,7 @@ enum Integration {
             if connected { return }
             usleep(100_000)
         }
-        throw CredFileError(.io, "nothing listens on 127.0.0.1:\(port) after \(timeout); \(daemon?.name ?? "") said: \(daemon?.output ?? "")")
+        throw HarnessError("nothing listens on 127.0.0.1:\(port) after \(timeout); \(daemon?.name ?? "") said: \(daemon?.output ?? "")")
     }
 
     /// Waits until `path` exists.
@@ -105,81 +97,42 @@ enum Integration {
             if access(path, F_OK) == 0 { return }
             usleep(100_000)
         }
-        throw CredFileError(.io, "\(path) did not appear after \(timeout)")
+        throw HarnessError("\(path) did not appear after \(timeout)")
     }
 
     /// Runs `program` to its end (at most `timeout`), standard input from `stdin`
-    /// (nil: /dev/null), with a clean signal mask (see ``Spawn``).
+    /// (nil: /dev/null), with a clean signal mask (see ``ChildProcess``).
     static func run(
         _ program: String, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil,
         in session: CLISession, timeout: Duration = .seconds(60)
     ) throws -> CLIResult {
-        let outPath = session.path(".out-\(UUID().uuidString)")
-        let errPath = session.path(".err-\(UUID().uuidString)")
-        let out = open(outPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        let err = open(errPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        defer {
-            close(out)
-            close(err)
-            unlink(outPath)
-            unlink(errPath)
-        }
-        var pipeEnds: [Int32] = [-1, -1]
-        if stdin != nil {
-            guard pipe(&pipeEnds) == 0 else { throw CredFileError(.io, "pipe failed") }
-            // Close-on-exec, so no child (of this or a parallel test) holds the write end open.
-            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        }
-        let pid = try Spawn.start(program, arguments, environment: environment, stdin: pipeEnds[0], output: out, separateError: err)
-        if let stdin {
-            close(pipeEnds[0])
-            _ = stdin.withUnsafeBytes { write(pipeEnds[1], $0.baseAddress, $0.count) }
-            close(pipeEnds[1])
-        }
-        guard let status = Spawn.wait(pid, timeout: timeout) else {
-            kill(pid, SIGKILL)
-            _ = Spawn.wait(pid, timeout: .seconds(10))
-            throw CredFileError(.io, "\(program) did not finish within \(timeout)")
-        }
-        let result = CLIResult(
-            status: status,
-            stdout: String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self),
-            stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
-        session.record(result.stdout, result.stderr)
-        return result
+        try session.spawn(program, arguments, stdin: stdin, environment: environment, timeout: timeout)
     }
 }
 
-/// A server started in the foreground by a test (with a clean signal mask, ``Spawn``)
-/// and stopped by its PID (SIGTERM, then SIGKILL after a grace period), also when the
-/// test fails: use `defer { daemon.stop() }`.
+/// A server started in the foreground by a test (a ``ChildProcess``) and stopped by its
+/// PID (SIGTERM, then SIGKILL after a grace period), also when the test fails: use
+/// `defer { daemon.stop() }`.
 final class Daemon {
     let name: String
-    let pid: pid_t
-    private let logPath: String
-    private var ended = false
+    private let child: ChildProcess
 
     init(_ program: String, _ arguments: [String], logIn session: CLISession, environment: [String: String]? = nil) throws {
         name = (program as NSString).lastPathComponent
-        logPath = session.path("\(name)-\(UUID().uuidString).out")
-        let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        defer { close(log) }
-        pid = try Spawn.start(program, arguments, environment: environment, stdin: -1, output: log, separateError: log)
+        child = try ChildProcess.start(program, arguments, environment: environment)
     }
+
+    /// The process id.
+    var pid: pid_t { child.pid }
 
     /// What the daemon printed (for failure messages).
-    var output: String { String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self) }
+    var output: String {
+        let (stdout, stderr) = child.output
+        return (stdout + stderr).text
+    }
 
     /// Sends SIGTERM to the PID and waits; SIGKILL after 10 s.
-    func stop() {
-        guard !ended else { return }
-        ended = true
-        kill(pid, SIGTERM)
-        if Spawn.wait(pid, timeout: .seconds(10)) == nil {
-            kill(pid, SIGKILL)
-            _ = Spawn.wait(pid, timeout: .seconds(10))
-        }
-    }
+    func stop() { child.stop() }
 
     deinit { stop() }
 }
@@ -194,7 +147,7 @@ struct SystemPAMService {
         name = "credfile-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let text = lines.joined(separator: "\n") + "\n"
         guard FileManager.default.createFile(atPath: "/etc/pam.d/" + name, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644]) else {
-            throw CredFileError(.io, "cannot create /etc/pam.d/\(name) (these tests run as root in CI)")
+            throw HarnessError("cannot create /etc/pam.d/\(name) (these tests run as root in CI)")
         }
     }
 

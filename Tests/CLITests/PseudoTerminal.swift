@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -19,10 +20,6 @@ import Glibc
 /// (`setsid -c`, `script`) stands between the test and credfile, so the pid we wait for
 /// and kill on a timeout is credfile's own.
 final class PseudoTerminal {
-    /// glibc's `POSIX_SPAWN_SETSID` (glibc ≥ 2.26). `<spawn.h>` defines it only under
-    /// `_GNU_SOURCE`, which Swift's Glibc module does not set, so it is spelled here.
-    private static let spawnSetSID: Int32 = 0x80
-
     enum Failure: Error, CustomStringConvertible {
         case system(String, Int32)
         case timedOut(waitingFor: String, transcript: String)
@@ -61,36 +58,18 @@ final class PseudoTerminal {
             throw Failure.system("ttyname_r", nameError)
         }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, name, O_RDWR, 0)
-        posix_spawn_file_actions_adddup2(&actions, 0, 1)
-        posix_spawn_file_actions_adddup2(&actions, 0, 2)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGQUIT, SIGHUP, SIGPIPE, SIGTERM, SIGCHLD, SIGTTOU, SIGTTIN] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(
-            &attributes, Int16(Self.spawnSetSID | Int32(POSIX_SPAWN_SETSIGMASK) | Int32(POSIX_SPAWN_SETSIGDEF)))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard spawned == 0 else {
+        do {
+            // A new session (`setsid()` before the file actions), so the slave opened by
+            // path becomes the child's controlling terminal.
+            pid = try ChildProcess.spawn(executable, arguments, environment: environment, newSession: true) { actions in
+                posix_spawn_file_actions_addopen(&actions, 0, name, O_RDWR, 0)
+                posix_spawn_file_actions_adddup2(&actions, 0, 1)
+                posix_spawn_file_actions_adddup2(&actions, 0, 2)
+            }
+        } catch {
             close(master)
-            throw Failure.system("posix_spawn", spawned)
+            throw error
         }
-        self.pid = pid
         self.master = master
     }
 
@@ -169,8 +148,8 @@ final class PseudoTerminal {
             }
             usleep(2_000)
         }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG are C macros that Swift does not import.
-        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let (exitStatus, signal) = ChildProcess.decode(waitStatus: status)
+        let code = exitStatus ?? 128 + (signal ?? 0)
         exitCode = code
         return code
     }

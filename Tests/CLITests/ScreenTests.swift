@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -44,7 +45,7 @@ import Testing
     /// Starts `credfile arguments` on a pty in `language`.
     func start(_ arguments: [String], _ language: Language) throws -> PseudoTerminal {
         try PseudoTerminal(
-            try BuiltBinary.require(), arguments + ["--iterations", "1"],
+            try BuiltProduct.path("credfile"), arguments + ["--iterations", "1"],
             environment: BuiltBinary.environment(lang: language.lang))
     }
 

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Testing
 
 @testable import credfile
@@ -17,7 +18,7 @@ struct UpgradeProgressTests {
             let lines = (0..<30).map { "u\($0),\(session.password("Sekr3t-p\($0)"))\n" }.joined()
             let file = try session.write("users.txt", lines)
             let tty = try PseudoTerminal(
-                try BuiltBinary.require(), ["upgrade", file, "--iterations", "1000", "--jobs", "2"],
+                try BuiltProduct.path("credfile"), ["upgrade", file, "--iterations", "1000", "--jobs", "2"],
                 environment: BuiltBinary.environment())
             try tty.expect("] 30/30  ")
             try tty.expect("s left")

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Dispatch
 import Foundation
 import Observation
@@ -282,17 +283,4 @@ private final class Counter: Sendable {
     private let count = Atomic<Int>(0)
     var value: Int { count.load(ordering: .relaxed) }
     func increment() { count.add(1, ordering: .relaxed) }
-}
-
-/// ``withTemporaryDirectory(onTmpfs:_:)`` for async bodies, on the caller's actor.
-func withTemporaryDirectoryAsync(
-    isolation: isolated (any Actor)? = #isolation, _ body: (TemporaryDirectory) async throws -> Void
-) async throws {
-    var template = Array((NSTemporaryDirectory() + "/credfile-tests-XXXXXX").utf8CString)
-    guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-        throw HarnessError("mkdtemp failed: \(String(cString: strerror(errno)))")
-    }
-    let resolved = try realPath(String(cString: created))
-    defer { try? FileManager.default.removeItem(atPath: resolved) }
-    try await body(TemporaryDirectory(path: resolved))
 }

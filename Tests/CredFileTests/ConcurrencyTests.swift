@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -22,7 +23,7 @@ enum WriterScripts {
         i=0
         while [ "$i" -lt "$2" ]; do
           "$CREDFILE" add --iterations 1 "$3" "user$1_$i" <<EOF || echo "FAIL add user$1_$i $?"
-        \(Secret.marker)-$1-$i
+        \(Canary.marker)-$1-$i
         EOF
           i=$((i + 1))
         done
@@ -37,22 +38,22 @@ enum WriterScripts {
           u="seed$1_$n"
           case $((n % 5)) in
             0) "$CREDFILE" passwd --iterations 1 "$3" "$u" <<EOF >/dev/null || echo "FAIL passwd $u $?"
-        \(Secret.marker)-hashed-$1-$n
+        \(Canary.marker)-hashed-$1-$n
         EOF
                ;;
             1) "$CREDFILE" delete "$3" "$u" >/dev/null || echo "FAIL delete $u $?" ;;
             2) "$CREDFILE" passwd --plaintext "$3" "$u" <<EOF >/dev/null || echo "FAIL passwd --plaintext $u $?"
-        \(Secret.marker)-plain-$1-$n
+        \(Canary.marker)-plain-$1-$n
         EOF
                ;;
             3) "$CREDFILE" delete "$3" "$u" >/dev/null || echo "FAIL delete $u $?"
                "$CREDFILE" add --iterations 1 "$3" "$u" <<EOF || echo "FAIL add again $u $?"
-        \(Secret.marker)-again-$1-$n
+        \(Canary.marker)-again-$1-$n
         EOF
                ;;
           esac
           "$CREDFILE" add --iterations 1 "$3" "new$1_$n" <<EOF || echo "FAIL add new$1_$n $?"
-        \(Secret.marker)-added-$1-$n
+        \(Canary.marker)-added-$1-$n
         EOF
           n=$((n + 1))
         done
@@ -64,11 +65,11 @@ enum WriterScripts {
 /// `unterminatedEnd`, the seed's last line before anything was appended) and never has
 /// fewer lines than before when writers only append (`growing`).
 func waitReading(
-    _ children: [Child], path: String, growing: Bool, unterminatedEnd: [UInt8]? = nil
-) throws -> (results: [ChildResult], reads: Int) {
+    _ children: [ChildProcess], path: String, growing: Bool, unterminatedEnd: [UInt8]? = nil
+) throws -> (results: [ProcessResult], reads: Int) {
     var reads = 0
     var lastCount = 0
-    while children.contains(where: { $0.process.isRunning }) {
+    while children.contains(where: { $0.isRunning }) {
         if let data = FileManager.default.contents(atPath: path), !data.isEmpty {
             reads += 1
             let whole = data.last == 0x0A || unterminatedEnd.map { data.suffix($0.count).elementsEqual($0) } == true
@@ -81,7 +82,7 @@ func waitReading(
         }
         usleep(20_000)
     }
-    return (try children.map { try $0.wait() }, reads)
+    return (try children.map { try $0.checkedWait() }, reads)
 }
 
 @Suite("Concurrency: writers in parallel processes and threads")
@@ -116,10 +117,10 @@ struct ConcurrencyTests {
             #expect(names == expected)
             for w in 0..<writers {
                 for i in 0..<perWriter {
-                    #expect(try store.authenticate(username: "user\(w)_\(i)", password: "\(Secret.marker)-\(w)-\(i)"))
+                    #expect(try store.authenticate(username: "user\(w)_\(i)", password: "\(Canary.marker)-\(w)-\(i)"))
                 }
             }
-            #expect(try !store.authenticate(username: "user0_0", password: "\(Secret.marker)-1-0"))
+            #expect(try !store.authenticate(username: "user0_0", password: "\(Canary.marker)-1-0"))
             let check = try CLI.run(["check", path])
             #expect(check.status == 0, "\(check)")
             #expect(!check.stdout.contains("error"), "\(check)")
@@ -147,7 +148,7 @@ struct ConcurrencyTests {
             for n in 0..<perWriter {
                 for w in 0..<writers {
                     let ending = (n + w) % 5 == 0 ? "\r\n" : "\n"
-                    seeded.append(Seeded(writer: w, n: n, bytes: Array("seed\(w)_\(n),\(Secret.marker)-seed-\(w)-\(n)\(ending)".utf8)))
+                    seeded.append(Seeded(writer: w, n: n, bytes: Array("seed\(w)_\(n),\(Canary.marker)-seed-\(w)-\(n)\(ending)".utf8)))
                 }
             }
             let header = CredentialFile.bom + Array("# seeded for the mixed test\n\n".utf8)
@@ -172,7 +173,7 @@ struct ConcurrencyTests {
             #expect(Array(lines.prefix(headerLines.count)) == headerLines)
             var index = headerLines.count
             for seed in seeded {
-                let password = { (kind: String) in "\(Secret.marker)-\(kind)-\(seed.writer)-\(seed.n)" }
+                let password = { (kind: String) in "\(Canary.marker)-\(kind)-\(seed.writer)-\(seed.n)" }
                 let ending: [UInt8] = seed.crlf ? [0x0D, 0x0A] : [0x0A]
                 switch seed.n % 5 {
                 case 1, 3: continue  // deleted (and, for 3, appended again below)
@@ -214,14 +215,14 @@ struct ConcurrencyTests {
                 }
                 #expect(byWriter[w] == expected, "writer \(w)")
                 for n in 0..<perWriter {
-                    #expect(try store.authenticate(username: "new\(w)_\(n)", password: "\(Secret.marker)-added-\(w)-\(n)"))
+                    #expect(try store.authenticate(username: "new\(w)_\(n)", password: "\(Canary.marker)-added-\(w)-\(n)"))
                     let seedName = "seed\(w)_\(n)"
                     switch n % 5 {
-                    case 0: #expect(try store.authenticate(username: seedName, password: "\(Secret.marker)-hashed-\(w)-\(n)"))
+                    case 0: #expect(try store.authenticate(username: seedName, password: "\(Canary.marker)-hashed-\(w)-\(n)"))
                     case 1: #expect(try store.read().entries(named: seedName).isEmpty)
-                    case 2: #expect(try store.authenticate(username: seedName, password: "\(Secret.marker)-plain-\(w)-\(n)"))
-                    case 3: #expect(try store.authenticate(username: seedName, password: "\(Secret.marker)-again-\(w)-\(n)"))
-                    default: #expect(try store.authenticate(username: seedName, password: "\(Secret.marker)-seed-\(w)-\(n)"))
+                    case 2: #expect(try store.authenticate(username: seedName, password: "\(Canary.marker)-plain-\(w)-\(n)"))
+                    case 3: #expect(try store.authenticate(username: seedName, password: "\(Canary.marker)-again-\(w)-\(n)"))
+                    default: #expect(try store.authenticate(username: seedName, password: "\(Canary.marker)-seed-\(w)-\(n)"))
                     }
                 }
             }
@@ -270,9 +271,9 @@ struct ConcurrencyTests {
                 let store = CredentialStore(path: path, policy: oneRound)
                 for i in 0..<perThread {
                     do {
-                        try store.register(username: "t\(t)_\(i)", password: "\(Secret.marker)-t-\(t)-\(i)")
+                        try store.register(username: "t\(t)_\(i)", password: "\(Canary.marker)-t-\(t)-\(i)")
                         if i % 4 == 0 {
-                            try store.changePassword(username: "t\(t)_\(i)", to: "\(Secret.marker)-t2-\(t)-\(i)")
+                            try store.changePassword(username: "t\(t)_\(i)", to: "\(Canary.marker)-t2-\(t)-\(i)")
                         }
                         if i % 4 == 1 { try store.remove(username: "t\(t)_\(i)") }
                     } catch {
@@ -288,9 +289,9 @@ struct ConcurrencyTests {
                 for i in 0..<perThread {
                     let name = "t\(t)_\(i)"
                     switch i % 4 {
-                    case 0: #expect(try store.authenticate(username: name, password: "\(Secret.marker)-t2-\(t)-\(i)"))
+                    case 0: #expect(try store.authenticate(username: name, password: "\(Canary.marker)-t2-\(t)-\(i)"))
                     case 1: #expect(file.firstEntry(named: name) == nil)
-                    default: #expect(try store.authenticate(username: name, password: "\(Secret.marker)-t-\(t)-\(i)"))
+                    default: #expect(try store.authenticate(username: name, password: "\(Canary.marker)-t-\(t)-\(i)"))
                     }
                 }
             }

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -24,7 +25,7 @@ func bigFile(lines: Int) -> Data {
             divisor /= 10
         }
     }
-    let marker = Array(Secret.marker.utf8)
+    let marker = Array(Canary.marker.utf8)
     let comment = Array("# note ".utf8)
     for j in 0..<lines {
         switch j % 4 {
@@ -74,17 +75,17 @@ struct CrashTests {
         let user = String(format: "u%06d", 4 * Int.random(in: 1..<50_000, using: &rng))
         switch i % 3 {
         case 0:
-            let secret = "\(Secret.marker)-import-\(i)"
+            let secret = "\(Canary.marker)-import-\(i)"
             return Operation(
                 arguments: ["import", "--plaintext", path], stdin: "\(user),\(secret)\n",
                 expected: try replacingSecret(of: user, with: secret, in: old))
         case 1:
-            let secret = "\(Secret.marker)-added-\(i)"
+            let secret = "\(Canary.marker)-added-\(i)"
             return Operation(
                 arguments: ["import", "--plaintext", path], stdin: "added\(i),\(secret)\n",
                 expected: old + Data("added\(i),\(secret)\n".utf8))
         default:
-            let secret = "\(Secret.marker)-passwd-\(i)"
+            let secret = "\(Canary.marker)-passwd-\(i)"
             return Operation(
                 arguments: ["passwd", "--plaintext", path, user], stdin: secret + "\n",
                 expected: try replacingSecret(of: user, with: secret, in: old))
@@ -123,7 +124,7 @@ struct CrashTests {
             for i in 0..<2 {
                 let op = try Self.operation(i, on: current, path: path, rng: &rng)
                 let child = try CLI.start(op.arguments, stdin: op.stdin)
-                let result = try child.wait()
+                let result = try child.checkedWait()
                 durations.append(child.runningTime)
                 #expect(result.status == 0, "\(result)")
                 #expect(try readData(path) == op.expected)
@@ -139,7 +140,7 @@ struct CrashTests {
                 let child = try CLI.start(op.arguments, stdin: op.stdin)
                 if mustComplete {
                     // The write after a crash: it must finish and remove the stray file.
-                    let result = try child.wait()
+                    let result = try child.checkedWait()
                     durations.append(child.runningTime)
                     #expect(result.status == 0, "\(result)")
                     #expect(try readData(path) == op.expected)
@@ -160,7 +161,7 @@ struct CrashTests {
                     // Watch for the temporary file (every 0.2 ms).
                     var appeared: ContinuousClock.Instant?
                     let extra = Double.random(in: 0...(writeWindows.max() ?? 0.005), using: &rng)
-                    while child.process.isRunning && !sent {
+                    while child.isRunning && !sent {
                         let temporary = (try? dir.temporaryFiles(of: name))?.isEmpty == false
                         if appeared == nil, temporary { appeared = .now }
                         if let appeared {
@@ -175,7 +176,7 @@ struct CrashTests {
                         if !sent { usleep(200) }
                     }
                 }
-                let result = try child.wait()
+                let result = try child.checkedWait()
                 guard sent else {
                     // It ended first (or the short write window was missed): not a kill.
                     missed += 1
@@ -213,7 +214,7 @@ struct CrashTests {
 
             // The final file: whole, and `check` finds no error (the first version had none).
             if mustComplete {
-                #expect(try CLI.run(["add", "--plaintext", path, "final"], stdin: Secret.password("final") + "\n").status == 0)
+                #expect(try CLI.run(["add", "--plaintext", path, "final"], stdin: Canary.password("final") + "\n").status == 0)
                 cleanups += 1
             }
             #expect(try dir.temporaryFiles(of: name).isEmpty)
@@ -231,30 +232,30 @@ struct CrashTests {
     func killedLockHolder() throws {
         try withTemporaryDirectory(onTmpfs: true) { dir in
             let path = dir.file("creds.txt")
-            #expect(try CLI.run(["add", "--iterations", "1", path, "a"], stdin: Secret.password("a") + "\n").status == 0)
+            #expect(try CLI.run(["add", "--iterations", "1", path, "a"], stdin: Canary.password("a") + "\n").status == 0)
             let before = try readBytes(path)
             // A process that holds flock(LOCK_EX) on FILE.lock: the shell opens it as fd 9,
             // flock(1) locks that open file, and the shell becomes `sleep`, keeping fd 9.
-            let holder = try Child.start(
-                executable: "/bin/sh", arguments: ["-c", "exec 9>>\"$1\" && flock 9 && exec sleep 60", "sh", path + ".lock"],
+            let holder = try ChildProcess.start(
+                "/bin/sh", ["-c", "exec 9>>\"$1\" && flock 9 && exec sleep 60", "sh", path + ".lock"],
                 stdin: [], environment: CLI.environment([:]))
             defer { holder.killNow() }
             // Wait until it holds the lock (flock -n fails while it does).
             var held = false
             for _ in 0..<200 where !held {
                 usleep(20_000)
-                let probe = try Child.start(
-                    executable: "/usr/bin/flock", arguments: ["-n", path + ".lock", "true"], stdin: [],
+                let probe = try ChildProcess.start(
+                    "/usr/bin/flock", ["-n", path + ".lock", "true"], stdin: [],
                     environment: CLI.environment([:]))
-                held = try probe.wait().status == 1
+                held = try probe.checkedWait().status == 1
             }
             try #require(held, "the helper never took the lock")
-            let blocked = try CLI.start(["add", "--iterations", "1", path, "b"], stdin: Secret.password("b") + "\n")
+            let blocked = try CLI.start(["add", "--iterations", "1", path, "b"], stdin: Canary.password("b") + "\n")
             // Wait until the writer waits for the lock: it polls flock(2) with LOCK_NB and
             // sleeps between tries, so its current system call (/proc/PID/syscall) is
             // flock (73 on x86_64), nanosleep (35) or clock_nanosleep (230).
             var waiting = false
-            for _ in 0..<500 where !waiting && blocked.process.isRunning {
+            for _ in 0..<500 where !waiting && blocked.isRunning {
                 usleep(20_000)
                 let syscall = (try? String(contentsOfFile: "/proc/\(blocked.pid)/syscall", encoding: .utf8)) ?? ""
                 #if arch(x86_64)
@@ -264,13 +265,13 @@ struct CrashTests {
                 #endif
             }
             #expect(waiting, "the writer did not wait for the lock")
-            #expect(blocked.process.isRunning)
+            #expect(blocked.isRunning)
             #expect(try readBytes(path) == before)
             holder.killNow()
-            _ = try holder.wait()
-            let result = try blocked.wait()
+            _ = try holder.checkedWait()
+            let result = try blocked.checkedWait()
             #expect(result.status == 0, "\(result)")
-            #expect(try CredentialStore(path: path, policy: oneRound).authenticate(username: "b", password: Secret.password("b")))
+            #expect(try CredentialStore(path: path, policy: oneRound).authenticate(username: "b", password: Canary.password("b")))
             #expect(try mode(path + ".lock") == 0o600)
         }
     }

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Testing
 
 @testable import CredFile
@@ -65,44 +66,17 @@ struct FastPBKDF2Tests {
         #expect(mismatches == 0, "first mismatches: \(failures.prefix(3).joined(separator: "; "))")
     }
 
-    /// A vector of RFC 7914 §11 (PBKDF2-HMAC-SHA-256).
-    struct Vector: Sendable, CustomTestStringConvertible {
-        /// P, as ASCII.
-        let password: String
-        /// S, as ASCII.
-        let salt: String
-        /// c.
-        let rounds: Int
-        /// DK in hex; dkLen is half its length.
-        let key: String
-        /// `P="passwd" S="salt" c=1`.
-        var testDescription: String { "P=\"\(password)\" S=\"\(salt)\" c=\(rounds)" }
-    }
-
-    /// RFC 7914 §11, "Test Vectors for PBKDF2 with HMAC-SHA-256".
-    static let rfc7914: [Vector] = [
-        Vector(
-            password: "passwd", salt: "salt", rounds: 1,
-            key: "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
-                + "49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783"),
-        Vector(
-            password: "Password", salt: "NaCl", rounds: 80_000,
-            key: "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56"
-                + "a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d"),
-    ]
-
-    /// Both implementations reproduce RFC 7914 §11 (dkLen = 64: two SHA-256 blocks).
+    /// Both implementations reproduce RFC 7914 §11 (dkLen = 64: two SHA-256 blocks), read
+    /// from `Vectors/rfc7914-pbkdf2-sha256.txt` by the loader ``PBKDF2Tests`` uses.
     @Test(
         "RFC 7914 §11 PBKDF2-HMAC-SHA256 vectors",
-        arguments: rfc7914, PBKDF2.Implementation.allCases)
-    func rfc7914Vector(_ vector: Vector, _ implementation: PBKDF2.Implementation) throws {
+        arguments: try PBKDF2Vector.load("rfc7914-pbkdf2-sha256.txt", .sha256, source: "RFC 7914 §11"),
+        PBKDF2.Implementation.allCases)
+    func rfc7914Vector(_ vector: PBKDF2Vector, _ implementation: PBKDF2.Implementation) throws {
         let key = try PBKDF2.deriveKey(
-            .sha256, password: SecretBytes(Array(vector.password.utf8)), salt: Array(vector.salt.utf8),
-            rounds: vector.rounds, count: vector.key.count / 2, using: implementation)
-        let hex = key.withUnsafeBytes { bytes in
-            bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        }
-        #expect(hex == vector.key)
+            vector.algorithm, password: SecretBytes(vector.password), salt: vector.salt,
+            rounds: vector.rounds, count: vector.derivedKey.count, using: implementation)
+        #expect(VectorFile.hex(bytes(key)) == VectorFile.hex(vector.derivedKey))
     }
 
     /// The fast loop is built in with this OpenSSL, and the default path uses it. Fails

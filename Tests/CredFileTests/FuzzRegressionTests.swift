@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 import _CredFileFuzzChecks
@@ -42,12 +43,12 @@ struct FuzzRegressionTests {
     @Test("replay", arguments: inputs())
     func replay(_ input: Input) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: input.path)))
-        let directory = FuzzChecks.makeTemporaryDirectory()
-        defer { FuzzChecks.removeTemporaryDirectory(directory) }
-        do {
-            try FuzzChecks.run(input.target, bytes, storeDirectory: directory)
-        } catch {
-            Issue.record("\(input.testDescription): \(error)")
+        try withTemporaryDirectory(onTmpfs: true) { directory in
+            do {
+                try FuzzChecks.run(input.target, bytes, storeDirectory: directory.path)
+            } catch {
+                Issue.record("\(input.testDescription): \(error)")
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -8,10 +9,6 @@ import Testing
 // policy, and secrets that never print.
 
 // MARK: - Helpers
-
-extension RandomNumberGenerator {
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
-}
 
 /// passlib's adapted base64, spelled by Foundation's encoder (independent of the code under test).
 func ab64(_ bytes: [UInt8]) -> String {
@@ -182,13 +179,10 @@ enum Passlib {
 
     /// For each row, "1 0" when passlib accepts the NFC form of `typed` and refuses it + "x".
     static func verify(_ rows: [(typed: String, hash: String)]) throws -> [String] {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("credfile-passlib-\(UUID().uuidString).txt").path
-        let content = rows.map { VectorFile.hex($0.typed.utf8) + "\t" + $0.hash + "\n" }.joined()
-        guard FileManager.default.createFile(
-            atPath: path, contents: Data(content.utf8), attributes: [.posixPermissions: 0o600])
-        else { throw VectorFileError("cannot write \(path)") }
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let directory = try TemporaryDirectory.make(prefix: "credfile-passlib")
+        defer { directory.remove() }
+        let path = directory.file("rows.txt")
+        try writeText(path, rows.map { VectorFile.hex($0.typed.utf8) + "\t" + $0.hash + "\n" }.joined())
         let script = """
             import sys, unicodedata
             from passlib.hash import pbkdf2_sha256, pbkdf2_sha512
@@ -204,18 +198,11 @@ enum Passlib {
         return result.output.split(separator: "\n").map(String.init)
     }
 
-    /// Runs `python3 arguments…`; its stderr goes to the test log unless `quiet`.
+    /// Runs `python3 arguments…` (stderr is kept out of the result).
     private static func run(_ arguments: [String], quiet: Bool = false) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        if quiet { process.standardError = FileHandle.nullDevice }
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ChildProcess.run("/usr/bin/env", ["python3"] + arguments)
+        if !quiet, !result.stderrBytes.isEmpty { print(result.stderr) }
+        return (result.shellStatus, result.stdout)
     }
 }
 

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -87,21 +88,11 @@ enum ParserFixture {
     /// (TAB is allowed; LF can never be inside a line).
     static let controlBytes: [UInt8] = Array(0x00...0x08) + Array(0x0B...0x1F) + [0x7F]
 
-    /// A fresh directory, removed after `body`.
-    static func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("credfile-parser-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        return try body(directory)
-    }
-
     /// A credential file holding `bytes` in a fresh directory, removed after `body`.
     static func withFile<R>(_ bytes: [UInt8], _ body: (String) throws -> R) throws -> R {
         try withTemporaryDirectory { directory in
-            let path = directory + "/usuarios.txt"
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            chmod(path, 0o600)  // as a credential file should be: `check` warns about any other mode
+            let path = directory.file("usuarios.txt")
+            try writeBytes(path, bytes)  // 0600, as a credential file should be: `check` warns about any other mode
             return try body(path)
         }
     }

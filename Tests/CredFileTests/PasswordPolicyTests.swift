@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -227,15 +228,15 @@ struct PasswordPolicyTests {
                 _ = buffer.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                 buffer.removeAll(keepingCapacity: true)
             }
-            var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+            var rng = SeededRandom(seed: 0x5A1_0001)
             for i in 0..<1_000_000 {
                 var line = [UInt8]()
                 line.reserveCapacity(60)
                 let prefix = UInt32(truncatingIfNeeded: (UInt64(i) * 4294) &+ 1)  // 0 … 4,294,000,001
                 for shift in stride(from: 28, through: 0, by: -4) { line.append(hex[Int((prefix >> UInt32(shift)) & 15)]) }
-                for _ in 0..<32 {
-                    state = state &* 6364136223846793005 &+ 1442695040888963407
-                    line.append(hex[Int(state >> 60)])
+                for _ in 0..<2 {  // 32 filler digits, 16 from each 64 random bits
+                    let bits = rng.next()
+                    for shift in stride(from: 60, through: 0, by: -4) { line.append(hex[Int((bits >> UInt64(shift)) & 15)]) }
                 }
                 while let next = inserts.first, Array(next.utf8).lexicographicallyPrecedes(line) {
                     buffer += Array(next.utf8) + Array(":7\r\n".utf8)

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 import _CredFileFuzzChecks
@@ -214,18 +215,8 @@ struct PeerHashTests {
                       check_password("secret", h[2]), check_password("secret", h[3]), check_password_hash(h[4], "secret")]
                 print(sum(ok), len(ok))
                 """
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = ["-c", script]
-            let input = Pipe(), output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            input.fileHandleForWriting.write(Data(lines.joined(separator: "\n").utf8))
-            try input.fileHandleForWriting.close()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "5 5")
+            let result = try ChildProcess.run(python, ["-c", script], stdin: Array(lines.joined(separator: "\n").utf8))
+            #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "5 5", "\(result)")
         }
     }
 
@@ -239,16 +230,9 @@ struct PeerHashTests {
         for tool in ["passlib ldap_pbkdf2_sha1", "django pbkdf2_sha1", "werkzeug pbkdf2:sha256:1000", "mosquitto_passwd",
             "mosquitto_passwd -H sha512", "doveadm pw -s PBKDF2", "slappasswd {PBKDF2-SHA256}"]
         {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [script, "--tool", tool, "--password-hex", VectorFile.hex(nfd)]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let hash = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(tool)")
+            let result = try ChildProcess.run(python, [script, "--tool", tool, "--password-hex", VectorFile.hex(nfd)])
+            let hash = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(result.status == 0, "\(tool): \(result)")
             try withStore(["alice,\(hash)"]) { (store: CredentialStore, _: String) throws in
                 #expect(try store.authenticate(username: "alice", password: String(decoding: nfd, as: UTF8.self)), "\(tool)")
                 #expect(try !store.authenticate(username: "alice", password: hash), "\(tool)")

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 import _CredFileFuzzChecks
@@ -308,9 +309,9 @@ struct PeerSchemeTests {
 
     /// Runs `program arguments` with `stdin`; its standard output, trimmed.
     static func run(_ program: String, _ arguments: [String], stdin: [UInt8] = []) throws -> (status: Int32?, output: String) {
-        let child = try Child.start(
-            executable: program, arguments: arguments, stdin: stdin, environment: ProcessInfo.processInfo.environment)
-        let result = try child.wait(timeout: 120)
+        let child = try ChildProcess.start(
+            program, arguments, stdin: stdin)
+        let result = try child.checkedWait()
         return (result.status, result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
@@ -412,16 +413,15 @@ struct PeerSchemeTests {
         let htpasswd = try ExternalTool.path("htpasswd")
         let vectors = try PeerVector.loadAll().filter { $0.tool.hasPrefix("htpasswd") }
         #expect(vectors.count >= 16)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("peer-htpasswd-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("htpasswd").path
+        let directory = try TemporaryDirectory.make(prefix: "peer-htpasswd")
+        defer { directory.remove() }
+        let file = directory.file("htpasswd")
         for vector in vectors {
             let hash = try #require(peerHash(vector.hash))
             #expect(try hash.verify(secret(vector.password)))
             // credfile keeps htpasswd's DES as {CRYPT}<hash> (SPEC §5); htpasswd reads it bare.
             let stored = vector.hash.hasPrefix("{CRYPT}") ? String(vector.hash.dropFirst(7)) : vector.hash
-            try Data("u:\(stored)\n".utf8).write(to: URL(fileURLWithPath: file))
+            try writeText(file, "u:\(stored)\n")
             // -i: the password on standard input, never on argv.
             let right = try Self.run(htpasswd, ["-v", "-i", file, "u"], stdin: vector.password)
             #expect(right.status == 0, "\(vector.testDescription)")

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Testing
 
 @testable import CredFile

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -17,15 +18,15 @@ import Glibc
 enum Fixture {
     static let lines: [String] = [
         "\u{FEFF}# usuarios.txt, legacy\n",  // 0: BOM + comment
-        "valencia,\(Secret.password("valencia"))\r\n",  // 1: CRLF
+        "valencia,\(Canary.password("valencia"))\r\n",  // 1: CRLF
         "\n",  // 2: empty
         "  \t\n",  // 3: blank of spaces and a tab
         "# a comment, with a comma\r\n",  // 4
-        "usuario2,\(Secret.password("usuario2"))\n",  // 5
-        "dup,\(Secret.password("dup-first"))\n",  // 6
-        "dup,\(Secret.password("dup-shadowed"))\r\n",  // 7: shadowed duplicate
-        "xvalencia,\(Secret.password("xvalencia"))\n",  // 8
-        "last,\(Secret.password("last"))",  // 9: no line ending
+        "usuario2,\(Canary.password("usuario2"))\n",  // 5
+        "dup,\(Canary.password("dup-first"))\n",  // 6
+        "dup,\(Canary.password("dup-shadowed"))\r\n",  // 7: shadowed duplicate
+        "xvalencia,\(Canary.password("xvalencia"))\n",  // 8
+        "last,\(Canary.password("last"))",  // 9: no line ending
     ]
     static var bytes: [UInt8] { Array(lines.joined().utf8) }
 
@@ -94,10 +95,10 @@ struct StorageTests {
     @Test("The leak check itself catches a password and a hash string in an output")
     func leakCheckCanFail() {
         withKnownIssue("a password in the output must be reported") {
-            Secret.expectNoLeak("credfile: wrong password \(Secret.password("x"))", of: "a self-test")
+            Canary.expectNoLeak("credfile: wrong password \(Canary.password("x"))", of: "a self-test")
         }
         withKnownIssue("a hash string in the output must be reported") {
-            Secret.expectNoLeak("u,$pbkdf2-sha256$1$AAAA$BBBB", of: "a self-test")
+            Canary.expectNoLeak("u,$pbkdf2-sha256$1$AAAA$BBBB", of: "a self-test")
         }
     }
 
@@ -119,15 +120,15 @@ struct StorageTests {
 
     /// The write path of each changing command, with a file it can change.
     static let writingCommands: [Command] = [
-        Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Secret.password("nuevo") + "\n"),
-        Command("add --backup", ["add", "--backup", "--iterations", "1", "FILE", "otro"], stdin: Secret.password("otro") + "\n"),
-        Command("passwd", ["passwd", "--iterations", "1", "FILE", "valencia"], stdin: Secret.password("cambiada") + "\n"),
+        Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Canary.password("nuevo") + "\n"),
+        Command("add --backup", ["add", "--backup", "--iterations", "1", "FILE", "otro"], stdin: Canary.password("otro") + "\n"),
+        Command("passwd", ["passwd", "--iterations", "1", "FILE", "valencia"], stdin: Canary.password("cambiada") + "\n"),
         Command("delete", ["delete", "FILE", "dup"]),
-        Command("import", ["import", "--iterations", "1", "FILE"], stdin: "usuario2,\(Secret.password("u2"))\nnuevo,\(Secret.password("n"))\n"),
+        Command("import", ["import", "--iterations", "1", "FILE"], stdin: "usuario2,\(Canary.password("u2"))\nnuevo,\(Canary.password("n"))\n"),
         Command("upgrade", ["upgrade", "--iterations", "1", "FILE"]),
         Command(
             "verify --upgrade", ["verify", "--upgrade", "--iterations", "1", "FILE", "valencia"],
-            stdin: Secret.password("valencia") + "\n"),
+            stdin: Canary.password("valencia") + "\n"),
     ]
 
     /// The faults every caller can meet; `fchown` is called only by root (below).
@@ -189,7 +190,7 @@ struct StorageTests {
             for fault in ["fsync", "rename", "mkstemp", "flock", "write"] {
                 let env = ["CREDFILE_TEST_FAULT": fault]
                 let verify = try CLI.run(
-                    ["verify", "--iterations", "1", path, "valencia"], stdin: Secret.password("valencia") + "\n",
+                    ["verify", "--iterations", "1", path, "valencia"], stdin: Canary.password("valencia") + "\n",
                     environment: env)
                 #expect(verify.status == 0, "\(fault): \(verify)")
                 #expect(try CLI.run(["list", path], environment: env).status == 0)
@@ -229,7 +230,7 @@ struct StorageTests {
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
             try Fixture.write(to: path, mode: 0o640)
-            #expect(try CLI.run(["add", "--iterations", "1", path, "first"], stdin: Secret.password(1) + "\n").status == 0)
+            #expect(try CLI.run(["add", "--iterations", "1", path, "first"], stdin: Canary.password(1) + "\n").status == 0)
             #expect(fileExists(path + ".lock"))
             let before = try readBytes(path)
             let names = try dir.names()
@@ -258,13 +259,13 @@ struct StorageTests {
             let before = try readBytes(path)
             let undo = try makeReadOnly(dir.path)
             defer { undo() }
-            let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password(1) + "\n")
+            let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n")
             #expect(result.status == 5, "\(result)")
             #expect(result.message.hasPrefix("credfile: cannot open lock file \(path).lock"), "\(result)")
             #expect(try readBytes(path) == before)
             #expect(!fileExists(path + ".lock"))
             // A new file in the read-only directory cannot be created either.
-            let missing = try CLI.run(["add", "--iterations", "1", dir.file("new.txt"), "u"], stdin: Secret.password(2) + "\n")
+            let missing = try CLI.run(["add", "--iterations", "1", dir.file("new.txt"), "u"], stdin: Canary.password(2) + "\n")
             #expect(missing.status == 5, "\(missing)")
             #expect(!fileExists(dir.file("new.txt")))
         }
@@ -282,7 +283,7 @@ struct StorageTests {
                 try writeText(dir.file("elsewhere"), "")
                 guard symlink(dir.file("elsewhere"), path + ".lock") == 0 else { throw HarnessError("symlink") }
             }
-            let result = try CLI.run(["passwd", "--iterations", "1", path, "valencia"], stdin: Secret.password("x") + "\n")
+            let result = try CLI.run(["passwd", "--iterations", "1", path, "valencia"], stdin: Canary.password("x") + "\n")
             #expect(result.status == 5, "\(result)")
             #expect(result.message.hasPrefix("credfile: cannot open lock file"), "\(result)")
             #expect(try readBytes(path) == before)
@@ -295,8 +296,8 @@ struct StorageTests {
     static let commandsOnMissingFile: [Command] = [
         Command("list", ["list", "FILE"]),
         Command("check", ["check", "FILE"]),
-        Command("verify", ["verify", "--iterations", "1", "FILE", "valencia"], stdin: Secret.password("valencia") + "\n"),
-        Command("passwd", ["passwd", "--iterations", "1", "FILE", "valencia"], stdin: Secret.password("new") + "\n"),
+        Command("verify", ["verify", "--iterations", "1", "FILE", "valencia"], stdin: Canary.password("valencia") + "\n"),
+        Command("passwd", ["passwd", "--iterations", "1", "FILE", "valencia"], stdin: Canary.password("new") + "\n"),
         Command("delete", ["delete", "FILE", "valencia"]),
         Command("upgrade", ["upgrade", "--iterations", "1", "FILE"]),
         Command("upgrade --dry-run", ["upgrade", "--dry-run", "FILE"]),
@@ -323,12 +324,12 @@ struct StorageTests {
             // (other tests run in parallel in it).
             let child = try CLI.shell(
                 "umask $1 && exec \"$CREDFILE\" add --iterations 1 \"$2\" nuevo", [umask, dir.file("new.txt")],
-                stdin: Secret.password("nuevo") + "\n")
-            let result = try child.wait()
+                stdin: Canary.password("nuevo") + "\n")
+            let result = try child.checkedWait()
             #expect(result.status == 0, "\(result)")
             #expect(try mode(dir.file("new.txt")) == 0o600)
             #expect(try mode(dir.file("new.txt.lock")) == 0o600)
-            try expectAppended(old: [], new: readBytes(dir.file("new.txt")), username: "nuevo", password: Secret.password("nuevo"))
+            try expectAppended(old: [], new: readBytes(dir.file("new.txt")), username: "nuevo", password: Canary.password("nuevo"))
             #expect(try dir.names() == ["new.txt", "new.txt.lock"])
         }
     }
@@ -337,12 +338,12 @@ struct StorageTests {
     func importCreatesFile() throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("new.txt")
-            let result = try CLI.run(["import", "--iterations", "1", path], stdin: "uno,\(Secret.password(1))\ndos,\(Secret.password(2))\n")
+            let result = try CLI.run(["import", "--iterations", "1", path], stdin: "uno,\(Canary.password(1))\ndos,\(Canary.password(2))\n")
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout == "2 added, 0 updated\n")
             #expect(try mode(path) == 0o600)
             let store = CredentialStore(path: path, policy: oneRound)
-            #expect(try store.authenticate(username: "dos", password: Secret.password(2)))
+            #expect(try store.authenticate(username: "dos", password: Canary.password(2)))
         }
     }
 
@@ -353,13 +354,13 @@ struct StorageTests {
             // command reads the second line of the shared standard input.
             let child = try CLI.shell(
                 "cd \"$1\" && \"$CREDFILE\" add --iterations 1 creds.txt uno && \"$CREDFILE\" add --iterations 1 ./creds.txt dos",
-                [dir.path], stdin: "\(Secret.password(1))\n\(Secret.password(2))\n")
-            let result = try child.wait()
+                [dir.path], stdin: "\(Canary.password(1))\n\(Canary.password(2))\n")
+            let result = try child.checkedWait()
             #expect(result.status == 0, "\(result)")
             #expect(try dir.names() == ["creds.txt", "creds.txt.lock"])
             let store = CredentialStore(path: dir.file("creds.txt"), policy: oneRound)
-            #expect(try store.authenticate(username: "uno", password: Secret.password(1)))
-            #expect(try store.authenticate(username: "dos", password: Secret.password(2)))
+            #expect(try store.authenticate(username: "uno", password: Canary.password(1)))
+            #expect(try store.authenticate(username: "dos", password: Canary.password(2)))
         }
     }
 
@@ -369,8 +370,8 @@ struct StorageTests {
             let path = dir.file("sub")
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
             let commands = Self.commandsOnMissingFile + [
-                Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Secret.password("n") + "\n"),
-                Command("import", ["import", "--iterations", "1", "FILE"], stdin: "nuevo,\(Secret.password("n"))\n"),
+                Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Canary.password("n") + "\n"),
+                Command("import", ["import", "--iterations", "1", "FILE"], stdin: "nuevo,\(Canary.password("n"))\n"),
             ]
             for command in commands {
                 let result = try CLI.run(command.arguments(path), stdin: command.stdin)
@@ -387,7 +388,7 @@ struct StorageTests {
         try withTemporaryDirectory { dir in
             let link = dir.file("link.txt")
             guard symlink(dir.file("nowhere.txt"), link) == 0 else { throw HarnessError("symlink") }
-            let result = try CLI.run(["add", "--iterations", "1", link, "nuevo"], stdin: Secret.password(1) + "\n")
+            let result = try CLI.run(["add", "--iterations", "1", link, "nuevo"], stdin: Canary.password(1) + "\n")
             #expect(result.status == 5, "\(result)")
             #expect(result.message.hasPrefix("credfile: \(link) is a symlink to a missing file"), "\(result)")
             #expect(try isSymlink(link))
@@ -396,7 +397,7 @@ struct StorageTests {
             let loop = dir.file("loop.txt")
             guard symlink("loop.txt", loop) == 0 else { throw HarnessError("symlink") }
             for path in [loop, dir.file("no/such/dir/creds.txt")] {
-                let add = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password(2) + "\n")
+                let add = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(2) + "\n")
                 #expect(add.status == 5, "\(add)")
                 #expect(add.message.hasPrefix("credfile: cannot open \(path)"), "\(add)")
                 #expect(try CLI.run(["list", path]).status == 5)
@@ -418,14 +419,14 @@ struct StorageTests {
             let path = dir.file("creds.txt")
             try Fixture.write(to: path, mode: 0o640, owner: owner)
             let commands: [([String], String)] = [
-                (["add", "--iterations", "1", path, "nuevo"], Secret.password("nuevo") + "\n"),
-                (["passwd", "--iterations", "1", path, "nuevo"], Secret.password("nuevo2") + "\n"),
-                (["passwd", "--plaintext", path, "usuario2"], Secret.password("plain") + "\n"),
+                (["add", "--iterations", "1", path, "nuevo"], Canary.password("nuevo") + "\n"),
+                (["passwd", "--iterations", "1", path, "nuevo"], Canary.password("nuevo2") + "\n"),
+                (["passwd", "--plaintext", path, "usuario2"], Canary.password("plain") + "\n"),
                 (["delete", path, "dup"], ""),
-                (["import", "--iterations", "1", path], "otro,\(Secret.password("otro"))\n"),
-                (["verify", "--upgrade", "--iterations", "1", path, "valencia"], Secret.password("valencia") + "\n"),
+                (["import", "--iterations", "1", path], "otro,\(Canary.password("otro"))\n"),
+                (["verify", "--upgrade", "--iterations", "1", path, "valencia"], Canary.password("valencia") + "\n"),
                 (["upgrade", "--iterations", "1", path], ""),
-                (["add", "--backup", "--iterations", "1", path, "ultimo"], Secret.password("ultimo") + "\n"),
+                (["add", "--backup", "--iterations", "1", path, "ultimo"], Canary.password("ultimo") + "\n"),
             ]
             try CLI.run(["list", path])  // creates nothing
             #expect(!fileExists(path + ".lock"))
@@ -487,12 +488,12 @@ struct StorageTests {
                 path = kind
             }
             let commands = Self.commandsOnMissingFile + [
-                Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Secret.password("n") + "\n")
+                Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Canary.password("n") + "\n")
             ]
             for command in commands where kind == "fifo" || command.name != "add" {
                 // A hang would be killed after 20 s and fail the test.
                 let child = try CLI.start(command.arguments(path), stdin: command.stdin)
-                let result = try child.wait(timeout: 20)
+                let result = try child.checkedWait(timeout: .seconds(20))
                 #expect(result.status == 5, "\(command): \(result)")
                 // (A user other than root cannot create /dev/null.lock: that also ends it at once.)
                 #expect(
@@ -516,7 +517,7 @@ struct StorageTests {
                 throw HarnessError("chattr +i does not work on \(dir.path): this test needs a file system with the immutable flag")
             }
             defer { _ = try? CLIHelpers.runTool("/usr/bin/chattr", ["-i", path]) }
-            let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password(1) + "\n")
+            let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n")
             #expect(result.status == 5, "\(result)")
             #expect(result.message.hasPrefix("credfile: cannot write \(path) (rename: Operation not permitted)"), "\(result)")
             #expect(try readBytes(path) == Fixture.bytes)
@@ -556,7 +557,7 @@ struct StorageTests {
             }
             // Once there is room again, the same command works.
             try writeBytes(path, Fixture.bytes)
-            #expect(try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password("n") + "\n").status == 0)
+            #expect(try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password("n") + "\n").status == 0)
         }
     }
 
@@ -570,8 +571,8 @@ struct StorageTests {
             try Fixture.write(to: target, mode: 0o640)
             guard symlink("../real/creds.txt", link) == 0 else { throw HarnessError("symlink") }
             let commands: [([String], String)] = [
-                (["add", "--backup", "--iterations", "1", link, "nuevo"], Secret.password("nuevo") + "\n"),
-                (["passwd", "--iterations", "1", link, "valencia"], Secret.password("v2") + "\n"),
+                (["add", "--backup", "--iterations", "1", link, "nuevo"], Canary.password("nuevo") + "\n"),
+                (["passwd", "--iterations", "1", link, "valencia"], Canary.password("v2") + "\n"),
                 (["delete", link, "dup"], ""),
                 (["upgrade", "--iterations", "1", link], ""),
             ]
@@ -589,9 +590,9 @@ struct StorageTests {
                 ])
             }
             let store = CredentialStore(path: link, policy: oneRound)
-            #expect(try store.authenticate(username: "nuevo", password: Secret.password("nuevo")))
-            #expect(try store.authenticate(username: "valencia", password: Secret.password("v2")))
-            #expect(try !store.authenticate(username: "dup", password: Secret.password("dup-first")))
+            #expect(try store.authenticate(username: "nuevo", password: Canary.password("nuevo")))
+            #expect(try store.authenticate(username: "valencia", password: Canary.password("v2")))
+            #expect(try !store.authenticate(username: "dup", password: Canary.password("dup-first")))
         }
     }
 
@@ -601,10 +602,10 @@ struct StorageTests {
             let path = dir.file("creds.txt")
             try Fixture.write(to: path, mode: 0o640)
             let commands: [([String], String)] = [
-                (["add", "--backup", "--iterations", "1", path, "nuevo"], Secret.password("nuevo") + "\n"),
-                (["passwd", "--backup", "--iterations", "1", path, "nuevo"], Secret.password("nuevo2") + "\n"),
+                (["add", "--backup", "--iterations", "1", path, "nuevo"], Canary.password("nuevo") + "\n"),
+                (["passwd", "--backup", "--iterations", "1", path, "nuevo"], Canary.password("nuevo2") + "\n"),
                 (["delete", "--backup", path, "dup"], ""),
-                (["import", "--backup", "--iterations", "1", path], "otro,\(Secret.password("otro"))\n"),
+                (["import", "--backup", "--iterations", "1", path], "otro,\(Canary.password("otro"))\n"),
                 (["upgrade", "--backup", "--iterations", "1", path], ""),
             ]
             for (arguments, stdin) in commands {
@@ -617,7 +618,7 @@ struct StorageTests {
             }
             // Without --backup, FILE.bak is left alone.
             let backup = try readBytes(path + ".bak")
-            #expect(try CLI.run(["add", "--iterations", "1", path, "sin"], stdin: Secret.password("sin") + "\n").status == 0)
+            #expect(try CLI.run(["add", "--iterations", "1", path, "sin"], stdin: Canary.password("sin") + "\n").status == 0)
             #expect(try readBytes(path + ".bak") == backup)
         }
     }
@@ -635,9 +636,9 @@ struct StorageTests {
             for name in stale + kept { try writeText(dir.file(name), "leftover\n") }
             // Readers never remove anything.
             try CLI.run(["list", path])
-            try CLI.run(["verify", "--iterations", "1", path, "valencia"], stdin: Secret.password("valencia") + "\n")
+            try CLI.run(["verify", "--iterations", "1", path, "valencia"], stdin: Canary.password("valencia") + "\n")
             #expect(try dir.names() == (["creds.txt"] + stale + kept).sorted())
-            #expect(try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password(1) + "\n").status == 0)
+            #expect(try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n").status == 0)
             #expect(try dir.names() == (["creds.txt", "creds.txt.lock"] + kept).sorted())
         }
     }
@@ -650,21 +651,21 @@ struct StorageTests {
             ("fixture", Fixture.bytes),
             ("empty file", []),
             ("only a BOM", CredentialFile.bom),
-            ("BOM and a line without LF", CredentialFile.bom + Array("a,\(Secret.password("a"))".utf8)),
-            ("ends with CRLF", Array("a,\(Secret.password("a"))\r\n".utf8)),
-            ("ends with a blank line", Array("a,\(Secret.password("a"))\n  ".utf8)),
+            ("BOM and a line without LF", CredentialFile.bom + Array("a,\(Canary.password("a"))".utf8)),
+            ("ends with CRLF", Array("a,\(Canary.password("a"))\r\n".utf8)),
+            ("ends with a blank line", Array("a,\(Canary.password("a"))\n  ".utf8)),
         ]
         try withTemporaryDirectory { dir in
             for (name, bytes) in cases {
                 let path = dir.file("creds.txt")
                 try writeBytes(path, bytes)
-                let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password("nuevo") + "\n")
+                let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password("nuevo") + "\n")
                 #expect(result.status == 0, "\(name): \(result)")
-                try expectAppended(old: bytes, new: readBytes(path), username: "nuevo", password: Secret.password("nuevo"))
+                try expectAppended(old: bytes, new: readBytes(path), username: "nuevo", password: Canary.password("nuevo"))
                 let afterHashed = try readBytes(path)
-                let plain = try CLI.run(["add", "--plaintext", path, "plano"], stdin: Secret.password("plano") + "\n")
+                let plain = try CLI.run(["add", "--plaintext", path, "plano"], stdin: Canary.password("plano") + "\n")
                 #expect(plain.status == 0, "\(name): \(plain)")
-                #expect(try readBytes(path) == afterHashed + Array("plano,\(Secret.password("plano"))\n".utf8), "\(name)")
+                #expect(try readBytes(path) == afterHashed + Array("plano,\(Canary.password("plano"))\n".utf8), "\(name)")
             }
         }
     }
@@ -678,7 +679,7 @@ struct StorageTests {
                     let path = dir.file("creds.txt")
                     try Fixture.write(to: path)
                     let old = try readBytes(path)
-                    let password = Secret.password("new-\(user)")
+                    let password = Canary.password("new-\(user)")
                     let result = try CLI.run(
                         ["passwd", "--iterations", "1", path, user] + (plaintext ? ["--plaintext"] : []), stdin: password + "\n")
                     #expect(result.status == 0, "\(user): \(result)")
@@ -713,7 +714,7 @@ struct StorageTests {
                 for index in indices.reversed() { expected.remove(at: index) }
                 #expect(try readBytes(path) == Array(expected.joined().utf8))
                 let store = CredentialStore(path: path, policy: oneRound)
-                #expect(try !store.authenticate(username: user, password: Secret.password(password)))
+                #expect(try !store.authenticate(username: user, password: Canary.password(password)))
                 #expect(try store.read().entries(named: user).isEmpty)
             }
         }
@@ -725,14 +726,14 @@ struct StorageTests {
             let path = dir.file("creds.txt")
             try Fixture.write(to: path)
             let old = try readBytes(path)
-            let stdin = "usuario2,\(Secret.password("u2-new"))\r\nnuevo,\(Secret.password("nuevo"))\n\n"
+            let stdin = "usuario2,\(Canary.password("u2-new"))\r\nnuevo,\(Canary.password("nuevo"))\n\n"
             let result = try CLI.run(["import", "--plaintext", path], stdin: stdin)
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout == "1 added, 1 updated\n")
             var expected = Fixture.lines
-            expected[5] = "usuario2,\(Secret.password("u2-new"))\n"
+            expected[5] = "usuario2,\(Canary.password("u2-new"))\n"
             expected[9] += "\n"
-            expected.append("nuevo,\(Secret.password("nuevo"))\n")
+            expected.append("nuevo,\(Canary.password("nuevo"))\n")
             #expect(try readBytes(path) == Array(expected.joined().utf8))
             #expect(old == Fixture.bytes)
         }
@@ -766,7 +767,7 @@ struct StorageTests {
             for plaintext in [false, true] {
                 let result = try CLI.run(
                     ["add", "--iterations", "1", path, username] + (plaintext ? ["--plaintext"] : []),
-                    stdin: Secret.password("ok") + "\n")
+                    stdin: Canary.password("ok") + "\n")
                 #expect(result.status == 2, "\(name): \(result)")
                 #expect(result.message.hasPrefix("credfile: username "), "\(name): \(result)")
                 #expect(try readBytes(path) == Fixture.bytes)
@@ -774,7 +775,7 @@ struct StorageTests {
             // Through import (NUL cannot be in an argument, but can be on stdin). A comma
             // cannot be in an imported name: the line splits at the first one.
             guard !username.contains(",") else { return }
-            let viaImport = try CLI.run(["import", "--iterations", "1", path], stdin: "\(username),\(Secret.password("ok"))\n")
+            let viaImport = try CLI.run(["import", "--iterations", "1", path], stdin: "\(username),\(Canary.password("ok"))\n")
             #expect(viaImport.status == 2, "\(name): \(viaImport)")
             #expect(try readBytes(path) == Fixture.bytes)
             // Refused before the lock is taken: not even the lock file is created.
@@ -787,11 +788,11 @@ struct StorageTests {
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
             try Fixture.write(to: path)
-            let result = try CLI.run(["import", "--iterations", "1", path], stdinBytes: Array("a\0b,\(Secret.password(1))\n".utf8))
+            let result = try CLI.run(["import", "--iterations", "1", path], stdinBytes: Array("a\0b,\(Canary.password(1))\n".utf8))
             #expect(result.status == 2, "\(result)")
             #expect(try readBytes(path) == Fixture.bytes)
             let store = CredentialStore(path: path, policy: oneRound)
-            #expect(throws: CredFileError(.usage, "")) { try store.register(username: "a\0b", password: Secret.password(1)) }
+            #expect(throws: CredFileError(.usage, "")) { try store.register(username: "a\0b", password: Canary.password(1)) }
             #expect(try readBytes(path) == Fixture.bytes)
         }
     }
@@ -801,26 +802,26 @@ struct StorageTests {
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
             for (index, username) in [String(repeating: "u", count: 255), "José María", "用户", "a#b", "dollar$"].enumerated() {
-                let result = try CLI.run(["add", "--iterations", "1", path, username], stdin: Secret.password(index) + "\n")
+                let result = try CLI.run(["add", "--iterations", "1", path, username], stdin: Canary.password(index) + "\n")
                 #expect(result.status == 0, "\(username): \(result)")
                 let store = CredentialStore(path: path, policy: oneRound)
-                #expect(try store.authenticate(username: username, password: Secret.password(index)))
+                #expect(try store.authenticate(username: username, password: Canary.password(index)))
             }
         }
     }
 
     static let badPasswords: [(name: String, bytes: [UInt8], plaintextOnly: Bool)] = [
         ("empty", [], false),
-        ("4097 bytes", Array((Secret.password("") + String(repeating: "p", count: 4097 - Secret.password("").utf8.count)).utf8), false),
-        ("NUL", Array("\(Secret.password("a"))\0b".utf8), false),
-        ("inner CR", Array("\(Secret.password("a"))\rb".utf8), false),
-        ("starts with $ (plaintext)", Array("$\(Secret.password("a"))".utf8), true),
-        ("crypt form (plaintext)", Array("$6$\(Secret.password("salt"))$x".utf8), true),
-        ("{SSHA} (plaintext)", Array("{SSHA}\(Secret.password("a"))".utf8), true),
-        ("control byte 0x01 (plaintext)", Array("\(Secret.password("a"))\u{01}".utf8), true),
-        ("DEL (plaintext)", Array("\(Secret.password("a"))\u{7F}".utf8), true),
-        ("ESC (plaintext)", Array("\(Secret.password("a"))\u{1B}[0m".utf8), true),
-        ("invalid UTF-8 (plaintext)", Array(Secret.password("a").utf8) + [0xFF, 0xFE], true),
+        ("4097 bytes", Array((Canary.password("") + String(repeating: "p", count: 4097 - Canary.password("").utf8.count)).utf8), false),
+        ("NUL", Array("\(Canary.password("a"))\0b".utf8), false),
+        ("inner CR", Array("\(Canary.password("a"))\rb".utf8), false),
+        ("starts with $ (plaintext)", Array("$\(Canary.password("a"))".utf8), true),
+        ("crypt form (plaintext)", Array("$6$\(Canary.password("salt"))$x".utf8), true),
+        ("{SSHA} (plaintext)", Array("{SSHA}\(Canary.password("a"))".utf8), true),
+        ("control byte 0x01 (plaintext)", Array("\(Canary.password("a"))\u{01}".utf8), true),
+        ("DEL (plaintext)", Array("\(Canary.password("a"))\u{7F}".utf8), true),
+        ("ESC (plaintext)", Array("\(Canary.password("a"))\u{1B}[0m".utf8), true),
+        ("invalid UTF-8 (plaintext)", Array(Canary.password("a").utf8) + [0xFF, 0xFE], true),
     ]
 
     @Test("Bad new passwords: exit 2 from add, passwd and import; the file byte for byte", arguments: badPasswords)
@@ -861,8 +862,8 @@ struct StorageTests {
     func goodPasswords() throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
-            let long = Secret.password("") + String(repeating: "p", count: 4096 - Secret.password("").utf8.count)
-            let passwords = [long, Secret.password("tab\there"), Secret.password("contraseña"), Secret.password("a,b")]
+            let long = Canary.password("") + String(repeating: "p", count: 4096 - Canary.password("").utf8.count)
+            let passwords = [long, Canary.password("tab\there"), Canary.password("contraseña"), Canary.password("a,b")]
             for (index, password) in passwords.enumerated() {
                 for plaintext in [false, true] {
                     let user = "u\(index)\(plaintext ? "p" : "h")"
@@ -882,7 +883,7 @@ struct StorageTests {
             let path = dir.file("creds.txt")
             try Fixture.write(to: path)
             // The CLI reads one line: the rest of standard input is never a password.
-            let injected = "\(Secret.password("first"))\nadmin,\(Secret.password("admin"))\n"
+            let injected = "\(Canary.password("first"))\nadmin,\(Canary.password("admin"))\n"
             for plaintext in [true, false] {
                 let user = plaintext ? "a" : "b"
                 let old = try readBytes(path)
@@ -891,21 +892,21 @@ struct StorageTests {
                 #expect(result.status == 0, "\(result)")
                 let new = try readBytes(path)
                 #expect(rawLines(new).count == rawLines(old).count + 1)
-                #expect(new.text.hasSuffix(plaintext ? "\na,\(Secret.password("first"))\n" : "\n"))
+                #expect(new.text.hasSuffix(plaintext ? "\na,\(Canary.password("first"))\n" : "\n"))
             }
             let store = CredentialStore(path: path, policy: oneRound)
-            #expect(try store.authenticate(username: "a", password: Secret.password("first")))
-            #expect(try store.authenticate(username: "b", password: Secret.password("first")))
+            #expect(try store.authenticate(username: "a", password: Canary.password("first")))
+            #expect(try store.authenticate(username: "b", password: Canary.password("first")))
             #expect(try store.read().firstEntry(named: "admin") == nil)
             // The library refuses LF and CR in names and passwords outright.
             let before = try readBytes(path)
             let attempts: [() throws -> Void] = [
-                { try store.register(username: "c\nadmin", password: Secret.password("x")) },
-                { try store.register(username: "c", password: "\(Secret.password("x"))\nadmin,\(Secret.password("y"))") },
-                { try store.register(username: "c", password: Password("\(Secret.password("x"))\radmin"), storage: .plaintext) },
-                { try store.changePassword(username: "valencia", to: "\(Secret.password("x"))\nadmin,\(Secret.password("y"))") },
-                { _ = try store.importUsers([(username: "c\radmin", password: Password(Secret.password("x")))]) },
-                { _ = try store.importUsers([(username: "c", password: Password("\(Secret.password("x"))\nadmin,y"))], storage: .plaintext) },
+                { try store.register(username: "c\nadmin", password: Canary.password("x")) },
+                { try store.register(username: "c", password: "\(Canary.password("x"))\nadmin,\(Canary.password("y"))") },
+                { try store.register(username: "c", password: Password("\(Canary.password("x"))\radmin"), storage: .plaintext) },
+                { try store.changePassword(username: "valencia", to: "\(Canary.password("x"))\nadmin,\(Canary.password("y"))") },
+                { _ = try store.importUsers([(username: "c\radmin", password: Password(Canary.password("x")))]) },
+                { _ = try store.importUsers([(username: "c", password: Password("\(Canary.password("x"))\nadmin,y"))], storage: .plaintext) },
             ]
             for attempt in attempts {
                 do {
@@ -913,7 +914,7 @@ struct StorageTests {
                     Issue.record("an injection attempt was accepted")
                 } catch let error as CredFileError {
                     #expect(error.code == .usage)
-                    Secret.expectNoLeak(error.description, of: "a library error")
+                    Canary.expectNoLeak(error.description, of: "a library error")
                 }
             }
             #expect(try readBytes(path) == before)
@@ -942,7 +943,7 @@ enum CLIHelpers {
     /// Runs a tool quietly; returns its exit status (127 when it cannot be started).
     static func runTool(_ path: String, _ arguments: [String]) throws -> Int32 {
         guard FileManager.default.isExecutableFile(atPath: path) else { return 127 }
-        let child = try Child.start(executable: path, arguments: arguments, stdin: [], environment: CLI.environment([:]))
-        return try child.wait().status ?? 128
+        let child = try ChildProcess.start(path, arguments, stdin: [], environment: CLI.environment([:]))
+        return try child.checkedWait().status ?? 128
     }
 }

@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -14,7 +15,7 @@ import Glibc
 
 /// `count` plaintext entries `u00…,Sekr3t-p00…` (LF endings).
 private func plaintextFile(_ count: Int) -> [UInt8] {
-    Array((0..<count).map { "u\(pad($0)),\(Secret.password("p\(pad($0))"))\n" }.joined().utf8)
+    Array((0..<count).map { "u\(pad($0)),\(Canary.password("p\(pad($0))"))\n" }.joined().utf8)
 }
 
 private func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
@@ -41,10 +42,10 @@ private func expectPrefixHashed(
         if secret.starts(with: Array("$pbkdf2-".utf8)) {
             #expect(hashed == index, "line \(index + 1) is hashed after a plaintext line", sourceLocation: sourceLocation)
             let hash = try PasswordHash(parsing: secret[...])
-            #expect(try hash.verify(Password(Secret.password("p\(pad(index))"))), "line \(index + 1)", sourceLocation: sourceLocation)
+            #expect(try hash.verify(Password(Canary.password("p\(pad(index))"))), "line \(index + 1)", sourceLocation: sourceLocation)
             hashed += 1
         } else {
-            #expect(secret.text == Secret.password("p\(pad(index))"), "line \(index + 1) changed", sourceLocation: sourceLocation)
+            #expect(secret.text == Canary.password("p\(pad(index))"), "line \(index + 1) changed", sourceLocation: sourceLocation)
         }
     }
     return hashed
@@ -144,12 +145,12 @@ struct UpgradeBatchTests {
                 guard done == 4 else { return }  // u03 is hashed, batch 2 not yet committed
                 do {
                     // Behind the walk, already hashed: a new password, hashed.
-                    try other.changePassword(username: "u01", to: Password(Secret.password("new01")), storage: .hashed)
+                    try other.changePassword(username: "u01", to: Password(Canary.password("new01")), storage: .hashed)
                     // In the batch in flight: the hash being made is for the old bytes.
-                    try other.changePassword(username: "u04", to: Password(Secret.password("new04")), storage: .plaintext)
+                    try other.changePassword(username: "u04", to: Password(Canary.password("new04")), storage: .plaintext)
                     // Ahead of the walk.
-                    try other.changePassword(username: "u08", to: Password(Secret.password("new08")), storage: .plaintext)
-                    try other.register(username: "late", password: Password(Secret.password("late")), storage: .plaintext)
+                    try other.changePassword(username: "u08", to: Password(Canary.password("new08")), storage: .plaintext)
+                    try other.register(username: "late", password: Password(Canary.password("late")), storage: .plaintext)
                     try other.remove(username: "u09")
                 } catch {
                     failures.withLock { $0.append("\(error)") }
@@ -159,13 +160,13 @@ struct UpgradeBatchTests {
             #expect(summary.skipped == 1, "u04's hash was for bytes that changed")
             #expect(summary.left == 0 && !summary.stopped)
             let logins: [(String, String)] = [
-                ("u00", Secret.password("p00")), ("u01", Secret.password("new01")), ("u04", Secret.password("new04")),
-                ("u05", Secret.password("p05")), ("u08", Secret.password("new08")), ("late", Secret.password("late")),
+                ("u00", Canary.password("p00")), ("u01", Canary.password("new01")), ("u04", Canary.password("new04")),
+                ("u05", Canary.password("p05")), ("u08", Canary.password("new08")), ("late", Canary.password("late")),
             ]
             for (user, password) in logins {
                 #expect(try store.authenticate(username: user, password: password), "\(user)")
             }
-            #expect(try !store.authenticate(username: "u04", password: Secret.password("p04")))
+            #expect(try !store.authenticate(username: "u04", password: Canary.password("p04")))
             #expect(try store.read().firstEntry(named: "u09") == nil)
             // Nothing is left in plaintext: u04, u08 and late were hashed when the walk got there.
             for line in try store.read().lines {
@@ -188,15 +189,15 @@ struct UpgradeBatchTests {
     // MARK: The command
 
     /// Starts `credfile upgrade` on `count` entries with slow hashes and short batches.
-    private func startSlowUpgrade(_ path: String, json: Bool = false, jobs: Int = 2) throws -> Child {
+    private func startSlowUpgrade(_ path: String, json: Bool = false, jobs: Int = 2) throws -> ChildProcess {
         try CLI.start(
             ["upgrade", "--iterations", "200000", "--jobs", "\(jobs)", path] + (json ? ["--json"] : []),
             environment: ["CREDFILE_UPGRADE_BATCH_SECONDS": "0.2"])
     }
 
     /// Waits until at least `count` lines of the file are hashed while `child` runs.
-    private func waitForHashedLines(_ path: String, _ count: Int, while child: Child) throws -> Bool {
-        for _ in 0..<6000 where child.process.isRunning {
+    private func waitForHashedLines(_ path: String, _ count: Int, while child: ChildProcess) throws -> Bool {
+        for _ in 0..<6000 where child.isRunning {
             if (try? hashedFlags(path).filter { $0 }.count) ?? 0 >= count { return true }
             usleep(10_000)
         }
@@ -217,7 +218,7 @@ struct UpgradeBatchTests {
             let sawBatch = try waitForHashedLines(path, 2, while: upgrade)
             #expect(sawBatch, "no batch was committed while the upgrade ran")
             kill(upgrade.pid, signal)
-            let result = try upgrade.wait()
+            let result = try upgrade.checkedWait()
             #expect(result.signal == nil, "killed by the signal instead of exiting: \(result)")
             #expect(result.status == status, "\(result)")
             let hashed = try expectPrefixHashed(path, count: count)
@@ -251,7 +252,7 @@ struct UpgradeBatchTests {
             let upgrade = try startSlowUpgrade(path, json: true)
             #expect(try waitForHashedLines(path, 1, while: upgrade))
             kill(upgrade.pid, SIGTERM)
-            let result = try upgrade.wait()
+            let result = try upgrade.checkedWait()
             #expect(result.status == 143, "\(result)")
             let summary = try jsonObject(result.stdout)
             let hashed = try hashedFlags(path).filter { $0 }.count
@@ -274,21 +275,21 @@ struct UpgradeBatchTests {
             let upgrade = try startSlowUpgrade(path, json: true, jobs: 1)
             #expect(try waitForHashedLines(path, 1, while: upgrade))
             let add = try CLI.run(
-                ["add", "--plaintext", path, "during"], stdin: Secret.password("during") + "\n")
+                ["add", "--plaintext", path, "during"], stdin: Canary.password("during") + "\n")
             #expect(add.status == 0, "\(add)")
-            #expect(upgrade.process.isRunning, "the upgrade ended before the add: the overlap was not tested")
-            let result = try upgrade.wait()
+            #expect(upgrade.isRunning, "the upgrade ended before the add: the overlap was not tested")
+            let result = try upgrade.checkedWait()
             #expect(result.status == 0, "\(result)")
             let summary = try jsonObject(result.stdout)
             #expect((summary["batches"] as? Int).map { $0 >= 2 } == true, "\(result)")
             #expect(summary["left"] as? Int == 0)
             let store = CredentialStore(path: path, policy: oneRound)
-            #expect(try store.authenticate(username: "during", password: Secret.password("during")))
+            #expect(try store.authenticate(username: "during", password: Canary.password("during")))
             if case .plaintext? = try storedSecret(of: "during", in: path) {
                 Issue.record("the entry added meanwhile was not hashed when the walk reached it")
             }
             for n in 0..<count {
-                #expect(try store.authenticate(username: "u\(pad(n))", password: Secret.password("p\(pad(n))")))
+                #expect(try store.authenticate(username: "u\(pad(n))", password: Canary.password("p\(pad(n))")))
             }
         }
     }

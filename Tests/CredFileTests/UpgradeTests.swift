@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -24,43 +25,43 @@ struct LegacyFile {
     let logins: [(String, String)]
 
     static func make() throws -> LegacyFile {
-        let hashed = try PasswordHash(hashing: Password(Secret.password("hashed")), policy: policy(rounds: 1000)).string
+        let hashed = try PasswordHash(hashing: Password(Canary.password("hashed")), policy: policy(rounds: 1000)).string
         let hashed512 = try PasswordHash(
-            hashing: Password(Secret.password("h512")), policy: policy(rounds: 1000, algorithm: .sha512)
+            hashing: Password(Canary.password("h512")), policy: policy(rounds: 1000, algorithm: .sha512)
         ).string
-        let nfd = Secret.password("cafe\u{301}")  // decomposed é: hashed as NFC
+        let nfd = Canary.password("cafe\u{301}")  // decomposed é: hashed as NFC
         let lines: [(String, String?)] = [
             ("\u{FEFF}# legacy users, from the seed app\r\n", nil),  // 0
-            ("valencia,\(Secret.password("valencia"))\r\n", Secret.password("valencia")),  // 1 plaintext
+            ("valencia,\(Canary.password("valencia"))\r\n", Canary.password("valencia")),  // 1 plaintext
             ("\n", nil),  // 2
-            ("usuario2,\(Secret.password("usuario2"))\n", Secret.password("usuario2")),  // 3 plaintext
+            ("usuario2,\(Canary.password("usuario2"))\n", Canary.password("usuario2")),  // 3 plaintext
             ("  \t\r\n", nil),  // 4 blank
             ("# another comment\n", nil),  // 5
-            ("dup,\(Secret.password("dup1"))\n", Secret.password("dup1")),  // 6 plaintext
-            ("dup,\(Secret.password("dup2"))\r\n", Secret.password("dup2")),  // 7 shadowed plaintext
-            (",\(Secret.password("noname"))\n", nil),  // 8 malformed: empty username (line 9)
-            ("ctl,\(Secret.password("c"))\u{01}tl\n", nil),  // 9 malformed: control byte (line 10)
+            ("dup,\(Canary.password("dup1"))\n", Canary.password("dup1")),  // 6 plaintext
+            ("dup,\(Canary.password("dup2"))\r\n", Canary.password("dup2")),  // 7 shadowed plaintext
+            (",\(Canary.password("noname"))\n", nil),  // 8 malformed: empty username (line 9)
+            ("ctl,\(Canary.password("c"))\u{01}tl\n", nil),  // 9 malformed: control byte (line 10)
             ("badhash,$pbkdf2-sha256$xx$bad$bad\n", nil),  // 10 malformed hash (line 11)
-            ("nocomma-\(Secret.password("n"))\n", nil),  // 11 malformed: no comma (line 12)
+            ("nocomma-\(Canary.password("n"))\n", nil),  // 11 malformed: no comma (line 12)
             ("phpass,$H$9abcdefghijklmnopqrstuu\n", nil),  // 12 unsupported
-            ("ldap,{MD5}\(Secret.marker)AAAA\n", nil),  // 13 unsupported
-            ("hashed,\(hashed)\n", Secret.password("hashed")),  // 14 already hashed (weak)
-            ("hashed512,\(hashed512)\r\n", Secret.password("h512")),  // 15 already hashed (weak)
+            ("ldap,{MD5}\(Canary.marker)AAAA\n", nil),  // 13 unsupported
+            ("hashed,\(hashed)\n", Canary.password("hashed")),  // 14 already hashed (weak)
+            ("hashed512,\(hashed512)\r\n", Canary.password("h512")),  // 15 already hashed (weak)
             ("josé,\(nfd)\n", nfd),  // 16 plaintext, not NFC
-            ("comma,\(Secret.password("a,b,c"))\n", Secret.password("a,b,c")),  // 17 plaintext with commas
-            ("spaces,\t \(Secret.password("sp")) \n", "\t \(Secret.password("sp")) "),  // 18 plaintext, blanks kept
-            ("last,\(Secret.password("last"))", Secret.password("last")),  // 19 plaintext, no LF
+            ("comma,\(Canary.password("a,b,c"))\n", Canary.password("a,b,c")),  // 17 plaintext with commas
+            ("spaces,\t \(Canary.password("sp")) \n", "\t \(Canary.password("sp")) "),  // 18 plaintext, blanks kept
+            ("last,\(Canary.password("last"))", Canary.password("last")),  // 19 plaintext, no LF
         ]
         return LegacyFile(
             lines: lines.map { ($0.0, $0.1) },
             plaintextIndices: [1, 3, 6, 7, 16, 17, 18, 19],
             malformedLineNumbers: [9, 10, 11, 12],
             logins: [
-                ("valencia", Secret.password("valencia")), ("usuario2", Secret.password("usuario2")),
-                ("dup", Secret.password("dup1")), ("hashed", Secret.password("hashed")),
-                ("hashed512", Secret.password("h512")), ("josé", nfd), ("josé", Secret.password("caf\u{E9}")),
-                ("jose\u{301}", Secret.password("caf\u{E9}")), ("comma", Secret.password("a,b,c")),
-                ("spaces", "\t \(Secret.password("sp")) "), ("last", Secret.password("last")),
+                ("valencia", Canary.password("valencia")), ("usuario2", Canary.password("usuario2")),
+                ("dup", Canary.password("dup1")), ("hashed", Canary.password("hashed")),
+                ("hashed512", Canary.password("h512")), ("josé", nfd), ("josé", Canary.password("caf\u{E9}")),
+                ("jose\u{301}", Canary.password("caf\u{E9}")), ("comma", Canary.password("a,b,c")),
+                ("spaces", "\t \(Canary.password("sp")) "), ("last", Canary.password("last")),
             ])
     }
 
@@ -102,10 +103,10 @@ func jsonObject(_ text: String) throws -> [String: Any] {
 /// Whether `python3 -c 'import passlib.hash'` works here (passlib or its fork libpass),
 /// with the `python3` found on PATH.
 let passlibAvailable: Bool = {
-    guard let child = try? Child.start(
-            executable: "/usr/bin/env", arguments: ["python3", "-c", "import passlib.hash"], stdin: [],
+    guard let child = try? ChildProcess.start(
+            "/usr/bin/env", ["python3", "-c", "import passlib.hash"], stdin: [],
             environment: CLI.environment([:])),
-        let result = try? child.wait()
+        let result = try? child.checkedWait()
     else { return false }
     return result.status == 0
 }()
@@ -137,8 +138,8 @@ struct UpgradeTests {
             for (user, password) in legacy.logins {
                 #expect(try store.authenticate(username: user, password: password), "\(user) cannot log in")
             }
-            #expect(try !store.authenticate(username: "dup", password: Secret.password("dup2")), "a shadowed entry logged in")
-            #expect(try !store.authenticate(username: "valencia", password: Secret.password("usuario2")))
+            #expect(try !store.authenticate(username: "dup", password: Canary.password("dup2")), "a shadowed entry logged in")
+            #expect(try !store.authenticate(username: "valencia", password: Canary.password("usuario2")))
 
             // No plaintext is left: not in the findings, and not in any line, shadowed or not.
             let after = try store.findings()
@@ -250,10 +251,10 @@ struct UpgradeTests {
                 print(len(pairs), "verified; failed:", bad, "accepted a wrong password:", wrong)
                 sys.exit(1 if bad or wrong else 0)
                 """
-            let child = try Child.start(
-                executable: "/usr/bin/env", arguments: ["python3", "-c", script, dir.file("pairs.json")], stdin: [],
+            let child = try ChildProcess.start(
+                "/usr/bin/env", ["python3", "-c", script, dir.file("pairs.json")], stdin: [],
                 environment: CLI.environment([:]))
-            let result = try child.wait()
+            let result = try child.checkedWait()
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout.hasPrefix("\(pairs.count) verified; failed: [] accepted a wrong password: []"))
         }
@@ -266,28 +267,28 @@ struct UpgradeTests {
         try withTemporaryDirectory(onTmpfs: true) { dir in
             let path = dir.file("big.txt")
             let count = 20_000
-            try writeText(path, (0..<count).map { String(format: "u%05d,\(Secret.marker)%05d\n", $0, $0) }.joined())
+            try writeText(path, (0..<count).map { String(format: "u%05d,\(Canary.marker)%05d\n", $0, $0) }.joined())
             let upgrade = try CLI.start(["upgrade", "--json", "--iterations", "100", "--jobs", "2", path])
             // Hashing runs on extra threads (DispatchQueue.concurrentPerform), after the
             // snapshot was read: wait until the upgrade has more than one thread.
             var hashing = false
-            for _ in 0..<6000 where !hashing && upgrade.process.isRunning {
+            for _ in 0..<6000 where !hashing && upgrade.isRunning {
                 usleep(10_000)
                 hashing = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(upgrade.pid)/task"))?.count ?? 0) > 1
             }
             try #require(hashing, "the upgrade never started hashing")
             let writes: [([String], String)] = [
-                (["add", "--plaintext", path, "during"], Secret.password("during") + "\n"),
-                (["passwd", "--iterations", "100", path, "u00007"], Secret.password("changed") + "\n"),
-                (["passwd", "--plaintext", path, "u00008"], Secret.password("changed-plain") + "\n"),
+                (["add", "--plaintext", path, "during"], Canary.password("during") + "\n"),
+                (["passwd", "--iterations", "100", path, "u00007"], Canary.password("changed") + "\n"),
+                (["passwd", "--plaintext", path, "u00008"], Canary.password("changed-plain") + "\n"),
                 (["delete", path, "u00009"], ""),
             ]
             for (arguments, stdin) in writes {
                 let result = try CLI.run(arguments, stdin: stdin)
                 #expect(result.status == 0, "\(arguments[0]): \(result)")
             }
-            #expect(upgrade.process.isRunning, "the upgrade ended before the other writers: the overlap was not tested")
-            let result = try upgrade.wait()
+            #expect(upgrade.isRunning, "the upgrade ended before the other writers: the overlap was not tested")
+            let result = try upgrade.checkedWait()
             #expect(result.status == 0, "\(result)")
             let summary = try jsonObject(result.stdout)
             // Batches walk the file front to back and see each writer's work when they get
@@ -302,10 +303,10 @@ struct UpgradeTests {
             #expect(plaintext.count <= 2, "only entries written after the walk passed may be plaintext")
 
             let store = CredentialStore(path: path, policy: try policy(rounds: 100))
-            #expect(try store.authenticate(username: "during", password: Secret.password("during")))
-            #expect(try store.authenticate(username: "u00007", password: Secret.password("changed")))
-            #expect(try !store.authenticate(username: "u00007", password: "\(Secret.marker)00007"))
-            #expect(try store.authenticate(username: "u00008", password: Secret.password("changed-plain")))
+            #expect(try store.authenticate(username: "during", password: Canary.password("during")))
+            #expect(try store.authenticate(username: "u00007", password: Canary.password("changed")))
+            #expect(try !store.authenticate(username: "u00007", password: "\(Canary.marker)00007"))
+            #expect(try store.authenticate(username: "u00008", password: Canary.password("changed-plain")))
             #expect(try store.read().firstEntry(named: "u00009") == nil)
             let file = try store.read()
             #expect(file.lineCount == count)
@@ -314,7 +315,7 @@ struct UpgradeTests {
                 #expect(line.content.starts(with: "\(user),$pbkdf2-sha256$100$".utf8), "line \(line.number)")
             }
             for n in stride(from: 0, to: count, by: 500) where ![7, 8, 9].contains(n) {
-                #expect(try store.authenticate(username: String(format: "u%05d", n), password: String(format: "\(Secret.marker)%05d", n)))
+                #expect(try store.authenticate(username: String(format: "u%05d", n), password: String(format: "\(Canary.marker)%05d", n)))
             }
             #expect(try dir.temporaryFiles(of: "big.txt").isEmpty)
         }
@@ -330,7 +331,7 @@ struct UpgradeTests {
             // The entries, then 4 MB of comments: the file is large enough that writing it
             // takes a while (a window to kill in), while hashing stays cheap.
             let entries = Array(
-                ("# users\r\n" + (0..<count).map { String(format: "u%04d,\(Secret.marker)%04d\n", $0, $0) }.joined()).utf8)
+                ("# users\r\n" + (0..<count).map { String(format: "u%04d,\(Canary.marker)%04d\n", $0, $0) }.joined()).utf8)
             let trailer = Data(
                 String(repeating: "# " + String(repeating: "c", count: 40_000) + "\n", count: 100).utf8)
             let old = Data(entries) + trailer
@@ -360,7 +361,7 @@ struct UpgradeTests {
                 }
                 for index in stride(from: 1, through: hashed, by: 97) {
                     let hash = try PasswordHash(parsing: after[index].dropFirst(6).dropLast())
-                    #expect(try hash.verify(Password(String(format: "\(Secret.marker)%04d", index - 1))), "line \(index + 1)")
+                    #expect(try hash.verify(Password(String(format: "\(Canary.marker)%04d", index - 1))), "line \(index + 1)")
                 }
                 return hashed
             }
@@ -368,7 +369,7 @@ struct UpgradeTests {
             // A whole run first: it works, and it times a run.
             try writeBytes(path, old)
             let first = try CLI.start(arguments, environment: environment)
-            let whole = try first.wait()
+            let whole = try first.checkedWait()
             var durations = [first.runningTime]
             #expect(whole.status == 0, "\(whole)")
             #expect(try hashedPrefix(readData(path)) == count)
@@ -388,7 +389,7 @@ struct UpgradeTests {
                     sent = child.killNow()
                 case 1:
                     // Hashing runs on extra threads.
-                    while child.process.isRunning
+                    while child.isRunning
                         && ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.pid)/task"))?.count ?? 0) < 2
                     {
                         usleep(500)
@@ -400,7 +401,7 @@ struct UpgradeTests {
                     let skip = Int.random(in: 0..<4, using: &rng)
                     var seen = 0
                     var inTemporary = false
-                    while child.process.isRunning && !sent {
+                    while child.isRunning && !sent {
                         let present = (try? dir.temporaryFiles(of: "users.txt"))?.isEmpty == false
                         if present && !inTemporary {
                             if seen == skip { sent = child.killNow() }
@@ -411,7 +412,7 @@ struct UpgradeTests {
                     }
                     if sent { killedInCommit += 1 }
                 }
-                let result = try child.wait()
+                let result = try child.checkedWait()
                 guard sent else {
                     durations.append(child.runningTime)
                     #expect(result.status == 0, "\(result)")
@@ -441,24 +442,24 @@ struct UpgradeTests {
             try PasswordHash(hashing: Password(password), policy: policy(rounds: rounds, algorithm: algorithm)).string
         }
         return [
-            "plain,\(Secret.password("plain"))\n",  // 0: plaintext
-            "weak,\(try hash(Secret.password("weak"), 500))\n",  // 1: fewer rounds than the policy
-            "strong,\(try hash(Secret.password("strong"), 2000))\r\n",  // 2: more rounds: kept
-            "other,\(try hash(Secret.password("other"), 1000, .sha512))\n",  // 3: another algorithm
+            "plain,\(Canary.password("plain"))\n",  // 0: plaintext
+            "weak,\(try hash(Canary.password("weak"), 500))\n",  // 1: fewer rounds than the policy
+            "strong,\(try hash(Canary.password("strong"), 2000))\r\n",  // 2: more rounds: kept
+            "other,\(try hash(Canary.password("other"), 1000, .sha512))\n",  // 3: another algorithm
             "bad,$pbkdf2-sha256$1000$bad\n",  // 4: malformed
-            "same,\(try hash(Secret.password("same"), 1000))\n",  // 5: exactly the policy: kept
-            "last,\(Secret.password("last"))",  // 6: plaintext, no LF
+            "same,\(try hash(Canary.password("same"), 1000))\n",  // 5: exactly the policy: kept
+            "last,\(Canary.password("last"))",  // 6: plaintext, no LF
         ]
     }
 
     /// (user, password, index of its line, whether a good login rehashes it)
     static let loginCases: [(String, String, Int, Bool)] = [
-        ("plain", Secret.password("plain"), 0, true),
-        ("weak", Secret.password("weak"), 1, true),
-        ("strong", Secret.password("strong"), 2, false),
-        ("other", Secret.password("other"), 3, true),
-        ("same", Secret.password("same"), 5, false),
-        ("last", Secret.password("last"), 6, true),
+        ("plain", Canary.password("plain"), 0, true),
+        ("weak", Canary.password("weak"), 1, true),
+        ("strong", Canary.password("strong"), 2, false),
+        ("other", Canary.password("other"), 3, true),
+        ("same", Canary.password("same"), 5, false),
+        ("last", Canary.password("last"), 6, true),
     ]
 
     @Test("verify --upgrade rehashes plaintext, fewer rounds and another algorithm after a good login; nothing else")
@@ -496,7 +497,7 @@ struct UpgradeTests {
             }
             // Unknown users and malformed entries: denied, nothing written.
             try writeBytes(path, original)
-            for (user, password) in [("nobody", Secret.password("plain")), ("bad", "bad"), ("plain", "")] {
+            for (user, password) in [("nobody", Canary.password("plain")), ("bad", "bad"), ("plain", "")] {
                 let result = try CLI.run(["verify", "--upgrade", "--iterations", "1000", path, user], stdin: password + "\n")
                 #expect(result.status == 1 || (password.isEmpty && result.status == 2), "\(user): \(result)")
                 #expect(try readBytes(path) == original)
@@ -535,7 +536,7 @@ struct UpgradeTests {
             #expect(try readBytes(path) == original)
             // A policy with fewer rounds never downgrades anything.
             let weakStore = CredentialStore(path: path, policy: try policy(rounds: 10))
-            #expect(try weakStore.authenticate(username: "same", password: Secret.password("same"), upgradeOnSuccess: true))
+            #expect(try weakStore.authenticate(username: "same", password: Canary.password("same"), upgradeOnSuccess: true))
             #expect(try readBytes(path) == original)
         }
     }

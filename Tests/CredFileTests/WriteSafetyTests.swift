@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -31,12 +32,12 @@ func makeDirectory(_ path: String, mode: mode_t, owner: (uid: uid_t, gid: gid_t)
 }
 
 /// Runs `credfile ARGUMENTS` as uid/gid 65534 with no supplementary groups (`setpriv`).
-func runAsOtherUser(_ arguments: [String], stdin: String) throws -> ChildResult {
-    let child = try Child.start(
-        executable: "/usr/bin/setpriv",
-        arguments: ["--reuid=\(otherUser.uid)", "--regid=\(otherUser.gid)", "--clear-groups", try CLI.path()] + arguments,
+func runAsOtherUser(_ arguments: [String], stdin: String) throws -> ProcessResult {
+    let child = try ChildProcess.start(
+        "/usr/bin/setpriv",
+        ["--reuid=\(otherUser.uid)", "--regid=\(otherUser.gid)", "--clear-groups", try CLI.path()] + arguments,
         stdin: Array(stdin.utf8), environment: CLI.environment([:]))
-    return try child.wait()
+    return try child.checkedWait()
 }
 
 @Suite("Write safety: symlinks, hard links, the lock, stale files, long names, faults")
@@ -139,7 +140,7 @@ struct WriteSafetyTests {
             let path = linkCase.linkIsDirectory ? link + "/creds.txt" : link
 
             let commands: [([String], String)] = [
-                (["add", "--iterations", "1", path, "nuevo"], Secret.password("nuevo") + "\n"),
+                (["add", "--iterations", "1", path, "nuevo"], Canary.password("nuevo") + "\n"),
                 (["delete", path, "dup"], ""),
                 (["upgrade", "--iterations", "1", path], ""),
             ]
@@ -177,7 +178,7 @@ struct WriteSafetyTests {
             try makeSymlink("sticky/planted", at: dir.file("mine"))
             try makeSymlink("./mine", at: dir.file("hop"))
             for path in [dir.file("mine"), dir.file("hop"), dir.file("sticky/../hop")] {
-                let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password(1) + "\n")
+                let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n")
                 #expect(result.status == 5, "\(path): \(result)")
                 #expect(result.message.contains("refusing to follow the symlink \(dir.file("sticky/planted"))"), "\(result)")
                 #expect(try readBytes(target) == Fixture.bytes)
@@ -212,8 +213,8 @@ struct WriteSafetyTests {
             // A relative path, resolved from the working directory, in a child (the test
             // process's working directory is shared).
             let child = try CLI.shell(
-                "cd \"$1\" && \"$CREDFILE\" add --iterations 1 ab/creds.txt uno", [dir.path], stdin: Secret.password(1) + "\n")
-            #expect(try child.wait().status == 0)
+                "cd \"$1\" && \"$CREDFILE\" add --iterations 1 ab/creds.txt uno", [dir.path], stdin: Canary.password(1) + "\n")
+            #expect(try child.checkedWait().status == 0)
             #expect(try dir.names() == ["a", "ab", "abs"])
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("a/b")).sorted() == ["creds.txt", "creds.txt.lock"])
         }
@@ -237,7 +238,7 @@ struct WriteSafetyTests {
             }
             // Upgrade-on-login: the login stands, the rehash is refused.
             let verify = try CLI.run(
-                ["verify", "--upgrade", "--iterations", "1", path, "valencia"], stdin: Secret.password("valencia") + "\n")
+                ["verify", "--upgrade", "--iterations", "1", path, "valencia"], stdin: Canary.password("valencia") + "\n")
             #expect(verify.status == 0, "\(verify)")
             #expect(verify.message.contains("hard links"), "\(verify)")
             let store = CredentialStore(path: path, policy: oneRound)
@@ -264,16 +265,16 @@ struct WriteSafetyTests {
                 try writeBytes(path + ".lock", [])
                 #expect(try lstatInfo(path + ".lock").st_uid == 0)
             }
-            let byRoot = try CLI.run(["add", "--iterations", "1", path, "porroot"], stdin: Secret.password("root") + "\n")
+            let byRoot = try CLI.run(["add", "--iterations", "1", path, "porroot"], stdin: Canary.password("root") + "\n")
             #expect(byRoot.status == 0, "\(byRoot)")
             let lock = try lstatInfo(path + ".lock")
             #expect(lock.st_uid == otherUser.uid && lock.st_gid == otherUser.gid)
             #expect(lock.st_mode & 0o7777 == 0o600)
-            let byOwner = try runAsOtherUser(["add", "--iterations", "1", path, "pordueno"], stdin: Secret.password("own") + "\n")
+            let byOwner = try runAsOtherUser(["add", "--iterations", "1", path, "pordueno"], stdin: Canary.password("own") + "\n")
             #expect(byOwner.status == 0, "\(byOwner)")
             let store = CredentialStore(path: path, policy: oneRound)
-            #expect(try store.authenticate(username: "porroot", password: Secret.password("root")))
-            #expect(try store.authenticate(username: "pordueno", password: Secret.password("own")))
+            #expect(try store.authenticate(username: "porroot", password: Canary.password("root")))
+            #expect(try store.authenticate(username: "pordueno", password: Canary.password("own")))
             #expect(try statInfo(path).st_uid == otherUser.uid)
         }
     }
@@ -287,7 +288,7 @@ struct WriteSafetyTests {
             try Fixture.write(to: path, owner: otherUser)
             try writeBytes(dir.file("precious"), [])
             guard link(dir.file("precious"), path + ".lock") == 0 else { throw HarnessError("link") }
-            _ = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password(1) + "\n")
+            _ = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n")
             #expect(try lstatInfo(dir.file("precious")).st_uid == 0)
         }
     }
@@ -295,10 +296,10 @@ struct WriteSafetyTests {
     /// Starts a process that holds `flock(LOCK_EX)` on `lockPath` for `holding` seconds and
     /// returns once it holds the lock. One process (Python's `fcntl.flock`), not flock(1):
     /// flock(1)'s command inherits the lock and would keep it after flock(1) is killed.
-    func holdLock(_ lockPath: String, seconds holding: Int) throws -> Child {
+    func holdLock(_ lockPath: String, seconds holding: Int) throws -> ChildProcess {
         let script = "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\ntime.sleep(float(sys.argv[2]))\n"
-        let child = try Child.start(
-            executable: "/usr/bin/python3", arguments: ["-c", script, lockPath, String(holding)], stdin: [],
+        let child = try ChildProcess.start(
+            "/usr/bin/python3", ["-c", script, lockPath, String(holding)], stdin: [],
             environment: CLI.environment([:]))
         let start = ContinuousClock.now
         while seconds(ContinuousClock.now - start) < 30 {
@@ -326,12 +327,12 @@ struct WriteSafetyTests {
             let holder = try holdLock(path + ".lock", seconds: 20)
             defer {
                 holder.killNow()
-                _ = try? holder.wait()
+                _ = try? holder.checkedWait()
             }
             var store = CredentialStore(path: path, policy: oneRound)
             store.lockTimeout = 0.3
             let error = #expect(throws: CredFileError.self) {
-                try store.register(username: "nuevo", password: Secret.password("n"))
+                try store.register(username: "nuevo", password: Canary.password("n"))
             }
             #expect(error?.code == .lock)
             #expect(error?.message.contains("another process held it for more than 0.3 s") == true, "\(String(describing: error))")
@@ -340,9 +341,9 @@ struct WriteSafetyTests {
             #expect(try readBytes(path) == Fixture.bytes)
             #expect(try dir.temporaryFiles(of: "creds.txt").isEmpty)
             holder.killNow()
-            _ = try holder.wait()
-            try store.register(username: "nuevo", password: Secret.password("n"))  // free again: timeout 0 suffices
-            #expect(try store.authenticate(username: "nuevo", password: Secret.password("n")))
+            _ = try holder.checkedWait()
+            try store.register(username: "nuevo", password: Canary.password("n"))  // free again: timeout 0 suffices
+            #expect(try store.authenticate(username: "nuevo", password: Canary.password("n")))
         }
     }
 
@@ -355,12 +356,12 @@ struct WriteSafetyTests {
             let holder = try holdLock(path + ".lock", seconds: 1)
             defer {
                 holder.killNow()
-                _ = try? holder.wait()
+                _ = try? holder.checkedWait()
             }
             var store = CredentialStore(path: path, policy: oneRound)
             store.lockTimeout = 120
-            try store.register(username: "nuevo", password: Secret.password("n"))
-            #expect(try store.authenticate(username: "nuevo", password: Secret.password("n")))
+            try store.register(username: "nuevo", password: Canary.password("n"))
+            #expect(try store.authenticate(username: "nuevo", password: Canary.password("n")))
         }
     }
 
@@ -390,7 +391,7 @@ struct WriteSafetyTests {
                 guard chown(dir.file(".creds.txt.credfile-Oth123"), otherUser.uid, otherUser.gid) == 0 else { throw HarnessError("chown") }
                 kept.append(".creds.txt.credfile-Oth123")
             }
-            let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password(1) + "\n")
+            let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n")
             #expect(result.status == 0, "\(result)")
             #expect(try dir.names() == (["creds.txt", "creds.txt.lock", "victim"] + kept).sorted())
             #expect(try readBytes(dir.file("victim")) == Array("keep me\n".utf8))
@@ -408,7 +409,7 @@ struct WriteSafetyTests {
             guard chown(dir.file(".creds.txt.credfile-Abc123"), 1234, 1234) == 0 else { throw HarnessError("chown") }
             try writeText(dir.file(".creds.txt.credfile-Xyz789"), "someone else's\n")
             guard chown(dir.file(".creds.txt.credfile-Xyz789"), 4321, 4321) == 0 else { throw HarnessError("chown") }
-            #expect(try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password(1) + "\n").status == 0)
+            #expect(try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n").status == 0)
             #expect(try dir.names() == [".creds.txt.credfile-Xyz789", "creds.txt", "creds.txt.lock"])
         }
     }
@@ -438,9 +439,9 @@ struct WriteSafetyTests {
             try writeText(dir.file(stale), "stale\n")
             #expect(stale.utf8.count <= 255)
             let commands: [([String], String)] = [
-                (["add", "--iterations", "1", path, "uno"], Secret.password(1) + "\n"),
-                (["add", "--backup", "--iterations", "1", path, "dos"], Secret.password(2) + "\n"),
-                (["passwd", "--backup", "--iterations", "1", path, "uno"], Secret.password(3) + "\n"),
+                (["add", "--iterations", "1", path, "uno"], Canary.password(1) + "\n"),
+                (["add", "--backup", "--iterations", "1", path, "dos"], Canary.password(2) + "\n"),
+                (["passwd", "--backup", "--iterations", "1", path, "uno"], Canary.password(3) + "\n"),
                 (["delete", path, "dos"], ""),
             ]
             for (arguments, stdin) in commands {
@@ -448,7 +449,7 @@ struct WriteSafetyTests {
                 #expect(result.status == 0, "\(name.utf8.count) bytes, \(arguments[0]): \(result)")
             }
             let store = CredentialStore(path: path, policy: oneRound)
-            #expect(try store.authenticate(username: "uno", password: Secret.password(3)))
+            #expect(try store.authenticate(username: "uno", password: Canary.password(3)))
             #expect(try store.read().entries(named: "dos").isEmpty)
             let names = try dir.names()
             #expect(names.count == 3, "\(names)")
@@ -513,7 +514,7 @@ struct WriteSafetyTests {
             let add = ["add", "--backup", "--iterations", "1", path, "nuevo"]
             // With --backup the first fsync is FILE.bak's temporary file, the second FILE's.
             try Fixture.write(to: path)
-            let second = try CLI.run(add, stdin: Secret.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:ENOSPC:2"])
+            let second = try CLI.run(add, stdin: Canary.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:ENOSPC:2"])
             #expect(second.status == 5, "\(second)")
             #expect(second.message.contains("fsync: No space left on device"), "\(second)")
             #expect(try readBytes(path) == Fixture.bytes)
@@ -521,12 +522,12 @@ struct WriteSafetyTests {
             #expect(try dir.temporaryFiles(of: "creds.txt").isEmpty)
 
             try FileManager.default.removeItem(atPath: path + ".bak")
-            let first = try CLI.run(add, stdin: Secret.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:EIO:1"])
+            let first = try CLI.run(add, stdin: Canary.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:EIO:1"])
             #expect(first.status == 5, "\(first)")
             #expect(first.message.contains("fsync: Input/output error"), "\(first)")
             #expect(!fileExists(path + ".bak"))
 
-            let third = try CLI.run(add, stdin: Secret.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:EIO:3"])
+            let third = try CLI.run(add, stdin: Canary.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:EIO:3"])
             #expect(third.status == 0, "only two fsyncs of files happen: \(third)")
 
             let rename = try CLI.run(
@@ -544,17 +545,17 @@ struct WriteSafetyTests {
             let path = dir.file("creds.txt")
             try Fixture.write(to: path)
             let result = try CLI.run(
-                ["add", "--iterations", "1", path, "nuevo"], stdin: Secret.password("n") + "\n",
+                ["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password("n") + "\n",
                 environment: ["CREDFILE_TEST_FAULT": "fsync-directory"])
             #expect(result.status == 5, "\(result)")
             #expect(
                 result.message.hasPrefix("credfile: \(path) was replaced with the new content, but the change may not survive a crash"),
                 "\(result)")
             #expect(result.message.contains("fsync-directory: Input/output error"), "\(result)")
-            try expectAppended(old: Fixture.bytes, new: readBytes(path), username: "nuevo", password: Secret.password("n"))
+            try expectAppended(old: Fixture.bytes, new: readBytes(path), username: "nuevo", password: Canary.password("n"))
             #expect(try dir.temporaryFiles(of: "creds.txt").isEmpty)
             let store = CredentialStore(path: path, policy: oneRound)
-            #expect(try store.authenticate(username: "nuevo", password: Secret.password("n")))
+            #expect(try store.authenticate(username: "nuevo", password: Canary.password("n")))
         }
     }
 
@@ -568,7 +569,7 @@ struct WriteSafetyTests {
             let env = ["CREDFILE_TEST_FAULT": "read:EIO"]
             let commands: [([String], String)] = [
                 (["list", path], ""), (["check", path], ""),
-                (["verify", "--iterations", "1", path, "valencia"], Secret.password("valencia") + "\n"),
+                (["verify", "--iterations", "1", path, "valencia"], Canary.password("valencia") + "\n"),
                 (["delete", path, "dup"], ""),
             ]
             for (arguments, stdin) in commands {

@@ -5,29 +5,40 @@ import Testing
 ///
 /// Values are kept as written. ``bytes(_:)`` reads a value in double quotes as its
 /// ASCII/UTF-8 bytes (as RFC 7914 quotes its inputs) and any other value as hex.
-struct VectorBlock: Sendable, CustomTestStringConvertible {
+public struct VectorBlock: Sendable, CustomTestStringConvertible {
     /// The file's name, e.g. `passlib-hashes.txt`.
-    let file: String
+    public let file: String
     /// The 1-based line of the block's first key.
-    let line: Int
+    public let line: Int
     /// Keys and values in file order.
-    let fields: [(key: String, value: String)]
+    public let fields: [(key: String, value: String)]
 
-    subscript(key: String) -> String? { fields.first { $0.key == key }?.value }
+    /// A block read from `file` at `line` (or made by a test).
+    public init(file: String, line: Int, fields: [(key: String, value: String)]) {
+        self.file = file
+        self.line = line
+        self.fields = fields
+    }
 
-    func string(_ key: String) throws -> String {
+    /// The value of `key`, as written.
+    public subscript(key: String) -> String? { fields.first { $0.key == key }?.value }
+
+    /// The value of `key`, as written; throws when the block has no such key.
+    public func string(_ key: String) throws -> String {
         guard let value = self[key] else { throw VectorFileError("\(file):\(line): no key \(key)") }
         return value
     }
 
-    func int(_ key: String) throws -> Int {
+    /// The value of `key` as a decimal number.
+    public func int(_ key: String) throws -> Int {
         guard let value = Int(try string(key)) else {
             throw VectorFileError("\(file):\(line): \(key) is not a decimal number")
         }
         return value
     }
 
-    func bytes(_ key: String) throws -> [UInt8] {
+    /// The value of `key` as bytes: quoted text, or else hex.
+    public func bytes(_ key: String) throws -> [UInt8] {
         let value = try string(key)
         if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
             return Array(value.utf8.dropFirst().dropLast())
@@ -38,24 +49,28 @@ struct VectorBlock: Sendable, CustomTestStringConvertible {
         return bytes
     }
 
-    var testDescription: String { "\(file):\(line)" }
+    public var testDescription: String { "\(file):\(line)" }
 }
 
-struct VectorFileError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A vector file that is missing, malformed or asked for a key it lacks.
+public struct VectorFileError: Error, CustomStringConvertible {
+    /// `FILE:LINE: what is wrong`.
+    public let description: String
+    /// An error described by `description`.
+    public init(_ description: String) { self.description = description }
 }
 
-/// Reads the `KEY = value` files in `Vectors/`, next to this source file.
+/// Reads the `KEY = value` files in `Tests/CredFileTests/Vectors/`: the one loader of the
+/// tests' vector files (RFC 7914 and Wycheproof PBKDF2, passlib's hashes, …).
 ///
 /// Grammar: lines starting with `#` are comments; a blank line ends a block; every other
 /// line is `KEY = value` (split at the first ` = `); a key appears at most once a block.
-enum VectorFile {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Vectors")
+public enum VectorFile {
+    /// `Tests/CredFileTests/Vectors` of this checkout.
+    public static let directory = BuiltProduct.packageRoot.appendingPathComponent("Tests/CredFileTests/Vectors")
 
     /// The blocks of `Vectors/<name>`; throws when the file is missing, malformed or empty.
-    static func load(_ name: String) throws -> [VectorBlock] {
+    public static func load(_ name: String) throws -> [VectorBlock] {
         let url = directory.appendingPathComponent(name)
         let data = try Data(contentsOf: url)
         guard let text = String(data: data, encoding: .utf8) else {
@@ -90,7 +105,7 @@ enum VectorFile {
     }
 
     /// Lower- or upper-case hex without separators, or nil.
-    static func hexBytes(_ text: String) -> [UInt8]? {
+    public static func hexBytes(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var out: [UInt8] = []
@@ -111,30 +126,8 @@ enum VectorFile {
         }
     }
 
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    /// Lower-case hex of `bytes`.
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()
-    }
-}
-
-@Suite("Vector file reader")
-struct VectorFileTests {
-    @Test func readsEveryFileWithTheExpectedNumberOfBlocks() throws {
-        // An empty argument list would make a parameterized test pass with no cases.
-        #expect(try VectorFile.load("rfc7914-pbkdf2-sha256.txt").count == 2)
-        #expect(try VectorFile.load("wycheproof-pbkdf2-sha256.txt").count == 10)
-        #expect(try VectorFile.load("pbkdf2-sha512.txt").count == 14)
-        #expect(try VectorFile.load("passlib-hashes.txt").count == 37)
-    }
-
-    @Test func quotedValuesAreTextAndOthersHex() throws {
-        let block = VectorBlock(
-            file: "t", line: 1, fields: [("P", "\"passwd\""), ("S", "73616c74"), ("X", "7g"), ("c", "80000")])
-        #expect(try block.bytes("P") == Array("passwd".utf8))
-        #expect(try block.bytes("S") == Array("salt".utf8))
-        #expect(throws: VectorFileError.self) { try block.bytes("X") }
-        #expect(throws: VectorFileError.self) { try block.bytes("missing") }
-        #expect(try block.int("c") == 80000)
-        #expect(VectorFile.hexBytes("abc") == nil)
-        #expect(VectorFile.hex([0x00, 0xab, 0xff]) == "00abff")
     }
 }

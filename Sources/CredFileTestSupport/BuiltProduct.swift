@@ -1,0 +1,47 @@
+import Foundation
+
+/// The executables of this package (`credfile`, `credfile-server-example`) as built with
+/// the tests: the one binary locator of the tests.
+///
+/// `swift build --build-tests` (which `swift test` runs) builds every product of the
+/// package, executables included, into the directory that holds the test bundle, so a
+/// product is looked for beside the running test executable first (and a few levels up),
+/// then in `.build/debug` of this checkout. When it is not found every test that needs it
+/// fails with ``HarnessError`` (never skips).
+public enum BuiltProduct {
+    /// The package root: this file is `Sources/CredFileTestSupport/BuiltProduct.swift`.
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Where products are looked for, in order.
+    static let directories: [URL] = {
+        var directories: [URL] = []
+        let starts = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]
+        for start in starts {
+            guard var url = start?.resolvingSymlinksInPath().deletingLastPathComponent() else { continue }
+            for _ in 0..<4 {
+                directories.append(url)
+                url.deleteLastPathComponent()
+            }
+        }
+        directories.append(packageRoot.appendingPathComponent(".build/debug"))
+        return directories
+    }()
+
+    /// The absolute path of the built executable `name`.
+    /// - Throws: ``HarnessError`` naming where it looked and how to build it.
+    public static func path(_ name: String = "credfile") throws -> String {
+        let candidates = directories.map { $0.appendingPathComponent(name).path }
+        for candidate in candidates {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+                FileManager.default.isExecutableFile(atPath: candidate)
+            {
+                return candidate
+            }
+        }
+        throw HarnessError(
+            "the \(name) executable was not found (looked at \(candidates.joined(separator: ", "))); "
+                + "build it with `swift build --product \(name)`, then run the tests again")
+    }
+}
