@@ -145,7 +145,7 @@ public struct CredentialStore: Sendable {
             let first = atFileStart ? FileSyntax.firstLineStart(lines) : 0
             return LineScanner.firstEntry(named: key, in: lines, from: first) != nil
         }
-        let scanned = try AtomicWriter.scan(path, chunkSize: pieceSize) { piece in
+        let scanned: Void? = try AtomicWriter.scan(path, chunkSize: pieceSize) { piece in
             var start = 0
             if !partial.isEmpty || atFileStart {
                 guard let lf = FileSyntax.index(of: FileSyntax.lf, in: piece, from: 0, to: piece.count) else {

@@ -107,7 +107,7 @@ struct ConcurrencyTests {
             let store = CredentialStore(path: path, policy: oneRound)
             var names = Set<String>()
             for line in file.lines {
-                guard let entry = line.entry, case .pbkdf2 = entry.secret, let name = entry.name else {
+                guard let entry = line.entry, case .pbkdf2 = entry.secret, let name = entry.usernameText else {
                     Issue.record("line \(line.number) is not a hashed entry")
                     continue
                 }
@@ -254,7 +254,7 @@ struct ConcurrencyTests {
             #expect(try isSymlink(link))
             let file = CredentialFile(bytes: try readBytes(real))
             #expect(file.lineCount == 1 + paths.count * perWriter)
-            #expect(Set(file.effectiveEntries().compactMap { $0.entry?.name }).count == paths.count * perWriter)
+            #expect(Set(file.effectiveEntries().compactMap { $0.entry?.usernameText }).count == paths.count * perWriter)
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("other")) == ["link.txt"])
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("real")).sorted() == ["creds.txt", "creds.txt.lock"])
         }

@@ -67,7 +67,7 @@ public struct LDIFExport: Sendable {
         for line in file.lines {
             guard let entry = line.entry else { continue }
             if entry.hasName, !seen.insert(entry.usernameKey).inserted { continue }  // shadowed duplicate
-            guard entry.hasName, let name = entry.name else {
+            guard entry.hasName, let name = entry.usernameText else {
                 refusals.append(Refusal(line: line.number, username: nil, reason: Self.reason(entry.secret)))
                 continue
             }

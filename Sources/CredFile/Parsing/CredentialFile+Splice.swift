@@ -36,10 +36,10 @@ extension CredentialFile {
             buffer.append(contentsOf: piece)
         }
         var cursor = 0  // bytes before it are handed on
-        for number in changes.edited.keys.sorted() where number >= 1 && number <= lineCount {
-            let (content, ending) = span(of: number - 1)
+        for start in changes.edited.keys.sorted() where isLineStart(start) {
+            let (content, ending) = bytes.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
             try put(bytes[cursor..<content.lowerBound])
-            if case .replace(let newContent) = changes.edited[number] {
+            if case .replace(let newContent) = changes.edited[start] {
                 try put(newContent[...])
                 try put(ending.bytes[...])
             }
@@ -53,12 +53,15 @@ extension CredentialFile {
     /// a BOM in front (the first kept line was not the first line). Only removals at the
     /// top can bring such a line there.
     private func startsWithBOM(afterRemoving changes: Changes) -> Bool {
-        var number = 1
-        while number <= lineCount, case .remove? = changes.edited[number] { number += 1 }
-        guard number > 1 else { return bytes.starts(with: Self.bom) }
-        guard number <= lineCount else { return false }
-        let start = span(of: number - 1).0.lowerBound
-        if case .replace(let newContent)? = changes.edited[number] { return newContent.starts(with: Self.bom) }
+        let first = hasBOM ? Self.bom.count : 0
+        var start = first
+        while start < bytes.count, case .remove? = changes.edited[start] {
+            let (content, ending) = bytes.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
+            start = content.upperBound + ending.bytes.count  // the next line's start
+        }
+        guard start > first else { return bytes.starts(with: Self.bom) }
+        guard start < bytes.count else { return false }
+        if case .replace(let newContent)? = changes.edited[start] { return newContent.starts(with: Self.bom) }
         return bytes[start...].starts(with: Self.bom)
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One line of a credential file: its bytes, its ending, and what it is.
 public struct CredentialLine: Sendable {
     /// The 1-based line number.
@@ -40,34 +42,32 @@ public struct CredentialFile: Sendable {
     public let bytes: [UInt8]
     /// Whether the bytes start with a UTF-8 BOM (skipped by the parser, kept on render).
     public let hasBOM: Bool
-    /// The offset where each line's content starts.
-    private let lineStarts: [Int]
+    /// The offset where each line's content starts, found on first use: a one-user
+    /// change of a million-line file finds its line by a scan and never needs it.
+    private let index = LineIndex()
 
-    /// Splits `bytes` into lines.
+    /// Splits `bytes` into lines (lazily: the line index is built when first asked).
     public init(bytes: [UInt8]) {
         self.bytes = bytes
         self.hasBOM = bytes.starts(with: FileSyntax.bom)
-        var starts: [Int] = []
-        bytes.withUnsafeBytes { buffer in
-            var start = FileSyntax.firstLineStart(buffer)
-            while start < buffer.count {
-                starts.append(start)
-                guard let lf = FileSyntax.index(of: FileSyntax.lf, in: buffer, from: start, to: buffer.count) else { break }
-                start = lf + 1
-            }
-        }
-        lineStarts = starts
     }
 
     /// Parses UTF-8 text.
     public init(_ text: String) { self.init(bytes: Array(text.utf8)) }
+
+    /// The offset where each line's content starts.
+    var lineStarts: [Int] { index.starts(of: bytes) }
 
     /// The number of lines.
     public var lineCount: Int { lineStarts.count }
 
     /// The lines, classified lazily.
     public var lines: LazyMapSequence<Range<Int>, CredentialLine> {
-        (0..<lineCount).lazy.map { self.line($0 + 1) }
+        let starts = lineStarts
+        return (0..<starts.count).lazy.map { index in
+            let (content, ending) = Self.span(of: index, starts: starts, in: self.bytes)
+            return CredentialLine(number: index + 1, content: self.bytes[content], ending: ending)
+        }
     }
 
     /// Line `number` (1-based).
@@ -76,21 +76,33 @@ public struct CredentialFile: Sendable {
         return CredentialLine(number: number, content: bytes[content], ending: ending)
     }
 
-    /// The number of the line whose content starts at `offset` (binary search).
-    private func number(ofLineStartingAt offset: Int) -> Int {
-        var low = 0
-        var high = lineStarts.count
-        while low < high {
-            let mid = (low + high) / 2
-            if lineStarts[mid] < offset { low = mid + 1 } else { high = mid }
+    /// The line whose content starts at `offset` (a line start), numbered by the index
+    /// when it is built, else by counting the line feeds before it (no index built).
+    private func line(startingAt offset: Int) -> CredentialLine {
+        let number: Int
+        if let starts = index.builtStarts {
+            var low = 0
+            var high = starts.count
+            while low < high {
+                let mid = (low + high) / 2
+                if starts[mid] < offset { low = mid + 1 } else { high = mid }
+            }
+            number = low + 1
+        } else {
+            number = bytes.withUnsafeBytes { FileSyntax.count(of: FileSyntax.lf, in: $0, from: 0, to: offset) } + 1
         }
-        return low + 1
+        let (content, ending) = bytes.withUnsafeBytes { FileSyntax.line(at: offset, in: $0) }
+        return CredentialLine(number: number, content: bytes[content], ending: ending)
     }
 
     /// The content range and ending of the line at 0-based `index`.
-    func span(of index: Int) -> (Range<Int>, LineEnding) {
-        let start = lineStarts[index]
-        let next = index + 1 < lineStarts.count ? lineStarts[index + 1] : bytes.count
+    func span(of index: Int) -> (Range<Int>, LineEnding) { Self.span(of: index, starts: lineStarts, in: bytes) }
+
+    /// The content range and ending of the line at 0-based `index` of `starts`: what
+    /// loops over every line call, with the index fetched once.
+    static func span(of index: Int, starts: [Int], in bytes: [UInt8]) -> (Range<Int>, LineEnding) {
+        let start = starts[index]
+        let next = index + 1 < starts.count ? starts[index + 1] : bytes.count
         return bytes.withUnsafeBytes { FileSyntax.split($0, lineFrom: start, to: next) }
     }
 
@@ -98,13 +110,13 @@ public struct CredentialFile: Sendable {
     /// counts for that name. Nil when no entry has that name.
     public func firstEntry(named username: String) -> CredentialLine? {
         let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: FileSyntax.nameKey(of: username), in: $0) }
-        return hit.map { line(number(ofLineStartingAt: $0.content.lowerBound)) }
+        return hit.map { line(startingAt: $0.content.lowerBound) }
     }
 
     /// Every entry line of `username` (NFC-compared).
     public func entries(named username: String) -> [CredentialLine] {
         let hits = bytes.withUnsafeBytes { LineScanner.entries(named: FileSyntax.nameKey(of: username), in: $0) }
-        return hits.map { line(number(ofLineStartingAt: $0.content.lowerBound)) }
+        return hits.map { line(startingAt: $0.content.lowerBound) }
     }
 
     /// Every name's first entry line, by the name's comparison key (NFC bytes): one pass
@@ -112,8 +124,9 @@ public struct CredentialFile: Sendable {
     /// ``firstEntry(named:)`` per name would read the file once per name.
     func firstEntryIndex() -> [[UInt8]: Int] {
         var index: [[UInt8]: Int] = [:]
-        for number in stride(from: 1, through: lineCount, by: 1) {
-            let content = bytes[span(of: number - 1).0]
+        let starts = lineStarts
+        for number in stride(from: 1, through: starts.count, by: 1) {
+            let content = bytes[Self.span(of: number - 1, starts: starts, in: bytes).0]
             guard !FileSyntax.isComment(content), let field = FileSyntax.nameField(of: content), !field.isEmpty else {
                 continue
             }
@@ -163,15 +176,17 @@ public struct CredentialFile: Sendable {
     /// no secret is classified here, so a caller classifies the lines it keeps once).
     private func forEachEffectiveEntry(_ body: (Int, Range<Int>) -> Void) {
         let firstLines = firstLines()
-        for number in stride(from: 1, through: lineCount, by: 1) where firstLines.isFirst(number) {
-            body(number, span(of: number - 1).0)
+        let starts = lineStarts
+        for number in stride(from: 1, through: starts.count, by: 1) where firstLines.isFirst(number) {
+            body(number, Self.span(of: number - 1, starts: starts, in: bytes).0)
         }
     }
 
     /// The index of names that repeat an earlier line's (``FirstLines``).
     func firstLines() -> FirstLines {
-        bytes.withUnsafeBytes { file in
-            FirstLines(count: lineCount, file: file) { nameKey(ofLineAt: span(of: $0).0) }
+        let starts = lineStarts
+        return bytes.withUnsafeBytes { file in
+            FirstLines(count: starts.count, file: file) { nameKey(ofLineAt: Self.span(of: $0, starts: starts, in: bytes).0) }
         }
     }
 
@@ -198,10 +213,10 @@ public struct CredentialFile: Sendable {
         let replaced = changes.edited.values.reduce(0) { if case .replace(let l) = $1 { $0 + l.count } else { $0 } }
         out.reserveCapacity(bytes.count + replaced + changes.appended.reduce(0) { $0 + $1.count + 2 })
         var cursor = 0  // bytes before it are written
-        for number in changes.edited.keys.sorted() where number >= 1 && number <= lineCount {
-            let (content, ending) = span(of: number - 1)
+        for start in changes.edited.keys.sorted() where isLineStart(start) {
+            let (content, ending) = bytes.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
             out.append(contentsOf: bytes[cursor..<content.lowerBound])
-            if case .replace(let newContent) = changes.edited[number] {
+            if case .replace(let newContent) = changes.edited[start] {
                 out.append(contentsOf: newContent)
                 out.append(contentsOf: ending.bytes)
             }
@@ -228,12 +243,21 @@ public struct CredentialFile: Sendable {
 }
 
 extension CredentialFile {
+    /// Whether a line's content starts at `offset`: the changes name lines by where they
+    /// start, so applying them needs no line index; an offset from another file's line
+    /// that is no line start here is ignored, never spliced into the middle of a line.
+    func isLineStart(_ offset: Int) -> Bool {
+        let first = hasBOM ? Self.bom.count : 0
+        return offset >= first && offset < bytes.count && (offset == first || bytes[offset - 1] == FileSyntax.lf)
+    }
+
     /// Edits to apply in one rewrite: lines replaced or removed, entries appended.
     public struct Changes: Sendable {
         enum Edit: Sendable {
             case replace([UInt8])
             case remove
         }
+        /// By the offset where the line's content starts.
         var edited: [Int: Edit] = [:]
         var appended: [[UInt8]] = []
 
@@ -252,12 +276,12 @@ extension CredentialFile {
             guard let entry = line.entry, entry.hasName else {
                 throw CredFileError(.usage, "line \(line.number) holds no entry to change")
             }
-            edited[line.number] = .replace(try Self.entryLine(entry.username, secret))
+            edited[line.content.startIndex] = .replace(try Self.entryLine(entry.username, secret))
         }
 
         /// Removes `line` with its ending.
         public mutating func remove(_ line: CredentialLine) {
-            edited[line.number] = .remove
+            edited[line.content.startIndex] = .remove
         }
 
         /// Appends `username,secret` with an LF at the end of the file.
@@ -281,5 +305,38 @@ extension CredentialFile {
             }
             return line
         }
+    }
+}
+
+/// A file's line starts, computed once, on first use, by whichever thread asks first
+/// (``CredentialFile`` is a value shared across threads).
+final class LineIndex: Sendable {
+    private let starts = Mutex<[Int]?>(nil)
+
+    /// The line starts of `bytes` (the file this index belongs to).
+    func starts(of bytes: [UInt8]) -> [Int] {
+        starts.withLock { built in
+            if let built { return built }
+            let computed = Self.lineStarts(of: bytes)
+            built = computed
+            return computed
+        }
+    }
+
+    /// The line starts when they are built already, else nil (nothing is computed).
+    var builtStarts: [Int]? { starts.withLock { $0 } }
+
+    /// Where each line's content starts: after the BOM, then after each LF.
+    private static func lineStarts(of bytes: [UInt8]) -> [Int] {
+        var starts: [Int] = []
+        bytes.withUnsafeBytes { buffer in
+            var start = FileSyntax.firstLineStart(buffer)
+            while start < buffer.count {
+                starts.append(start)
+                guard let lf = FileSyntax.index(of: FileSyntax.lf, in: buffer, from: start, to: buffer.count) else { break }
+                start = lf + 1
+            }
+        }
+        return starts
     }
 }

@@ -165,6 +165,13 @@ enum FileSyntax {
         bytes.count == text.utf8CodeUnitCount && hasPrefix(bytes, text)
     }
 
+    /// How many `needle` bytes are in `buffer[from..<to]` (a loop the compiler vectorizes).
+    static func count(of needle: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int {
+        var count = 0
+        for byte in UnsafeRawBufferPointer(rebasing: buffer[from..<to]) where byte == needle { count += 1 }
+        return count
+    }
+
     /// The first `needle` in `buffer[from..<to]`. The corresponding C function is `memchr`.
     static func index(of needle: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
         guard from < to, let base = buffer.baseAddress, let hit = memchr(base + from, Int32(needle), to - from)

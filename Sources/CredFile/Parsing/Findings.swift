@@ -14,9 +14,10 @@ extension CredentialFile {
         var findings: [Finding] = []
         let firstLines = firstLines()
         var plaintext = (count: 0, firstLine: 0)
+        let starts = lineStarts
         bytes.withUnsafeBytes { file in
-            for number in stride(from: 1, through: lineCount, by: 1) {
-                let content = span(of: number - 1).0
+            for number in stride(from: 1, through: starts.count, by: 1) {
+                let content = Self.span(of: number - 1, starts: starts, in: bytes).0
                 /// Reports the line when an earlier line has its name: then it is shadowed,
                 /// and nothing else about it matters.
                 func isDuplicate() -> Bool {
