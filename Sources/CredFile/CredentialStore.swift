@@ -126,24 +126,28 @@ public struct CredentialStore: Sendable {
         }
     }
 
-    /// Whether `username` has an entry, well-formed or not (NFC-compared): the file is
-    /// scanned in 1 MiB pieces through one buffer, never held whole, so asking costs
-    /// a fraction of a ``read()`` (what `passwd` asks before its prompt).
+    /// Whether `username` has an entry, well-formed or not (NFC-compared), from a scan of
+    /// the file that never holds it whole (``firstEntryContent(named:pieceSize:)``): what
+    /// `passwd` asks before its prompt.
     /// - Throws: ``CredFileError/Code/io`` when the file is missing or unreadable.
-    public func hasEntry(named username: String) throws -> Bool { try hasEntry(named: username, pieceSize: 1 << 20) }
+    public func hasEntry(named username: String) throws -> Bool { try firstEntryContent(named: username) != nil }
 
-    /// ``hasEntry(named:)`` reading pieces of `pieceSize` bytes (tests use tiny ones).
-    func hasEntry(named username: String, pieceSize: Int) throws -> Bool {
+    /// The content of `username`'s first entry line (NFC-compared), from the cache when
+    /// the store has one, else from a scan of the file in pieces of `pieceSize` bytes
+    /// through one buffer (tests use tiny ones): a 100 MB file read whole costs its size
+    /// in fresh pages, which a VM fills at ~1 GB/s; the scan reuses 1 MiB.
+    /// - Throws: ``CredFileError/Code/io`` when the file is missing or unreadable.
+    func firstEntryContent(named username: String, pieceSize: Int = 1 << 20) throws -> ArraySlice<UInt8>? {
         let key = FileSyntax.nameKey(of: username)
-        if let cache { return try cache.snapshot(of: path).content(named: key) != nil }
+        if let cache { return try cache.snapshot(of: path).content(named: key) }
         var partial: [UInt8] = []  // the start of a line that continues in the next piece
         var atFileStart = true  // only the file's first line may start with a BOM
-        var found = false
+        var found: [UInt8]?
         /// Looks in whole lines; the first one starts the buffer.
-        func lookIn(_ lines: UnsafeRawBufferPointer) -> Bool {
+        func lookIn(_ lines: UnsafeRawBufferPointer) -> [UInt8]? {
             defer { atFileStart = false }
             let first = atFileStart ? FileSyntax.firstLineStart(lines) : 0
-            return LineScanner.firstEntry(named: key, in: lines, from: first) != nil
+            return LineScanner.firstEntry(named: key, in: lines, from: first).map { Array(lines[$0.content]) }
         }
         let scanned: Void? = try AtomicWriter.scan(path, chunkSize: pieceSize) { piece in
             var start = 0
@@ -158,28 +162,18 @@ public struct CredentialStore: Sendable {
                 start = lf + 1
             }
             // The whole lines of the piece, in place; the unfinished last one is kept.
-            if !found, let lastLF = piece[start...].lastIndex(of: FileSyntax.lf) {
+            if found == nil, let lastLF = piece[start...].lastIndex(of: FileSyntax.lf) {
                 found = lookIn(UnsafeRawBufferPointer(rebasing: piece[start...lastLF]))
                 start = lastLF + 1
             }
             partial.append(contentsOf: piece[start...])
-            return !found
+            return found == nil
         }
         guard scanned != nil else {
             throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOENT))
         }
-        if !found, !partial.isEmpty { found = partial.withUnsafeBytes { lookIn($0) } }
-        return found
-    }
-
-    /// The content of `username`'s first entry line (NFC-compared), from the cache when
-    /// the store has one, else from a streaming scan of the file read now.
-    func firstEntryContent(named username: String) throws -> ArraySlice<UInt8>? {
-        let key = FileSyntax.nameKey(of: username)
-        if let cache { return try cache.snapshot(of: path).content(named: key) }
-        let bytes = try existingBytes()
-        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: key, in: $0) }
-        return hit.map { bytes[$0.content] }
+        if found == nil, !partial.isEmpty { found = partial.withUnsafeBytes { lookIn($0) } }
+        return found?[...]
     }
 
     /// Whether upgrade-on-login rehashes this secret: plaintext, fewer rounds than the
