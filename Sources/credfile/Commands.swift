@@ -105,20 +105,8 @@ extension CommandContext {
             }
             say("[" + items.joined(separator: ",") + "]")
         } else {
-            // Bytes, not a String per line: a million-user file lists in one pass.
-            var out: [UInt8] = []
-            out.reserveCapacity(1 << 16 + 256)
-            file.forEachListedEntry(policy: store.policy) { entry in
-                Escaped.appendName(entry.username, to: &out)
-                out.append(UInt8(ascii: "\t"))
-                entry.storage.append(to: &out)
-                out.append(0x0A)
-                if out.count >= 1 << 16 {
-                    terminal.write(String(decoding: out, as: UTF8.self))
-                    out.removeAll(keepingCapacity: true)
-                }
-            }
-            if !out.isEmpty { terminal.write(String(decoding: out, as: UTF8.self)) }
+            // Bytes rendered by the library in blocks, not a String per line.
+            file.forEachListingBlock(policy: store.policy) { terminal.write(String(decoding: $0, as: UTF8.self)) }
         }
         return .success
     }

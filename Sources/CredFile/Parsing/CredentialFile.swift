@@ -153,22 +153,58 @@ public struct CredentialFile: Sendable {
     }
 
     /// Calls `body` with each entry of ``listing(policy:)`` in turn, without holding
-    /// them all (a million-user file is listed in the memory of the file).
+    /// them all (a million-user file is listed in the memory of the file plus a block).
     public func forEachListedEntry(policy: HashPolicy, _ body: (ListedEntry) -> Void) {
-        forEachEffectiveEntry { number, content in
-            let line = bytes[content]
-            let storage: StorageSummary
-            let comma = bytes.withUnsafeBytes { Self.cleanEntryComma(UnsafeRawBufferPointer(rebasing: $0[content])) }
-            if let comma {
-                storage = SecretSyntax.summarize(line[(content.lowerBound + comma + 1)...]).storage(under: policy)
-            } else if case .entry(let entry) = LineClassifier.classify(line) {
-                storage = entry.secret.storage(under: policy)
-            } else {
-                return  // forEachEffectiveEntry passes entry lines only
+        forEachListedBlock(policy: policy, empty: [ListedEntry]()) { $0.append($1) } _: { $0.forEach(body) }
+    }
+
+    /// The listing as `list` prints it, `name<TAB>storage<LF>` per entry (the name as
+    /// ``Escaped/appendName(_:to:)`` shows it, the storage as ``StorageSummary/description``),
+    /// handed to `body` in blocks of bytes, in file order.
+    public func forEachListingBlock(policy: HashPolicy, _ body: ([UInt8]) -> Void) {
+        forEachListedBlock(policy: policy, empty: [UInt8]()) { out, entry in
+            Escaped.appendName(entry.username, to: &out)
+            out.append(UInt8(ascii: "\t"))
+            entry.storage.append(to: &out)
+            out.append(FileSyntax.lf)
+        } _: { body($0) }
+    }
+
+    /// The effective entries, in blocks of lines judged in pieces at once: each piece's
+    /// entries are gathered by `gather` into a value that starts as `empty`, and `body`
+    /// gets the values in file order.
+    private func forEachListedBlock<Gathered>(
+        policy: HashPolicy, empty: Gathered, _ gather: (inout Gathered, ListedEntry) -> Void,
+        _ body: (Gathered) -> Void
+    ) {
+        let firstLines = firstLines()
+        let starts = lineStarts
+        let blockSize = 1 << 16
+        for blockStart in stride(from: 0, to: starts.count, by: blockSize) {
+            let count = min(blockSize, starts.count - blockStart)
+            let pieces = Parallel.map(count, minimum: 1 << 13) { piece -> Gathered in
+                var gathered = empty
+                for index in (blockStart + piece.lowerBound)..<(blockStart + piece.upperBound)
+                where firstLines.isFirst(index + 1) {
+                    let content = Self.span(of: index, starts: starts, in: bytes).0
+                    if let storage = storage(ofEntryAt: content, policy: policy) {
+                        let name = bytes[content].prefix { $0 != FileSyntax.comma }
+                        gather(&gathered, ListedEntry(line: index + 1, username: name, storage: storage))
+                    }
+                }
+                return gathered
             }
-            let name = line.prefix { $0 != FileSyntax.comma }
-            body(ListedEntry(line: number, username: name, storage: storage))
+            pieces.forEach(body)
         }
+    }
+
+    /// How the secret of the entry line with content `range` is stored (nil: no entry).
+    private func storage(ofEntryAt range: Range<Int>, policy: HashPolicy) -> StorageSummary? {
+        let line = bytes[range]
+        let comma = bytes.withUnsafeBytes { Self.cleanEntryComma(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        if let comma { return SecretSyntax.summarize(line[(range.lowerBound + comma + 1)...]).storage(under: policy) }
+        if case .entry(let entry) = LineClassifier.classify(line) { return entry.secret.storage(under: policy) }
+        return nil
     }
 
     /// Calls `body` with the number and content range of each effective entry line, in
@@ -326,17 +362,24 @@ final class LineIndex: Sendable {
     /// The line starts when they are built already, else nil (nothing is computed).
     var builtStarts: [Int]? { starts.withLock { $0 } }
 
-    /// Where each line's content starts: after the BOM, then after each LF.
+    /// Where each line's content starts: after the BOM, then after each LF. The bytes
+    /// are cut into pieces searched at once; each piece lists the starts that fall in it.
     private static func lineStarts(of bytes: [UInt8]) -> [Int] {
-        var starts: [Int] = []
         bytes.withUnsafeBytes { buffer in
-            var start = FileSyntax.firstLineStart(buffer)
-            while start < buffer.count {
-                starts.append(start)
-                guard let lf = FileSyntax.index(of: FileSyntax.lf, in: buffer, from: start, to: buffer.count) else { break }
-                start = lf + 1
-            }
+            let first = FileSyntax.firstLineStart(buffer)
+            return Parallel.map(buffer.count, minimum: 1 << 22) { piece -> [Int] in
+                var starts: [Int] = []
+                // An LF just before the piece starts a line at its first byte.
+                var from = piece.lowerBound == 0 ? first : piece.lowerBound - 1
+                if piece.lowerBound == 0, first < buffer.count { starts.append(first) }
+                while let lf = FileSyntax.index(of: FileSyntax.lf, in: buffer, from: from, to: buffer.count),
+                    lf + 1 < piece.upperBound, lf + 1 < buffer.count
+                {
+                    starts.append(lf + 1)
+                    from = lf + 1
+                }
+                return starts
+            }.flatMap { $0 }
         }
-        return starts
     }
 }

@@ -67,13 +67,19 @@ struct FirstLines {
             }
             return
         }
-        // hash << 32 | index, one word per named line, sorted by hash and then index.
-        var named: [UInt64] = []
-        named.reserveCapacity(count)
-        for index in 0..<count {
-            guard let name = key(index) else { continue }
-            first[index] = 0
-            named.append(UInt64(withKey(name, hash)) << 32 | UInt64(index))
+        // hash << 32 | index, one word per named line, sorted by hash and then index;
+        // the lines are hashed in pieces at once, each piece marking its own lines.
+        var named: [UInt64] = first.withUnsafeMutableBufferPointer { first in
+            Parallel.map(count) { range -> [UInt64] in
+                var words: [UInt64] = []
+                words.reserveCapacity(range.count)
+                for index in range {
+                    guard let name = key(index) else { continue }
+                    first[index] = 0
+                    words.append(UInt64(withKey(name, hash)) << 32 | UInt64(index))
+                }
+                return words
+            }.flatMap { $0 }
         }
         Self.radixSort(&named)
 
