@@ -4,6 +4,7 @@
 #include "CCredFileProcess.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,8 @@ int credfile_harden_process(void) {
     }
     return result;
 }
+
+int credfile_map_large_allocations(void) { return mallopt(M_MMAP_THRESHOLD, 4 << 20) == 1 ? 0 : -1; }
 
 int credfile_prompt_begin(int fd, const void *saved, const void *silent, unsigned long size,
                           const char *prompt) {

@@ -363,23 +363,49 @@ final class LineIndex: Sendable {
     var builtStarts: [Int]? { starts.withLock { $0 } }
 
     /// Where each line's content starts: after the BOM, then after each LF. The bytes
-    /// are cut into pieces searched at once; each piece lists the starts that fall in it.
+    /// are cut into pieces searched at once, twice: each piece counts its line starts,
+    /// then writes them into its part of the one array (the pieces' threads allocate
+    /// nothing, so no thread's heap keeps a piece's memory).
     private static func lineStarts(of bytes: [UInt8]) -> [Int] {
         bytes.withUnsafeBytes { buffer in
             let first = FileSyntax.firstLineStart(buffer)
-            return Parallel.map(buffer.count, minimum: 1 << 22) { piece -> [Int] in
-                var starts: [Int] = []
+            /// Calls `body` with each line start in `piece` of the bytes, in order.
+            func forEachStart(in piece: Range<Int>, _ body: (Int) -> Void) {
+                if piece.lowerBound == 0, first < buffer.count { body(first) }
                 // An LF just before the piece starts a line at its first byte.
                 var from = piece.lowerBound == 0 ? first : piece.lowerBound - 1
-                if piece.lowerBound == 0, first < buffer.count { starts.append(first) }
                 while let lf = FileSyntax.index(of: FileSyntax.lf, in: buffer, from: from, to: buffer.count),
                     lf + 1 < piece.upperBound, lf + 1 < buffer.count
                 {
-                    starts.append(lf + 1)
+                    body(lf + 1)
                     from = lf + 1
                 }
-                return starts
-            }.flatMap { $0 }
+            }
+            let counts = Parallel.map(buffer.count, minimum: 1 << 22) { piece -> (Range<Int>, Int) in
+                var count = 0
+                forEachStart(in: piece) { _ in count += 1 }
+                return (piece, count)
+            }
+            let pieces = counts.map(\.0)
+            let total = counts.reduce(0) { $0 + $1.1 }
+            return [Int](unsafeUninitializedCapacity: total) { starts, initialized in
+                var offsets: [Int] = []  // where each piece's starts go
+                var sum = 0
+                for (_, count) in counts {
+                    offsets.append(sum)
+                    sum += count
+                }
+                _ = Parallel.map(pieces.count, minimum: 1) { indices -> Void in
+                    for index in indices {
+                        var slot = offsets[index]
+                        forEachStart(in: pieces[index]) {
+                            starts[slot] = $0
+                            slot += 1
+                        }
+                    }
+                }
+                initialized = total
+            }
         }
     }
 }

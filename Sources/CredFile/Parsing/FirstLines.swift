@@ -67,19 +67,33 @@ struct FirstLines {
             }
             return
         }
-        // hash << 32 | index, one word per named line, sorted by hash and then index;
-        // the lines are hashed in pieces at once, each piece marking its own lines.
-        var named: [UInt64] = first.withUnsafeMutableBufferPointer { first in
-            Parallel.map(count) { range -> [UInt64] in
-                var words: [UInt64] = []
-                words.reserveCapacity(range.count)
-                for index in range {
-                    guard let name = key(index) else { continue }
-                    first[index] = 0
-                    words.append(UInt64(withKey(name, hash)) << 32 | UInt64(index))
+        // hash << 32 | index, one word per named line, sorted by hash and then index.
+        // The lines are hashed in pieces at once; each piece writes its words into its
+        // own part of one array and marks its own lines (the pieces' threads allocate
+        // nothing), and the parts are then closed up in order.
+        var named = [UInt64](unsafeUninitializedCapacity: count) { words, initialized in
+            let filled = first.withUnsafeMutableBufferPointer { first in
+                Parallel.map(count) { range -> (start: Int, count: Int) in
+                    var slot = range.lowerBound
+                    for index in range {
+                        guard let name = key(index) else { continue }
+                        first[index] = 0
+                        words[slot] = UInt64(withKey(name, hash)) << 32 | UInt64(index)
+                        slot += 1
+                    }
+                    return (range.lowerBound, slot - range.lowerBound)
                 }
-                return words
-            }.flatMap { $0 }
+            }
+            var end = 0
+            for part in filled {
+                // UInt64 is trivial: moving the words down is a memmove (the parts may overlap).
+                if part.start != end, let base = words.baseAddress {
+                    UnsafeMutableRawPointer(base + end).copyMemory(
+                        from: base + part.start, byteCount: part.count * MemoryLayout<UInt64>.stride)
+                }
+                end += part.count
+            }
+            initialized = end
         }
         Self.radixSort(&named)
 
