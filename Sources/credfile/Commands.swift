@@ -8,7 +8,7 @@ extension CommandContext {
     func add() throws -> ExitStatus {
         try Username.validate(user)  // before asking for a password
         let store = try passwordStore()
-        if let bytes = try AtomicWriter.read(file), CredentialFile(bytes: bytes).firstEntry(named: user) != nil {
+        if try store.hasEntry(named: user, missingFileIsEmpty: true) {
             throw CredFileError(.userExists, messages.userExists)  // checked again under the lock
         }
         let password = try readPassword(new: true)

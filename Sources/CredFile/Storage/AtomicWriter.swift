@@ -372,7 +372,7 @@ public struct AtomicWriter: Sendable {
     /// reused buffer, handing each to `body` until it returns false or the file ends: a
     /// scan that never holds the file (a 100 MB file read whole costs its size in fresh
     /// pages, which this machine fills at ~1 GB/s). Nil when the file does not exist.
-    static func scan(_ path: String, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) -> Bool) throws
+    static func scan(_ path: String, chunkSize: Int = 1 << 17, _ body: (UnsafeRawBufferPointer) -> Bool) throws
         -> Void?
     {
         try withOpenedFile(path, followingLast: true) { fd, _ throws(SyscallError) in
