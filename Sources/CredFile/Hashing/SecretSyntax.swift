@@ -137,14 +137,18 @@ enum SecretSyntax {
     /// The ``Summary`` of a secret: the same answer as ``classify(_:)``, without
     /// decoding the salt and checksum of credfile's own hashes.
     static func summarize(_ secret: ArraySlice<UInt8>) -> Summary {
-        let quick: Summary? = secret.withUnsafeBytes { raw in
-            guard mayHaveHashSyntax(raw) else { return .plaintext }
-            guard FileSyntax.hasPrefix(raw, "$pbkdf2-sha"), let valid = try? PasswordHash.validate(raw) else {
-                return nil  // a peer's hash, or malformed: classify says which and why
-            }
-            return .own(valid.header)
+        secret.withUnsafeBytes { quickSummary($0) } ?? .other(classify(secret))
+    }
+
+    /// The ``Summary`` of a secret when it is plaintext or a well-formed hash in
+    /// credfile's own format; nil when ``classify(_:)`` must say (a peer's hash, or
+    /// malformed). Reads raw bytes only: the per-line loops call it on several threads.
+    static func quickSummary(_ raw: UnsafeRawBufferPointer) -> Summary? {
+        guard mayHaveHashSyntax(raw) else { return .plaintext }
+        guard FileSyntax.hasPrefix(raw, "$pbkdf2-sha"), let valid = try? PasswordHash.validate(raw) else {
+            return nil
         }
-        return quick ?? .other(classify(secret))
+        return .own(valid.header)
     }
 
     /// Django's `<hasher>$` and Werkzeug's `scrypt:…$` (Werkzeug's `pbkdf2:` is a family

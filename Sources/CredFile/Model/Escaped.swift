@@ -15,6 +15,11 @@ public enum Escaped {
     /// Appends ``name(_:)-(some Collection<UInt8>)`` of `bytes` to `out` as UTF-8, without
     /// building a String for the common name (what `list` does a million times).
     public static func appendName(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        bytes.withUnsafeBytes { appendName($0, to: &out) }
+    }
+
+    /// ``appendName(_:to:)-(ArraySlice<UInt8>,_)`` of raw bytes.
+    static func appendName(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         if bytes.allSatisfy(isPlain) { out.append(contentsOf: bytes) } else { out.append(contentsOf: name(bytes).utf8) }
     }
 

@@ -106,6 +106,22 @@ public struct CredentialFile: Sendable {
         return bytes.withUnsafeBytes { FileSyntax.split($0, lineFrom: start, to: next) }
     }
 
+    /// The same, over raw buffers: the loops that run in pieces on several threads use
+    /// these, never `bytes[…]` slices, whose retain and release of the one shared array
+    /// buffer would bounce its reference count between the cores on every line.
+    static func span(of index: Int, starts: UnsafeBufferPointer<Int>, in file: UnsafeRawBufferPointer) -> (
+        Range<Int>, LineEnding
+    ) {
+        let next = index + 1 < starts.count ? starts[index + 1] : file.count
+        return FileSyntax.split(file, lineFrom: starts[index], to: next)
+    }
+
+    /// Runs `body` with the file's bytes and its line starts as raw buffers.
+    func withRawLines<R>(_ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<Int>) -> R) -> R {
+        let starts = lineStarts
+        return bytes.withUnsafeBytes { file in starts.withUnsafeBufferPointer { body(file, $0) } }
+    }
+
     /// The first entry line of `username` (NFC-compared), malformed or not: it alone
     /// counts for that name. Nil when no entry has that name.
     public func firstEntry(named username: String) -> CredentialLine? {
@@ -155,55 +171,75 @@ public struct CredentialFile: Sendable {
     /// Calls `body` with each entry of ``listing(policy:)`` in turn, without holding
     /// them all (a million-user file is listed in the memory of the file plus a block).
     public func forEachListedEntry(policy: HashPolicy, _ body: (ListedEntry) -> Void) {
-        forEachListedBlock(policy: policy, empty: [ListedEntry]()) { $0.append($1) } _: { $0.forEach(body) }
+        forEachListedBlock(policy: policy, empty: [(line: Int, name: Range<Int>, storage: StorageSummary)]()) {
+            $0.append($1)
+        } _: { block in
+            for (line, name, storage) in block {
+                body(ListedEntry(line: line, username: bytes[name], storage: storage))
+            }
+        }
     }
 
     /// The listing as `list` prints it, `name<TAB>storage<LF>` per entry (the name as
     /// ``Escaped/appendName(_:to:)`` shows it, the storage as ``StorageSummary/description``),
     /// handed to `body` in blocks of bytes, in file order.
     public func forEachListingBlock(policy: HashPolicy, _ body: ([UInt8]) -> Void) {
-        forEachListedBlock(policy: policy, empty: [UInt8]()) { out, entry in
-            Escaped.appendName(entry.username, to: &out)
-            out.append(UInt8(ascii: "\t"))
-            entry.storage.append(to: &out)
-            out.append(FileSyntax.lf)
-        } _: { body($0) }
+        bytes.withUnsafeBytes { file in
+            forEachListedBlock(policy: policy, empty: [UInt8]()) { out, entry in
+                Escaped.appendName(UnsafeRawBufferPointer(rebasing: file[entry.name]), to: &out)
+                out.append(UInt8(ascii: "\t"))
+                entry.storage.append(to: &out)
+                out.append(FileSyntax.lf)
+            } _: {
+                body($0)
+            }
+        }
     }
 
     /// The effective entries, in blocks of lines judged in pieces at once: each piece's
-    /// entries are gathered by `gather` into a value that starts as `empty`, and `body`
-    /// gets the values in file order.
+    /// entries (line number, name range, storage) are gathered by `gather` into a value
+    /// that starts as `empty`, and `body` gets the values in file order.
     private func forEachListedBlock<Gathered>(
-        policy: HashPolicy, empty: Gathered, _ gather: (inout Gathered, ListedEntry) -> Void,
+        policy: HashPolicy, empty: Gathered,
+        _ gather: (inout Gathered, (line: Int, name: Range<Int>, storage: StorageSummary)) -> Void,
         _ body: (Gathered) -> Void
     ) {
         let firstLines = firstLines()
-        let starts = lineStarts
-        let blockSize = 1 << 16
-        for blockStart in stride(from: 0, to: starts.count, by: blockSize) {
-            let count = min(blockSize, starts.count - blockStart)
-            let pieces = Parallel.map(count, minimum: 1 << 13) { piece -> Gathered in
-                var gathered = empty
-                for index in (blockStart + piece.lowerBound)..<(blockStart + piece.upperBound)
-                where firstLines.isFirst(index + 1) {
-                    let content = Self.span(of: index, starts: starts, in: bytes).0
-                    if let storage = storage(ofEntryAt: content, policy: policy) {
-                        let name = bytes[content].prefix { $0 != FileSyntax.comma }
-                        gather(&gathered, ListedEntry(line: index + 1, username: name, storage: storage))
+        withRawLines { file, starts in
+            let blockSize = 1 << 16
+            for blockStart in stride(from: 0, to: starts.count, by: blockSize) {
+                let count = min(blockSize, starts.count - blockStart)
+                let pieces = Parallel.map(count, minimum: 1 << 13) { piece -> Gathered in
+                    var gathered = empty
+                    for index in (blockStart + piece.lowerBound)..<(blockStart + piece.upperBound)
+                    where firstLines.isFirst(index + 1) {
+                        let content = Self.span(of: index, starts: starts, in: file).0
+                        if let storage = storage(ofEntryAt: content, in: file, policy: policy) {
+                            let comma = FileSyntax.index(
+                                of: FileSyntax.comma, in: file, from: content.lowerBound, to: content.upperBound)
+                            let name = content.lowerBound..<(comma ?? content.lowerBound)
+                            gather(&gathered, (index + 1, name, storage))
+                        }
                     }
+                    return gathered
                 }
-                return gathered
+                pieces.forEach(body)
             }
-            pieces.forEach(body)
         }
     }
 
     /// How the secret of the entry line with content `range` is stored (nil: no entry).
-    private func storage(ofEntryAt range: Range<Int>, policy: HashPolicy) -> StorageSummary? {
-        let line = bytes[range]
-        let comma = bytes.withUnsafeBytes { Self.cleanEntryComma(UnsafeRawBufferPointer(rebasing: $0[range])) }
-        if let comma { return SecretSyntax.summarize(line[(range.lowerBound + comma + 1)...]).storage(under: policy) }
-        if case .entry(let entry) = LineClassifier.classify(line) { return entry.secret.storage(under: policy) }
+    private func storage(ofEntryAt range: Range<Int>, in file: UnsafeRawBufferPointer, policy: HashPolicy)
+        -> StorageSummary?
+    {
+        if let comma = Self.cleanEntryComma(UnsafeRawBufferPointer(rebasing: file[range])) {
+            let secret = (range.lowerBound + comma + 1)..<range.upperBound
+            if let quick = SecretSyntax.quickSummary(UnsafeRawBufferPointer(rebasing: file[secret])) {
+                return quick.storage(under: policy)
+            }
+            return SecretSyntax.classify(bytes[secret]).storage(under: policy)
+        }
+        if case .entry(let entry) = LineClassifier.classify(bytes[range]) { return entry.secret.storage(under: policy) }
         return nil
     }
 
@@ -220,22 +256,23 @@ public struct CredentialFile: Sendable {
 
     /// The index of names that repeat an earlier line's (``FirstLines``).
     func firstLines() -> FirstLines {
-        let starts = lineStarts
-        return bytes.withUnsafeBytes { file in
-            FirstLines(count: starts.count, file: file) { nameKey(ofLineAt: Self.span(of: $0, starts: starts, in: bytes).0) }
+        withRawLines { file, starts in
+            FirstLines(count: starts.count, file: file) {
+                Self.nameKey(ofLineAt: Self.span(of: $0, starts: starts, in: file).0, in: file)
+            }
         }
     }
 
     /// The name key of the line with content `range`: nil when it holds no name (a
     /// comment, no comma, an empty name field); the name field itself when it is ASCII
     /// (ASCII is its own NFC form: no copy); else its NFC bytes.
-    private func nameKey(ofLineAt range: Range<Int>) -> FirstLines.Key? {
-        let content = bytes[range]
-        guard !FileSyntax.isComment(content), let field = FileSyntax.nameField(of: content), !field.isEmpty else {
-            return nil
-        }
-        let ascii = bytes.withUnsafeBytes { FileSyntax.isASCII(UnsafeRawBufferPointer(rebasing: $0[field.startIndex..<field.endIndex])) }
-        return ascii ? .inFile(field.startIndex..<field.endIndex) : .normalized(FileSyntax.nameKey(field))
+    private static func nameKey(ofLineAt range: Range<Int>, in file: UnsafeRawBufferPointer) -> FirstLines.Key? {
+        guard !FileSyntax.isComment(UnsafeRawBufferPointer(rebasing: file[range])),
+            let comma = FileSyntax.index(of: FileSyntax.comma, in: file, from: range.lowerBound, to: range.upperBound),
+            comma > range.lowerBound
+        else { return nil }
+        let field = UnsafeRawBufferPointer(rebasing: file[range.lowerBound..<comma])
+        return FileSyntax.isASCII(field) ? .inFile(range.lowerBound..<comma) : .normalized(FileSyntax.nameKey(field))
     }
 
     /// The bytes, identical to the ones read.
