@@ -83,6 +83,23 @@ struct PasswordPolicyTests {
         #expect(Blocklist.builtInCount == Set(Self.builtInEntries).count)
     }
 
+    @Test("the literal's search (the first lookups of a process) and the set agree: entries, their neighbours, pieces")
+    func builtInSearchMatchesSet() throws {
+        let entries = Self.builtInEntries
+        try #require(!entries.isEmpty)
+        var sample = stride(from: 0, to: entries.count, by: 13).map { entries[$0] }
+        sample += [entries.first!, entries.last!]  // non-empty: required above
+        // Not entries (mostly): an entry with a letter more or less, or two entries joined.
+        var others: [String] = ["", "\n"]
+        for entry in sample {
+            let joined: String = entry + "\n" + entry
+            others += [entry + "x", String(entry.dropFirst()), String(entry.dropLast()), joined]
+        }
+        for word in sample + others {
+            #expect(BuiltInList.searchLiteral(word) == BuiltInList.words.contains(Substring(word)), "\(word.debugDescription)")
+        }
+    }
+
     @Test("a sample of the built-in list is refused (every 97th entry, and the first and last)")
     func builtInSample() throws {
         let policy = try PasswordPolicy(minimumLength: 1, rejectsContextWords: false)

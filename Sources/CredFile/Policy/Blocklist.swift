@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,7 +77,7 @@ public struct Blocklist: Sendable, Equatable {
         let folded = PasswordText.folded(password)
         switch form {
         case .builtIn:
-            return Lookup(isListed: folded.map { BuiltInList.words.contains(Substring($0)) } ?? false, reads: 0)
+            return Lookup(isListed: folded.map { BuiltInList.contains($0) } ?? false, reads: 0)
         case .passwords:
             // A list of passwords is text: a password that is not UTF-8 cannot be on it.
             guard let folded else { return Lookup(isListed: false, reads: 0) }
@@ -105,10 +106,38 @@ public struct Blocklist: Sendable, Equatable {
     }
 }
 
-/// The built-in list, split from its one string literal at first use.
+/// The built-in list: one string literal, searched as it is for the first lookups of a
+/// process and split into a set after that.
 enum BuiltInList {
-    /// Every entry (lowercase already).
+    /// Every entry (lowercase already), split from the literal at first use (~12 ms).
     static let words: Set<Substring> = Set(builtInBlocklistText.split(separator: "\n", omittingEmptySubsequences: true))
+
+    /// Lookups made so far in this process.
+    private static let lookups = Atomic<Int>(0)
+
+    /// How many lookups search the literal (160 KB, ~20 µs each) before the set is built:
+    /// `add` and `passwd` ask once or twice and never pay for the set; `import` and
+    /// `check --passwords` ask thousands of times and do.
+    static let searchesBeforeSet = 32
+
+    /// Whether `word` (folded) is an entry.
+    static func contains(_ word: String) -> Bool {
+        guard lookups.add(1, ordering: .relaxed).oldValue < searchesBeforeSet else {
+            return words.contains(Substring(word))
+        }
+        return searchLiteral(word)
+    }
+
+    /// Whether `word` is a line of the literal, by one `memmem` (no set built).
+    static func searchLiteral(_ word: String) -> Bool {
+        guard !word.isEmpty, !word.utf8.contains(FileSyntax.lf) else { return false }
+        // The entry with its line ends, in the text with one LF added at each end.
+        let needle = Array(("\n" + word + "\n").utf8)
+        var text = "\n" + builtInBlocklistText + "\n"
+        return text.withUTF8 { haystack in
+            needle.withUnsafeBytes { FileSyntax.offset(of: $0, in: UnsafeRawBufferPointer(haystack)) != nil }
+        }
+    }
 }
 
 /// Text forms of a password for comparisons with lists and words.
