@@ -11,13 +11,18 @@ enum Parallel {
     /// How many pieces a large pass is split into: the cores online, at most 8.
     static let pieceCount = min(max(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 1), 8)
 
+    /// Tests split every pass into this many pieces whatever its size, so small files
+    /// cross piece boundaries too (and compare with one piece).
+    @TaskLocal static var testPieceCount: Int?
+
     /// The results of `body` on contiguous pieces of `0..<count`, in order, the pieces
     /// run at once. Fewer than `minimum` items per piece: one piece, on this thread.
     ///
     /// `body` reads shared state and writes only what belongs to its piece; each piece's
     /// result is written once, by its own thread, and read after all have finished.
     static func map<T>(_ count: Int, minimum: Int = 1 << 15, _ body: (Range<Int>) -> T) -> [T] {
-        let pieces = max(min(pieceCount, count / max(minimum, 1)), 1)
+        let pieces =
+            testPieceCount.map { max(min($0, count), 1) } ?? max(min(pieceCount, count / max(minimum, 1)), 1)
         guard pieces > 1 else { return [body(0..<count)] }
         let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: pieces)
         results.initialize(repeating: nil)
