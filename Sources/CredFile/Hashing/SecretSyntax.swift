@@ -116,28 +116,20 @@ enum SecretSyntax {
         return .plaintext
     }
 
-    /// What `check` and `list` need of a secret, found cheaply: plaintext, the header of
-    /// a well-formed hash in credfile's own format (validated fully, decoded not at all),
-    /// or, for anything else, what ``classify(_:)`` says.
+    /// What `check` and `list` need of a secret, found cheaply: plaintext, or the header
+    /// of a well-formed hash in credfile's own format (validated fully, decoded not at all).
+    /// Anything else is ``classify(_:)``'s to say.
     enum Summary {
         case plaintext
         case own(PasswordHash.Header)
-        case other(StoredSecret)
 
         /// How the secret is stored, judged under `policy` (what `list` shows).
         func storage(under policy: HashPolicy) -> StorageSummary {
             switch self {
             case .plaintext: StoredSecret.plaintext.storage(under: policy)
             case .own(let header): header.storage(under: policy)
-            case .other(let secret): secret.storage(under: policy)
             }
         }
-    }
-
-    /// The ``Summary`` of a secret: the same answer as ``classify(_:)``, without
-    /// decoding the salt and checksum of credfile's own hashes.
-    static func summarize(_ secret: ArraySlice<UInt8>) -> Summary {
-        secret.withUnsafeBytes { quickSummary($0) } ?? .other(classify(secret))
     }
 
     /// The ``Summary`` of a secret when it is plaintext or a well-formed hash in

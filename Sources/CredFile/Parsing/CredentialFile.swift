@@ -101,9 +101,7 @@ public struct CredentialFile: Sendable {
     /// The content range and ending of the line at 0-based `index` of `starts`: what
     /// loops over every line call, with the index fetched once.
     static func span(of index: Int, starts: [Int], in bytes: [UInt8]) -> (Range<Int>, LineEnding) {
-        let start = starts[index]
-        let next = index + 1 < starts.count ? starts[index + 1] : bytes.count
-        return bytes.withUnsafeBytes { FileSyntax.split($0, lineFrom: start, to: next) }
+        starts.withUnsafeBufferPointer { starts in bytes.withUnsafeBytes { span(of: index, starts: starts, in: $0) } }
     }
 
     /// The same, over raw buffers: the loops that run in pieces on several threads use
@@ -140,14 +138,13 @@ public struct CredentialFile: Sendable {
     /// ``firstEntry(named:)`` per name would read the file once per name.
     func firstEntryIndex() -> [[UInt8]: Int] {
         var index: [[UInt8]: Int] = [:]
-        let starts = lineStarts
-        for number in stride(from: 1, through: starts.count, by: 1) {
-            let content = bytes[Self.span(of: number - 1, starts: starts, in: bytes).0]
-            guard !FileSyntax.isComment(content), let field = FileSyntax.nameField(of: content), !field.isEmpty else {
-                continue
+        withRawLines { file, starts in
+            for number in stride(from: 1, through: starts.count, by: 1) {
+                guard let key = Self.nameKey(ofLineAt: Self.span(of: number - 1, starts: starts, in: file).0, in: file)
+                else { continue }
+                let bytes = key.bytes(in: file)
+                if index[bytes] == nil { index[bytes] = number }
             }
-            let key = FileSyntax.nameKey(field)
-            if index[key] == nil { index[key] = number }
         }
         return index
     }
@@ -155,9 +152,8 @@ public struct CredentialFile: Sendable {
     /// The entries that decide a login: the first line of each name, in file order.
     /// Later lines of the same name are shadowed and never authenticate.
     public func effectiveEntries() -> [CredentialLine] {
-        var kept: [CredentialLine] = []
-        forEachEffectiveEntry { number, _ in kept.append(line(number)) }
-        return kept
+        let firstLines = firstLines()
+        return Array(lines.filter { firstLines.isFirst($0.number) })
     }
 
     /// Each effective entry with how its secret is stored under `policy`, in file order:
@@ -243,17 +239,6 @@ public struct CredentialFile: Sendable {
         return nil
     }
 
-    /// Calls `body` with the number and content range of each effective entry line, in
-    /// file order: the first line of each name, by the name field alone (``FileSyntax``;
-    /// no secret is classified here, so a caller classifies the lines it keeps once).
-    private func forEachEffectiveEntry(_ body: (Int, Range<Int>) -> Void) {
-        let firstLines = firstLines()
-        let starts = lineStarts
-        for number in stride(from: 1, through: starts.count, by: 1) where firstLines.isFirst(number) {
-            body(number, Self.span(of: number - 1, starts: starts, in: bytes).0)
-        }
-    }
-
     /// The index of names that repeat an earlier line's (``FirstLines``).
     func firstLines() -> FirstLines {
         withRawLines { file, starts in
@@ -266,7 +251,7 @@ public struct CredentialFile: Sendable {
     /// The name key of the line with content `range`: nil when it holds no name (a
     /// comment, no comma, an empty name field); the name field itself when it is ASCII
     /// (ASCII is its own NFC form: no copy); else its NFC bytes.
-    private static func nameKey(ofLineAt range: Range<Int>, in file: UnsafeRawBufferPointer) -> FirstLines.Key? {
+    static func nameKey(ofLineAt range: Range<Int>, in file: UnsafeRawBufferPointer) -> FirstLines.Key? {
         guard !FileSyntax.isComment(UnsafeRawBufferPointer(rebasing: file[range])),
             let comma = FileSyntax.index(of: FileSyntax.comma, in: file, from: range.lowerBound, to: range.upperBound),
             comma > range.lowerBound

@@ -26,10 +26,9 @@ extension CredentialFile {
                         /// and nothing else about it matters.
                         func isDuplicate() -> Bool {
                             guard let first = firstLines.earlierLine(of: number) else { return false }
-                            // Named by its key, as compared (NFC when not ASCII).
-                            let field = bytes[content].prefix { $0 != FileSyntax.comma }
-                            let ascii = field.withUnsafeBytes { FileSyntax.isASCII($0) }
-                            let name = ascii ? Array(field) : FileSyntax.nameKey(field)
+                            // Named by its key, as compared (NFC when not ASCII); a line
+                            // with an earlier line has a name.
+                            let name = Self.nameKey(ofLineAt: content, in: file)?.bytes(in: file) ?? []
                             findings.append(
                                 Finding(
                                     line: number, severity: .error, detail: .duplicate(user: name, firstLine: first)))
@@ -88,7 +87,6 @@ extension CredentialFile {
                                 switch SecretSyntax.quickSummary(UnsafeRawBufferPointer(rebasing: file[secret])) {
                                 case .plaintext: judge(.plaintext, user: nil)
                                 case .own(let header): judge(header, user: Array(name))
-                                case .other(let classified): judge(classified, user: Array(name))
                                 case nil: judge(SecretSyntax.classify(bytes[secret]), user: Array(name))
                                 }
                             }

@@ -22,6 +22,14 @@ struct FirstLines {
     enum Key {
         case inFile(Range<Int>)
         case normalized([UInt8])
+
+        /// The key's bytes, copied out of `file` when they are in it.
+        func bytes(in file: UnsafeRawBufferPointer) -> [UInt8] {
+            switch self {
+            case .inFile(let range): Array(file[range])
+            case .normalized(let bytes): bytes
+            }
+        }
     }
 
     /// Per line (index = number − 1): −1 for a line without a name, 0 for the first
