@@ -19,6 +19,17 @@ const void *credfile_memmem(const void *haystack, size_t haystackCount,
 /// ending in XXXXXX, rewritten in place; returns the descriptor or -1 with errno set.
 int credfile_mkostemp_cloexec(char *template_);
 
+/// Guards reading the mapping `start..<start+length` (a file mapped read-only) against
+/// the file shrinking meanwhile: until `credfile_mapped_read_end`, a SIGBUS on a page
+/// of it replaces that page with zeros and is remembered; any other SIGBUS goes to the
+/// handler installed before. One guarded mapping at a time: while one is, this returns
+/// -1 with errno EBUSY (the caller reads the file instead). Returns 0, or -1 with errno.
+int credfile_mapped_read_begin(const void *start, size_t length);
+
+/// Puts the SIGBUS handler back; returns 1 when a page of the mapping had to be replaced
+/// (the file shrank: what was read from it is not the file), else 0.
+int credfile_mapped_read_end(void);
+
 // ---- OpenSSL libcrypto (openssl.c) ----
 
 /// The hashes credfile's C code computes: PBKDF2 PRFs and plain digests.

@@ -58,14 +58,10 @@ public enum Username {
 
     /// The rule `bytes` break as a username, or nil; no allocation for a printable ASCII name.
     static func problem(_ bytes: UnsafeRawBufferPointer) -> Problem? {
+        // The common case: printable ASCII, where the rules are byte tests.
+        if FileSyntax.isPrintableASCII(bytes) { return problem(ofPrintableASCII: bytes) }
         guard !bytes.isEmpty else { return .empty }
         guard bytes.count <= maximumCount else { return .tooLong(limit: maximumCount) }
-        // The common case: printable ASCII, where the rules are three byte tests.
-        if FileSyntax.isPrintableASCII(bytes) {
-            if bytes.contains(FileSyntax.comma) { return .comma }
-            if bytes.first == FileSyntax.space || bytes.last == FileSyntax.space { return .edgeWhitespace }
-            return FileSyntax.isComment(bytes) ? .startsWithCommentMark : nil
-        }
         guard let name = String(validating: bytes, as: UTF8.self) else { return .invalidUTF8 }
         let scalars = name.unicodeScalars
         if scalars.contains(",") { return .comma }
@@ -82,6 +78,16 @@ public enum Username {
         // a line starting with it is a comment.
         if FileSyntax.isComment(bytes) { return .startsWithCommentMark }
         return nil
+    }
+
+    /// ``problem(_:)`` of bytes known to be printable ASCII (a line that is, checked
+    /// once for the whole line).
+    static func problem(ofPrintableASCII bytes: UnsafeRawBufferPointer) -> Problem? {
+        guard !bytes.isEmpty else { return .empty }
+        guard bytes.count <= maximumCount else { return .tooLong(limit: maximumCount) }
+        if bytes.contains(FileSyntax.comma) { return .comma }
+        if bytes.first == FileSyntax.space || bytes.last == FileSyntax.space { return .edgeWhitespace }
+        return FileSyntax.isComment(bytes) ? .startsWithCommentMark : nil
     }
 }
 

@@ -375,7 +375,7 @@ final class LineIndex: Sendable {
     func starts(of bytes: [UInt8]) -> [Int] {
         starts.withLock { built in
             if let built { return built }
-            let computed = Self.lineStarts(of: bytes)
+            let computed = bytes.withUnsafeBytes { Self.lineStarts(of: $0) }
             built = computed
             return computed
         }
@@ -388,8 +388,8 @@ final class LineIndex: Sendable {
     /// are cut into pieces searched at once, twice: each piece counts its line starts,
     /// then writes them into its part of the one array (the pieces' threads allocate
     /// nothing, so no thread's heap keeps a piece's memory).
-    private static func lineStarts(of bytes: [UInt8]) -> [Int] {
-        bytes.withUnsafeBytes { buffer in
+    static func lineStarts(of buffer: UnsafeRawBufferPointer) -> [Int] {
+        do {
             let first = FileSyntax.firstLineStart(buffer)
             /// Calls `body` with each line start in `piece` of the bytes, in order.
             func forEachStart(in piece: Range<Int>, _ body: (Int) -> Void) {

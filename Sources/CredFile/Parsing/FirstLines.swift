@@ -6,7 +6,8 @@
 ///
 /// 1. each named line's key (``FileSyntax/nameKey(_:)``) is hashed with a key drawn for
 ///    this index from the system's CSPRNG (SipHash through the standard library's
-///    `Hasher`), so whoever writes the file cannot make names collide;
+///    `Hasher`), so whoever writes the file cannot make names collide (``Tagger``; a
+///    pass over the lines with other work, like `check`'s, makes these words itself);
 /// 2. the lines are sorted by the top 32 bits of their hash with a stable radix sort
 ///    (passes over sequential memory, no probe chains);
 /// 3. within each run of equal hashes, in line order, each name is compared with the
@@ -35,75 +36,157 @@ struct FirstLines {
     /// Per line (index = number − 1): −1 for a line without a name, 0 for the first
     /// line of its name, else the number of the first line with that name.
     private var first: [Int]
+    /// The lines (0-based) whose name an earlier line has, in line order.
+    private(set) var repeated: [Int] = []
     /// Names compared byte for byte in step 3.
     private(set) var comparisons = 0
+
+    /// The keyed hash of one index: each line's name becomes a word `hash << 32 | line`.
+    struct Tagger: Sendable {
+        /// The key goes in once; each name's hasher starts as a copy of this one.
+        private let seeded: Hasher
+        private let testHash: (@Sendable (UnsafeRawBufferPointer) -> UInt32)?
+
+        /// A key drawn from the system's CSPRNG (getrandom(2)); `testHash` replaces
+        /// the keyed hash (tests make every name collide with it).
+        init(testHash: (@Sendable (UnsafeRawBufferPointer) -> UInt32)? = nil) {
+            var random = SystemRandomNumberGenerator()
+            var seeded = Hasher()
+            seeded.combine(random.next() as UInt64)
+            seeded.combine(random.next() as UInt64)
+            self.seeded = seeded
+            self.testHash = testHash
+        }
+
+        /// The word of line `index`, whose name key is `key` (its bytes in `file`, or
+        /// normalized).
+        func word(_ key: Key, line index: Int, in file: UnsafeRawBufferPointer) -> UInt64 {
+            switch key {
+            case .inFile(let range): word(UnsafeRawBufferPointer(rebasing: file[range]), line: index)
+            case .normalized(let bytes): bytes.withUnsafeBytes { word($0, line: index) }
+            }
+        }
+
+        private func word(_ name: UnsafeRawBufferPointer, line index: Int) -> UInt64 {
+            let hash: UInt32
+            if let testHash {
+                hash = testHash(name)
+            } else {
+                var hasher = seeded
+                if name.count <= 16 {
+                    // A short name (most are) as its length and two words, zero-padded:
+                    // the same input for the same name, different for different ones, and
+                    // `combine(_: UInt64)` is inlined where `combine(bytes:)` is a call.
+                    var words: (UInt64, UInt64) = (0, 0)
+                    withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: name) }
+                    hasher.combine(UInt64(name.count))
+                    hasher.combine(words.0)
+                    hasher.combine(words.1)
+                } else {
+                    hasher.combine(bytes: name)
+                }
+                hash = UInt32(truncatingIfNeeded: UInt64(bitPattern: Int64(hasher.finalize())) >> 32)
+            }
+            return UInt64(hash) << 32 | UInt64(index)
+        }
+    }
+
+    /// Where a pass over the lines puts the words of its piece: its own part of one array
+    /// (the pieces' threads allocate nothing).
+    struct WordSink {
+        fileprivate let base: UnsafeMutablePointer<UInt64>
+        fileprivate let start: Int
+        fileprivate var end: Int
+
+        /// Adds the next word of the piece (at most one per line of the piece).
+        mutating func add(_ word: UInt64) {
+            base[end] = word
+            end += 1
+        }
+    }
+
+    /// Runs `body` on pieces of the lines `0..<count` at once; each adds the words of
+    /// its named lines, in line order, to its sink. Gives every word in line order, and
+    /// the pieces' results in order.
+    static func gatherWords<T>(count: Int, _ body: (Range<Int>, inout WordSink) -> T) -> (words: [UInt64], results: [T])
+    {
+        var results: [T] = []
+        let words = [UInt64](unsafeUninitializedCapacity: count) { words, initialized in
+            initialized = 0
+            guard let base = words.baseAddress else {
+                var sink = WordSink(base: UnsafeMutablePointer(bitPattern: 8)!, start: 0, end: 0)
+                results = [body(0..<0, &sink)]
+                return
+            }
+            let pieces = Parallel.map(count) { range -> (sink: WordSink, result: T) in
+                var sink = WordSink(base: base, start: range.lowerBound, end: range.lowerBound)
+                let result = body(range, &sink)
+                return (sink, result)
+            }
+            var end = 0
+            for (sink, _) in pieces {
+                // UInt64 is trivial: moving the words down is a memmove (the parts may overlap).
+                if sink.start != end {
+                    UnsafeMutableRawPointer(base + end).copyMemory(
+                        from: base + sink.start, byteCount: (sink.end - sink.start) * MemoryLayout<UInt64>.stride)
+                }
+                end += sink.end - sink.start
+            }
+            initialized = end
+            results = pieces.map(\.result)
+        }
+        return (words, results)
+    }
 
     /// Indexes the names of `count` lines; `key(i)` gives line `i`'s (0-based) name key,
     /// or nil when it holds no name. `key` is asked again for lines whose hashes meet.
     /// `testHash` replaces the keyed hash (tests make every name collide with it).
     init(
-        count: Int, file: UnsafeRawBufferPointer, testHash: ((UnsafeRawBufferPointer) -> UInt32)? = nil,
+        count: Int, file: UnsafeRawBufferPointer, testHash: (@Sendable (UnsafeRawBufferPointer) -> UInt32)? = nil,
         key: (Int) -> Key?
     ) {
-        first = Array(repeating: -1, count: count)
-        var random = SystemRandomNumberGenerator()  // getrandom(2)
-        let seed: (UInt64, UInt64) = (random.next(), random.next())
-        func hash(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-            if let testHash { return testHash(bytes) }
-            var hasher = Hasher()
-            hasher.combine(seed.0)
-            hasher.combine(seed.1)
-            hasher.combine(bytes: bytes)
-            return UInt32(truncatingIfNeeded: UInt64(bitPattern: Int64(hasher.finalize())) >> 32)
-        }
-        func withKey<R>(_ key: Key, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-            switch key {
-            case .inFile(let range): body(UnsafeRawBufferPointer(rebasing: file[range]))
-            case .normalized(let bytes): bytes.withUnsafeBytes(body)
+        let tagger = Tagger(testHash: testHash)
+        let words = Self.gatherWords(count: count) { range, sink in
+            for index in range {
+                if let name = key(index) { sink.add(tagger.word(name, line: index, in: file)) }
             }
-        }
+        }.words
+        self.init(count: count, words: words, file: file, key: key)
+    }
 
+    /// Indexes `count` lines from `words`: one `Tagger` word per named line, in line
+    /// order (a pass over the lines that has other work to do makes them itself).
+    /// `key(i)` gives line `i`'s name key; it is asked only for lines whose hashes meet.
+    init(count: Int, words: consuming [UInt64], file: UnsafeRawBufferPointer, key: (Int) -> Key?) {
+        first = Array(repeating: -1, count: count)
         guard count <= Int(UInt32.max) else {
             // More lines than a 32-bit index (a file that would not fit in memory
             // anyway): a dictionary, whose hash the standard library seeds per process.
             var seen: [[UInt8]: Int] = [:]
             for index in 0..<count {
                 guard let name = key(index) else { continue }
-                let bytes = withKey(name) { Array($0) }
-                first[index] = seen[bytes] ?? 0
-                if seen[bytes] == nil { seen[bytes] = index + 1 }
+                let bytes = name.bytes(in: file)
+                if let earlier = seen[bytes] {
+                    first[index] = earlier
+                    repeated.append(index)
+                } else {
+                    first[index] = 0
+                    seen[bytes] = index + 1
+                }
             }
             return
         }
-        // hash << 32 | index, one word per named line, sorted by hash and then index.
-        // The lines are hashed in pieces at once; each piece writes its words into its
-        // own part of one array and marks its own lines (the pieces' threads allocate
-        // nothing), and the parts are then closed up in order.
-        var named = [UInt64](unsafeUninitializedCapacity: count) { words, initialized in
-            let filled = first.withUnsafeMutableBufferPointer { first in
-                Parallel.map(count) { range -> (start: Int, count: Int) in
-                    var slot = range.lowerBound
-                    for index in range {
-                        guard let name = key(index) else { continue }
-                        first[index] = 0
-                        words[slot] = UInt64(withKey(name, hash)) << 32 | UInt64(index)
-                        slot += 1
-                    }
-                    return (range.lowerBound, slot - range.lowerBound)
-                }
-            }
-            var end = 0
-            for part in filled {
-                // UInt64 is trivial: moving the words down is a memmove (the parts may overlap).
-                if part.start != end, let base = words.baseAddress {
-                    UnsafeMutableRawPointer(base + end).copyMemory(
-                        from: base + part.start, byteCount: part.count * MemoryLayout<UInt64>.stride)
-                }
-                end += part.count
-            }
-            initialized = end
+        var named = words
+        first.withUnsafeMutableBufferPointer { first in
+            for word in named { first[Int(word & 0xFFFF_FFFF)] = 0 }
         }
         Self.radixSort(&named)
+        func withKey<R>(_ key: Key, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+            switch key {
+            case .inFile(let range): body(UnsafeRawBufferPointer(rebasing: file[range]))
+            case .normalized(let bytes): bytes.withUnsafeBytes(body)
+            }
+        }
 
         // Runs of equal hashes: almost all of length 1 (a million random names share a
         // 32-bit hash ~100 times), so the comparisons below are a handful.
@@ -119,7 +202,7 @@ struct FirstLines {
                 distinct.removeAll(keepingCapacity: true)
                 for member in named[start..<end] {
                     let index = Int(member & 0xFFFF_FFFF)
-                    // `key` gave a name for this line in the first pass.
+                    // `key` gave a name for this line when its word was made.
                     guard let name = key(index) else { continue }
                     let earlier = withKey(name) { bytes in
                         distinct.first { seen in
@@ -129,6 +212,7 @@ struct FirstLines {
                     }
                     if let earlier {
                         first[index] = earlier.line
+                        repeated.append(index)
                     } else {
                         distinct.append((name, index + 1))
                     }
@@ -136,6 +220,7 @@ struct FirstLines {
             }
             start = end
         }
+        repeated.sort()
     }
 
     /// The number of the first line with line `number`'s name, when an earlier line has it.
@@ -152,23 +237,33 @@ struct FirstLines {
     /// the L2 cache; 65,536 did not). The lines are already in order, and each pass is
     /// stable, so lines of one hash stay in file order.
     private static func radixSort(_ words: inout [UInt64]) {
-        var target = words
-        var counts = [Int](repeating: 0, count: 1 << 11)
-        for shift in [UInt64(32), 43, 54] {
-            for i in counts.indices { counts[i] = 0 }
-            for word in words { counts[Int(word >> shift & 0x7FF)] += 1 }
-            var total = 0
-            for i in counts.indices {
-                let n = counts[i]
-                counts[i] = total
-                total += n
+        let count = words.count
+        // Through raw buffers: with array subscripts the scatter loop checked bounds and
+        // uniqueness on every word and ran at a third of this speed.
+        var target = [UInt64](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        var counts = [Int](repeating: 0, count: 1 << 8)
+        counts.withUnsafeMutableBufferPointer { counts in
+            for shift in [UInt64(32), 40, 48, 56] {
+                words.withUnsafeMutableBufferPointer { source in
+                    target.withUnsafeMutableBufferPointer { target in
+                        counts.update(repeating: 0)
+                        for word in source { counts[Int(word >> shift & 0xFF)] &+= 1 }
+                        var total = 0
+                        for i in counts.indices {
+                            let n = counts[i]
+                            counts[i] = total
+                            total &+= n
+                        }
+                        guard let out = target.baseAddress else { return }
+                        for word in source {
+                            let digit = Int(word >> shift & 0xFF)
+                            out[counts[digit]] = word
+                            counts[digit] &+= 1
+                        }
+                    }
+                }
+                swap(&words, &target)
             }
-            for word in words {
-                let digit = Int(word >> shift & 0x7FF)
-                target[counts[digit]] = word
-                counts[digit] += 1
-            }
-            swap(&words, &target)
         }
     }
 }

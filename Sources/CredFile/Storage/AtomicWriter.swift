@@ -50,6 +50,24 @@ public struct AtomicWriter: Sendable {
         try readWithInfo(path, followingLast: true)?.bytes
     }
 
+    /// Runs `body` on the file's bytes, read without a lock, and gives its result; nil
+    /// when the file does not exist. A file of `mappingMinimum` bytes or more is mapped,
+    /// not copied (see ``Syscall/withMapping(_:size:_:)``); when it changes size while
+    /// mapped, `body` runs again on the bytes read the usual way. `body` must not keep
+    /// the buffer.
+    /// - Throws: ``CredFileError/Code/io`` when it exists but cannot be read.
+    static func withBytes<R>(_ path: String, _ body: (UnsafeRawBufferPointer) -> R) throws -> R? {
+        try withOpenedFile(path, followingLast: true) { fd, info throws(SyscallError) -> R in
+            let size = Int(info.st_size)
+            if size >= mappingMinimum, let result = try Syscall.withMapping(fd, size: size, body) { return result }
+            // mmap leaves the file offset where it was: at the start.
+            return try Syscall.readAll(fd, sizeHint: size).withUnsafeBytes(body)
+        }
+    }
+
+    /// The size from which ``withBytes(_:_:)`` maps a file: below it, a copy costs little.
+    static let mappingMinimum = 1 << 20
+
     /// Reads the file under the lock, lets `change` compute its new bytes, and writes them
     /// in one atomic rewrite; nothing is written when `change` returns nil bytes or throws.
     ///

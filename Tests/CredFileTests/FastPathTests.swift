@@ -1,0 +1,121 @@
+import CredFileTestSupport
+import Testing
+
+@testable import CredFile
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The fast paths `check` takes on a million lines, each held to the plain code it
+// stands in for: word-at-a-time base64, the one-pass hash reader, and the mapped read.
+
+@Suite("Fast paths agree with the plain code")
+struct FastPathTests {
+    @Test("the word-at-a-time alphabet scan finds what the table finds, for every byte at every place")
+    func alphabetScan() {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./".utf8)
+        var values = [Int8](repeating: -1, count: 256)
+        for (i, c) in alphabet.enumerated() { values[Int(c)] = Int8(i) }
+        var random = SeededRandom(seed: 0xBA5E_64)
+        for length in 0..<26 {
+            for _ in 0..<8 {
+                let text = (0..<length).map { _ in alphabet[Int(random.next() % 64)] }
+                for position in -1..<length {
+                    for byte in 0...255 {
+                        if position < 0, byte > 0 { break }  // the clean text, once
+                        var probe = text
+                        if position >= 0 { probe[position] = UInt8(byte) }
+                        for from in [0, min(1, length), min(9, length)] {
+                            let fast = probe.withUnsafeBytes { AdaptedBase64.alphabetEnd(of: $0, from: from) }
+                            let plain = probe.withUnsafeBytes { text in
+                                values.withUnsafeBufferPointer {
+                                    Base64Core.alphabetEnd(of: text, from: from, values: $0)
+                                }
+                            }
+                            #expect(fast == plain, "length \(length), byte \(byte) at \(position), from \(from)")
+                            if fast != plain { return }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the one-pass hash reader accepts exactly what the step-by-step reader accepts")
+    func oneHashReader() throws {
+        let valid = [
+            "$pbkdf2-sha256$1200000$c2FsdHNhbHRzYWx0$4uW0wA3gCEfnUbWZqMX8EHqOH8.tW3t84nqPANJRvR8",
+            "$pbkdf2-sha256$1$$4uW0wA3gCEfnUbWZqMX8EHqOH8.tW3t84nqPANJRvR8",
+            "$pbkdf2-sha512$25000$LyWE0HrP2RsjZCxlDGFMKQ$1vC5Ohk2mCS9b6akqsEfgeb4l74SF8XjH.SljXf3dMLHdlY1GK9ojcCKts6/asR4aPqBmk74nCDddU3tvSCJvw",
+            "$pbkdf2-sha256$50000000$AAAA$4uW0wA3gCEfnUbWZqMX8EHqOH8.tW3t84nqPANJRvR8",
+        ]
+        // Each byte of each hash replaced by bytes that matter to the format, and cut,
+        // and doubled: the readers must give the same answer every time.
+        let replacements = Array("$0123456789./AZaz-+=_ \u{7F}".utf8) + [0x00, 0x80, 0xFF]
+        var agreed = (accepted: 0, refused: 0)
+        for hash in valid {
+            let bytes = Array(hash.utf8)
+            var probes: [[UInt8]] = [bytes]
+            for position in bytes.indices {
+                for byte in replacements where byte != bytes[position] {
+                    var probe = bytes
+                    probe[position] = byte
+                    probes.append(probe)
+                }
+                probes.append(Array(bytes[..<position]))
+                var doubled = bytes
+                doubled.insert(bytes[position], at: position)
+                probes.append(doubled)
+            }
+            for probe in probes {
+                let fast = probe.withUnsafeBytes { PasswordHash.wellFormed($0) }
+                let plain = probe.withUnsafeBytes { text in
+                    Result { () throws(PasswordHash.ParseError) in try PasswordHash.validateStepByStep(text) }
+                }
+                let shown = String(decoding: probe, as: UTF8.self)
+                switch plain {
+                case .success(let answer):
+                    #expect(
+                        fast?.header == answer.header && fast?.salt == answer.salt && fast?.checksum == answer.checksum,
+                        "\(shown)")
+                    agreed.accepted += 1
+                case .failure:
+                    #expect(fast == nil, "\(shown)")
+                    agreed.refused += 1
+                }
+            }
+        }
+        // Both kinds were tried, many times.
+        #expect(agreed.accepted > 100 && agreed.refused > 1_000)
+    }
+
+    @Test("a mapped file that shrinks or grows while it is read is read again, not a crash")
+    func mappedFileChanges() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path + "/changing.txt"
+            let size = AtomicWriter.mappingMinimum * 2
+            for change in ["shrink", "grow"] {
+                try writeBytes(path, [UInt8](repeating: UInt8(ascii: "a"), count: size))
+                var sizesSeen: [Int] = []
+                let last = try AtomicWriter.withBytes(path) { buffer -> UInt8? in
+                    sizesSeen.append(buffer.count)
+                    if sizesSeen.count == 1 {
+                        // Another program changes the file in place while it is mapped.
+                        if change == "shrink" {
+                            #expect(truncate(path, 10) == 0)
+                        } else {
+                            let fd = open(path, O_WRONLY | O_APPEND)
+                            #expect(write(fd, "bb", 2) == 2)
+                            close(fd)
+                        }
+                    }
+                    // After the shrink, a page past the new end: SIGBUS without the guard.
+                    return buffer.last
+                }
+                #expect(sizesSeen == [size, change == "shrink" ? 10 : size + 2], "\(change)")
+                #expect(last == UInt8(ascii: change == "shrink" ? "a" : "b"), "\(change)")
+            }
+        }
+    }
+}
