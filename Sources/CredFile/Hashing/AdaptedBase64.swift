@@ -55,18 +55,24 @@ enum AdaptedBase64 {
         func inRange(_ x: UInt64, _ low: UInt64, _ high: UInt64) -> UInt64 {
             (x &+ (0x80 - low) &* ones) & ~(x &+ (0x7F - high) &* ones) & highs
         }
-        var index = from
-        while index + 8 <= text.count {
-            let word = text.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        /// Where the first byte of `word` outside the alphabet is (8: none).
+        func firstOutside(_ word: UInt64) -> Int {
             let x = word & ~highs
             let inAlphabet = (inRange(x, 0x2E, 0x39) | inRange(x, 0x41, 0x5A) | inRange(x, 0x61, 0x7A)) & ~word
-            if inAlphabet != highs {
-                // Little-endian: the first byte outside is the lowest whose bit is clear.
-                return index + (~inAlphabet & highs).trailingZeroBitCount / 8
-            }
+            // Little-endian: the first byte outside is the lowest whose bit is clear.
+            return (~inAlphabet & highs).trailingZeroBitCount / 8  // 64 / 8 when none is
+        }
+        var index = from
+        while index + 8 <= text.count {
+            let outside = firstOutside(text.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if outside < 8 { return index + outside }
             index += 8
         }
-        return values.withUnsafeBufferPointer { Base64Core.alphabetEnd(of: text, from: index, values: $0) }
+        guard index < text.count else { return index }
+        // The last 1–7 bytes, padded with "A" (in the alphabet) to a word.
+        var last: UInt64 = 0x4141_4141_4141_4141
+        withUnsafeMutableBytes(of: &last) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: text[index...])) }
+        return index + min(firstOutside(last), text.count - index)
     }
 }
 
