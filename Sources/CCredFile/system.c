@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const void *credfile_memmem(const void *haystack, size_t haystackCount,
                             const void *needle, size_t needleCount) {
@@ -14,6 +15,13 @@ const void *credfile_memmem(const void *haystack, size_t haystackCount,
 
 int credfile_mkostemp_cloexec(char *template_) {
     return mkostemp(template_, O_CLOEXEC);
+}
+
+long credfile_copy_file_range(int from, long long *offset, int to, size_t count) {
+    loff_t at = *offset;
+    ssize_t copied = copy_file_range(from, &at, to, NULL, count, 0);
+    *offset = at;
+    return copied;
 }
 
 // ---- reading a mapped file ----

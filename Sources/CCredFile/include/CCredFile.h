@@ -19,6 +19,11 @@ const void *credfile_memmem(const void *haystack, size_t haystackCount,
 /// ending in XXXXXX, rewritten in place; returns the descriptor or -1 with errno set.
 int credfile_mkostemp_cloexec(char *template_);
 
+/// `copy_file_range(from, offset, to, NULL, count, 0)`: copies up to `count` bytes of
+/// `from` at `*offset` (advanced by what was copied) to `to` at its file offset, inside
+/// the kernel. Returns the count copied, or -1 with errno set.
+long credfile_copy_file_range(int from, long long *offset, int to, size_t count);
+
 /// Guards reading the mapping `start..<start+length` (a file mapped read-only) against
 /// the file shrinking meanwhile: until `credfile_mapped_read_end`, a SIGBUS on a page
 /// of it replaces that page with zeros and is remembered; any other SIGBUS goes to the

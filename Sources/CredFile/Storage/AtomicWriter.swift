@@ -117,7 +117,18 @@ public struct AtomicWriter: Sendable {
         removeStaleTemporaryFiles(in: directory, of: name, fileOwner: owner?.uid)
 
         // O_NOFOLLOW: the path was resolved link by link; a link planted there since is refused.
-        let current = try Self.readWithInfo(target, followingLast: false)
+        // Kept open: the new file copies its unchanged stretches from it.
+        let source = try Self.openForReading(target, followingLast: false)
+        defer { if let source { Syscall.close(source.fd) } }
+        var current: Source?
+        if let source {
+            do {
+                let bytes = try Syscall.readAll(source.fd, sizeHint: Int(source.info.st_size))
+                current = Source(fd: source.fd, bytes: bytes, info: source.info)
+            } catch {
+                throw error.credFileError("cannot read \(target)")
+            }
+        }
         guard current != nil || createIfMissing else {
             throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
         }
@@ -137,10 +148,41 @@ public struct AtomicWriter: Sendable {
             // this rename durable too.
             let backup = Self.sidecarName(of: name, suffix: ".bak")
             try replace(directory, backup, with: { sink in try sink(current.bytes[...]) },
-                mode: mode, owner: fileOwner, syncDirectory: false)
+                copyingFrom: current, mode: mode, owner: fileOwner, syncDirectory: false)
         }
-        try replace(directory, name, with: newContent, mode: mode, owner: fileOwner, syncDirectory: true)
+        try replace(
+            directory, name, with: newContent, copyingFrom: current, mode: mode, owner: fileOwner, syncDirectory: true)
         return result
+    }
+
+    /// The file as read under the lock, still open: pieces of new content that are
+    /// stretches of these bytes are copied from it by the kernel.
+    struct Source {
+        let fd: Int32
+        let bytes: [UInt8]
+        let info: stat
+
+        /// Where `piece` starts in the file, when it is a stretch of ``bytes`` (a slice of
+        /// that very buffer, as ``CredentialFile/writeRendered(applying:to:)`` hands on).
+        func offset(of piece: ArraySlice<UInt8>) -> Int? {
+            guard !piece.isEmpty else { return nil }
+            let start = piece.withUnsafeBufferPointer { $0.baseAddress }
+            return bytes.withUnsafeBufferPointer { whole in
+                guard let base = whole.baseAddress, let start, start >= base, start + piece.count <= base + whole.count
+                else { return nil }
+                return start - base
+            }
+        }
+
+        /// Whether the file is still as it was read (size, times, inode): else another
+        /// program changed it in place meanwhile, and copying from it would mix its
+        /// bytes with the ones this change was computed from.
+        func isUnchanged() -> Bool {
+            guard let now = try? Syscall.fstat(fd) else { return false }
+            return now.st_size == info.st_size && now.st_ino == info.st_ino
+                && now.st_mtim.tv_sec == info.st_mtim.tv_sec && now.st_mtim.tv_nsec == info.st_mtim.tv_nsec
+                && now.st_ctim.tv_sec == info.st_ctim.tv_sec && now.st_ctim.tv_nsec == info.st_ctim.tv_nsec
+        }
     }
 
     // MARK: Resolving FILE
@@ -248,8 +290,8 @@ public struct AtomicWriter: Sendable {
     /// Writes `content` to a temporary file in `directory` and renames it over `name` there;
     /// then, when `syncDirectory`, `fsync`s the directory.
     private func replace(
-        _ directory: String, _ name: String, with content: Content, mode: mode_t, owner: (uid_t, gid_t)?,
-        syncDirectory: Bool
+        _ directory: String, _ name: String, with content: Content, copyingFrom source: Source?, mode: mode_t,
+        owner: (uid_t, gid_t)?, syncDirectory: Bool
     ) throws {
         let target = directory + "/" + name
         let temporary: (fd: Int32, path: String)
@@ -266,7 +308,20 @@ public struct AtomicWriter: Sendable {
             // set-group-ID bits, and so does a write by a caller other than root, so a
             // chmod before either would lose them. (mkstemp made the file 0600 meanwhile.)
             if let (uid, gid) = owner, geteuid() == 0 { try Syscall.fchown(temporary.fd, uid, gid) }
-            try content { piece in try Syscall.writeAll(temporary.fd, piece) }
+            var copied = false
+            try content { piece in
+                guard let source, let offset = source.offset(of: piece) else {
+                    return try Syscall.writeAll(temporary.fd, piece)
+                }
+                let count = try Syscall.copyRange(from: source.fd, offset: offset, count: piece.count, to: temporary.fd)
+                copied = copied || count > 0
+                try Syscall.writeAll(temporary.fd, piece.dropFirst(count))
+            }
+            if copied, let source, !source.isUnchanged() {
+                // Changed in place since it was read: write everything from memory instead.
+                try Syscall.truncateToStart(temporary.fd)
+                try content { piece in try Syscall.writeAll(temporary.fd, piece) }
+            }
             try Syscall.fchmod(temporary.fd, mode)
             try Syscall.fsync(temporary.fd)
         } catch let error as SyscallError {
@@ -403,6 +458,18 @@ public struct AtomicWriter: Sendable {
     private static func withOpenedFile<R>(
         _ path: String, followingLast: Bool, _ body: (Int32, stat) throws(SyscallError) -> R
     ) throws -> R? {
+        guard let (fd, info) = try openForReading(path, followingLast: followingLast) else { return nil }
+        defer { Syscall.close(fd) }
+        do {
+            return try body(fd, info)
+        } catch {
+            throw error.credFileError("cannot read \(path)")
+        }
+    }
+
+    /// Opens a regular file for reading (O_NONBLOCK, O_NOFOLLOW unless `followingLast`);
+    /// nil when it does not exist. The caller closes the descriptor.
+    private static func openForReading(_ path: String, followingLast: Bool) throws -> (fd: Int32, info: stat)? {
         let fd: Int32
         do {
             // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
@@ -414,16 +481,17 @@ public struct AtomicWriter: Sendable {
         } catch {
             throw error.credFileError("cannot open \(path)")
         }
-        defer { Syscall.close(fd) }
         do {
             let info = try Syscall.fstat(fd)
             guard info.st_mode & S_IFMT == S_IFREG else {
                 if info.st_mode & S_IFMT == S_IFDIR { throw SyscallError(name: "open", errno: EISDIR) }
                 throw CredFileError(.io, "cannot read \(path): not a regular file")
             }
-            return try body(fd, info)
-        } catch let error as SyscallError {
-            throw error.credFileError("cannot read \(path)")
+            return (fd, info)
+        } catch {
+            Syscall.close(fd)
+            if let error = error as? SyscallError { throw error.credFileError("cannot read \(path)") }
+            throw error
         }
     }
 }

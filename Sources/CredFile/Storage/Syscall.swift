@@ -248,6 +248,31 @@ enum Syscall {
         }
     }
 
+    /// Copies `count` bytes of `source` from `offset` to the end of what was written to
+    /// `fd`, inside the kernel: no user buffer to fill and copy from (a 26 MB file here:
+    /// ~11 ms, against 50–130 ms to read it into fresh memory and write it out). Returns
+    /// the count copied; fewer than `count` when the kernel cannot copy between these
+    /// files (the caller writes the rest). The corresponding C function is
+    /// `copy_file_range`; faults are injected as `write`'s.
+    static func copyRange(from source: Int32, offset: Int, count: Int, to fd: Int32) throws(SyscallError) -> Int {
+        try injectFault("write")
+        var at = Int64(offset)
+        var copied = 0
+        while copied < count {
+            let n = credfile_copy_file_range(source, &at, fd, min(count - copied, 1 << 30))
+            if n > 0 {
+                copied += n
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            // 0: the source is shorter than it was (the caller writes the rest from memory);
+            // EXDEV, EINVAL, ENOSYS, EOPNOTSUPP: no copy between these files.
+            if n == 0 || [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EBADF].contains(errno) { return copied }
+            throw SyscallError(name: "write", errno: errno)
+        }
+        return copied
+    }
+
     /// The corresponding C function is `fsync`. `name` tells a directory's `fsync`
     /// (`fsync-directory`) apart from a file's, for errors and the fault hook.
     static func fsync(_ fd: Int32, name: String = "fsync") throws(SyscallError) {
@@ -262,6 +287,13 @@ enum Syscall {
         // The buffer is never empty: utf8CString always holds the terminating NUL.
         let fd = try retrying("mkstemp") { buffer.withUnsafeMutableBufferPointer { credfile_mkostemp_cloexec($0.baseAddress!) } }
         return (fd, String(decoding: buffer.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    /// Empties the file and moves its offset back to the start, to write it again.
+    /// The corresponding C functions are `ftruncate` and `lseek`.
+    static func truncateToStart(_ fd: Int32) throws(SyscallError) {
+        _ = try retrying("write") { Glibc.ftruncate(fd, 0) }
+        _ = try retrying("write") { Glibc.lseek(fd, 0, SEEK_SET) }
     }
 
     /// The corresponding C function is `fchmod`.
