@@ -4,7 +4,9 @@
 #include "CCredFile.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,6 +17,16 @@ const void *credfile_memmem(const void *haystack, size_t haystackCount,
 
 int credfile_mkostemp_cloexec(char *template_) {
     return mkostemp(template_, O_CLOEXEC);
+}
+
+void credfile_prefault(void *start, size_t length) {
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels say EINVAL, and nothing changes
+#endif
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)start + length) & ~(page - 1);
+    if (end > first) (void)madvise((void *)first, end - first, MADV_POPULATE_WRITE);
 }
 
 long credfile_copy_file_range(int from, long long *offset, int to, size_t count) {
@@ -29,8 +41,6 @@ long credfile_copy_file_range(int from, long long *offset, int to, size_t count)
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdint.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 static const char *volatile guarded_start;

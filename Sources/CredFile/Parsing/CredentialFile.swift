@@ -420,6 +420,7 @@ final class LineIndex: Sendable {
                 _ = Parallel.map(pieces.count, minimum: 1) { indices -> Void in
                     for index in indices {
                         var slot = offsets[index]
+                        Syscall.prefault(UnsafeMutableBufferPointer(rebasing: starts[slot..<(slot + counts[index].1)]))
                         forEachStart(in: pieces[index]) {
                             starts[slot] = $0
                             slot += 1

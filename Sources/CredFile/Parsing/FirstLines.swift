@@ -119,6 +119,7 @@ struct FirstLines {
                 return
             }
             let pieces = Parallel.map(count) { range -> (sink: WordSink, result: T) in
+                Syscall.prefault(UnsafeMutableBufferPointer(rebasing: words[range]))
                 var sink = WordSink(base: base, start: range.lowerBound, end: range.lowerBound)
                 let result = body(range, &sink)
                 return (sink, result)
@@ -161,7 +162,9 @@ struct FirstLines {
         // Filled in pieces at once: the fresh pages' faults cost more than the writes.
         first = [Int](unsafeUninitializedCapacity: count) { first, initialized in
             _ = Parallel.map(count, minimum: 1 << 18) { range in
-                UnsafeMutableBufferPointer(rebasing: first[range]).initialize(repeating: -1)
+                let piece = UnsafeMutableBufferPointer(rebasing: first[range])
+                Syscall.prefault(piece)
+                piece.initialize(repeating: -1)
             }
             initialized = count
         }
@@ -264,8 +267,10 @@ struct FirstLines {
         marking first: UnsafeMutableBufferPointer<Int>, resolve: (Range<Int>) -> T
     ) -> [T] {
         let digits = 256
-        // Each piece's count of each top byte (marking its lines on the way).
+        // Each piece's count of each top byte (marking its lines on the way, and faulting
+        // in its part of the fresh scratch for the scatter).
         let counted = Parallel.map(words.count) { range -> (range: Range<Int>, counts: [Int]) in
+            Syscall.prefault(UnsafeMutableBufferPointer(rebasing: scratch[range]))
             var counts = [Int](repeating: 0, count: digits)
             for word in words[range] {
                 counts[Int(word >> 56)] &+= 1

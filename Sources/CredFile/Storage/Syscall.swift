@@ -137,6 +137,15 @@ enum Syscall {
         return info
     }
 
+    /// Faults in the pages of `buffer` (fresh memory about to be written) in one call,
+    /// when it is 1 MiB or more: see `credfile_prefault`. The corresponding C function is
+    /// `madvise` with `MADV_POPULATE_WRITE`.
+    static func prefault<Element>(_ buffer: UnsafeMutableBufferPointer<Element>) {
+        let bytes = buffer.count * MemoryLayout<Element>.stride
+        guard bytes >= 1 << 20, let base = buffer.baseAddress else { return }
+        credfile_prefault(base, bytes)
+    }
+
     /// Runs `body` on the first `size` bytes of `fd` mapped read-only, and gives its
     /// result; nil when the file cannot be mapped, or is not `size` bytes long any more
     /// when `body` is done (it shrank or grew meanwhile: the caller reads it instead).
@@ -199,6 +208,7 @@ enum Syscall {
             count = 0
             guard let base = buffer.baseAddress else { return }
             let filled = Parallel.map(size, minimum: 4 << 20) { range -> Bool in
+                Syscall.prefault(UnsafeMutableBufferPointer(rebasing: buffer[range]))
                 var offset = range.lowerBound
                 while offset < range.upperBound {
                     let n = Glibc.pread(fd, base + offset, range.upperBound - offset, off_t(offset))
