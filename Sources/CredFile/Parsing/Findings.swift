@@ -98,11 +98,21 @@ extension CredentialFile {
     /// ``Username/problem(_:)`` accepts (so not blank, not a comment), a non-empty secret.
     /// Nil means "classify it fully".
     static func cleanEntryComma(_ line: UnsafeRawBufferPointer) -> Int? {
-        guard line.count <= FileSyntax.maximumLineLength, FileSyntax.isPrintableASCII(line),
-            let comma = FileSyntax.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
-            comma + 1 < line.count,
-            Username.problem(ofPrintableASCII: UnsafeRawBufferPointer(rebasing: line[..<comma])) == nil
+        guard let comma = cleanNameComma(line),
+            FileSyntax.isPrintableASCII(UnsafeRawBufferPointer(rebasing: line[(comma + 1)...]))
         else { return nil }
+        return comma
+    }
+
+    /// ``cleanEntryComma(_:)`` without the test of the secret's bytes, for a caller that
+    /// tests them itself (a well-formed own hash is printable ASCII by its grammar).
+    static func cleanNameComma(_ line: UnsafeRawBufferPointer) -> Int? {
+        guard line.count <= FileSyntax.maximumLineLength,
+            let comma = FileSyntax.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
+            comma + 1 < line.count
+        else { return nil }
+        let name = UnsafeRawBufferPointer(rebasing: line[..<comma])
+        guard FileSyntax.isPrintableASCII(name), Username.problem(ofPrintableASCII: name) == nil else { return nil }
         return comma
     }
 }
@@ -164,16 +174,19 @@ private struct LineJudge {
         // The common line: printable ASCII with a name that breaks no rule, judged by its
         // secret alone, without building an Entry (the secret classified once). Its name
         // is its own key.
-        if fastPath, let comma = CredentialFile.cleanEntryComma(UnsafeRawBufferPointer(rebasing: file[content])) {
+        if fastPath, let comma = CredentialFile.cleanNameComma(UnsafeRawBufferPointer(rebasing: file[content])) {
             let name = content.lowerBound..<(content.lowerBound + comma)
-            let secret = (name.upperBound + 1)..<content.upperBound
-            var plaintext = false
-            switch SecretSyntax.quickSummary(UnsafeRawBufferPointer(rebasing: file[secret])) {
-            case .plaintext: plaintext = true
-            case .own(let header): judge(header, user: Array(file[name]))
-            case nil: plaintext = judge(SecretSyntax.classify(ArraySlice(file[secret])), user: Array(file[name]))
+            let secret = UnsafeRawBufferPointer(rebasing: file[(name.upperBound + 1)..<content.upperBound])
+            let summary = SecretSyntax.quickSummary(secret)
+            // A hash read as well-formed is printable ASCII; any other secret is tested.
+            if case .own(let header) = summary {
+                judge(header, user: Array(file[name]))
+                return (false, .inFile(name))
             }
-            return (plaintext, .inFile(name))
+            if FileSyntax.isPrintableASCII(secret) {
+                if case .plaintext = summary { return (true, .inFile(name)) }
+                return (judge(SecretSyntax.classify(ArraySlice(secret)), user: Array(file[name])), .inFile(name))
+            }
         }
         let key = CredentialFile.nameKey(ofLineAt: content, in: file)
         // An unusual line (not printable ASCII, or a name that breaks a rule): classified
