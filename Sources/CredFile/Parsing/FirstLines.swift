@@ -8,10 +8,12 @@
 ///    this index from the system's CSPRNG (SipHash through the standard library's
 ///    `Hasher`), so whoever writes the file cannot make names collide (``Tagger``; a
 ///    pass over the lines with other work, like `check`'s, makes these words itself);
-/// 2. the lines are sorted by the top 32 bits of their hash with a stable radix sort
-///    (passes over sequential memory, no probe chains);
+/// 2. the lines are sorted by the top 32 bits of their hash, stably: scattered by the
+///    top byte into 256 buckets, each bucket then radix-sorted in the cache (passes over
+///    sequential memory, no probe chains; ``sortByHash(_:scratch:marking:resolve:)``);
 /// 3. within each run of equal hashes, in line order, each name is compared with the
-///    distinct names seen before it in that run.
+///    distinct names seen before it in that run. Steps 2 and 3 run on several buckets
+///    at once (equal hashes share a bucket).
 ///
 /// A hash table probed per line was random memory access for every name (a cache miss
 /// each on a million names); and with a fixed hash, 100,000 crafted names made it
