@@ -21,8 +21,11 @@ int credfile_mkostemp_cloexec(char *template_);
 
 /// Faults in the whole pages of `start..<start+length` (fresh memory about to be
 /// written) in one call, `madvise(MADV_POPULATE_WRITE)`: on this kind of VM a page
-/// faulted one at a time by `read` or a store costs several times more (a 100 MB read
-/// into fresh memory: ~110 ms, populated first: ~55 ms). Advice only: errors are ignored.
+/// faulted one at a time costs several times more (a 100 MB read into fresh memory:
+/// ~110 ms, populated first: ~55 ms, one thread). Used for the arrays a pass fills, not
+/// for a file's read: the call holds the address-space lock, and a thread being started
+/// for the read's other piece (it maps its stack) waited for it. Advice only: errors
+/// are ignored.
 void credfile_prefault(void *start, size_t length);
 
 /// `copy_file_range(from, offset, to, NULL, count, 0)`: copies up to `count` bytes of

@@ -208,7 +208,6 @@ enum Syscall {
             count = 0
             guard let base = buffer.baseAddress else { return }
             let filled = Parallel.map(size, minimum: 4 << 20) { range -> Bool in
-                Syscall.prefault(UnsafeMutableBufferPointer(rebasing: buffer[range]))
                 var offset = range.lowerBound
                 while offset < range.upperBound {
                     let n = Glibc.pread(fd, base + offset, range.upperBound - offset, off_t(offset))
