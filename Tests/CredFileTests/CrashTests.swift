@@ -134,7 +134,10 @@ struct CrashTests {
             var kills = 0, killedBySignal = 0, sawOld = 0, sawNew = 0, strays = 0, cleanups = 0, missed = 0
             var mustComplete = false
             var i = 2
-            while kills < 100 && i < 1_000 {
+            // 100 kills, and on until one of them came after a rename (a rewrite that copies
+            // in the kernel leaves little time between the rename and the exit, and under
+            // load the watcher can miss it for a hundred kills).
+            while (kills < 100 || sawNew == 0) && i < 1_000 {
                 defer { i += 1 }
                 let op = try Self.operation(i, on: current, path: path, rng: &rng)
                 let child = try CLI.start(op.arguments, stdin: op.stdin)
@@ -208,7 +211,7 @@ struct CrashTests {
                 }
                 #expect(try dir.names().filter { !$0.hasPrefix(".") } == [name, name + ".lock"])
             }
-            #expect(kills == 100)
+            #expect(kills >= 100)
             #expect(killedBySignal >= 50, "too few kills hit a running writer: the test did not test much")
             #expect(sawOld > 0 && sawNew > 0)
 
