@@ -78,9 +78,8 @@ public struct CredentialStore: Sendable {
     /// without the sticky bit (SPEC §5).
     public func findings() throws -> [Finding] {
         // Mapped when large: `check` of a million lines reads every byte once, in place.
-        guard let findings = try AtomicWriter.withBytes(path, { CredentialFile.findings(in: $0, policy: policy) }) else {
-            throw missingFile()
-        }
+        let found = try AtomicWriter.withBytes(path) { CredentialFile.findings(in: $0, policy: policy) }
+        guard let findings = found else { throw missingFile() }
         return FilePermissions.findings(path: path) + findings
     }
 

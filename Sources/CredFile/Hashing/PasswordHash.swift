@@ -160,8 +160,8 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
                     ofAlphabetText: UnsafeRawBufferPointer(rebasing: text[salt]), values: values),
                 let checksumCount = Base64Core.canonicalCount(
                     ofAlphabetText: UnsafeRawBufferPointer(rebasing: text[checksum]), values: values),
-                (try? checkRanges(algorithm: algorithm, rounds: rounds, saltCount: saltCount, checksumCount: checksumCount))
-                    != nil
+                (try? checkRanges(
+                    algorithm: algorithm, rounds: rounds, saltCount: saltCount, checksumCount: checksumCount)) != nil
             else { return nil }
             return (Header(algorithm: algorithm, rounds: rounds), salt, checksum)
         }

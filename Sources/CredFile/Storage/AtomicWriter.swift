@@ -147,8 +147,9 @@ public struct AtomicWriter: Sendable {
             // The rename of FILE below is followed by the directory's fsync, which makes
             // this rename durable too.
             let backup = Self.sidecarName(of: name, suffix: ".bak")
-            try replace(directory, backup, with: { sink in try sink(current.bytes[...]) },
-                copyingFrom: current, mode: mode, owner: fileOwner, syncDirectory: false)
+            try replace(
+                directory, backup, with: { sink in try sink(current.bytes[...]) }, copyingFrom: current, mode: mode,
+                owner: fileOwner, syncDirectory: false)
         }
         try replace(
             directory, name, with: newContent, copyingFrom: current, mode: mode, owner: fileOwner, syncDirectory: true)
