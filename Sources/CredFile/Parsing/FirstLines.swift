@@ -113,13 +113,10 @@ struct FirstLines {
     static func gatherWords<T>(count: Int, _ body: (Range<Int>, inout WordSink) -> T) -> (words: [UInt64], results: [T])
     {
         var results: [T] = []
-        let words = [UInt64](unsafeUninitializedCapacity: count) { words, initialized in
+        // Room for one word at least, so the buffer has an address even for no lines.
+        let words = [UInt64](unsafeUninitializedCapacity: max(count, 1)) { words, initialized in
             initialized = 0
-            guard let base = words.baseAddress else {
-                var sink = WordSink(base: UnsafeMutablePointer(bitPattern: 8)!, start: 0, end: 0)
-                results = [body(0..<0, &sink)]
-                return
-            }
+            guard let base = words.baseAddress else { return }
             let pieces = Parallel.map(count) { range -> (sink: WordSink, result: T) in
                 Syscall.prefault(UnsafeMutableBufferPointer(rebasing: words[range]))
                 var sink = WordSink(base: base, start: range.lowerBound, end: range.lowerBound)
