@@ -14,18 +14,22 @@ extension CredentialStore {
     ///   - change: gets the current file; returns the changes and a result. It runs under
     ///     the lock: hash before calling.
     /// - Returns: the result `change` returned.
+    ///   A large file is mapped, not read (``AtomicWriter/rewriteSplicing(createIfMissing:mapping:content:)``):
+    ///   `change` may run a second time, on the bytes read into memory, when another
+    ///   program changed the file in place meanwhile, so it must only compute.
     /// - Throws: what `change` throws, or what ``AtomicWriter/rewrite(createIfMissing:_:)``
     ///   throws (lock, I/O, a hard-linked file).
     func rewrite<R>(
         createIfMissing: Bool = false,
         _ change: (CredentialFile) throws -> (CredentialFile.Changes, R)
     ) throws -> R {
-        try writer.rewriteSplicing(createIfMissing: createIfMissing, content: { (current: [UInt8]?) throws -> (AtomicWriter.Content?, R) in
-            let file = CredentialFile(bytes: current ?? [])
+        try writer.rewriteSplicing(createIfMissing: createIfMissing) {
+            (current: FileBytes?) throws -> (AtomicWriter.Content?, R) in
+            let file = CredentialFile(storage: current ?? FileBytes([]))
             let (changes, result) = try change(file)
             guard !changes.isEmpty else { return (nil, result) }
-            // Spliced: slices of the bytes read and the changed lines, never a rendered copy.
+            // Spliced: stretches of the file as read and the changed lines, never a rendered copy.
             return ({ sink in try file.writeRendered(applying: changes, to: sink) }, result)
-        })
+        }
     }
 }

@@ -157,7 +157,7 @@ public struct CredentialStore: Sendable {
         func lookIn(_ lines: UnsafeRawBufferPointer) -> [UInt8]? {
             defer { atFileStart = false }
             let first = atFileStart ? FileSyntax.firstLineStart(lines) : 0
-            return LineScanner.firstEntry(named: key, in: lines, from: first).map { Array(lines[$0.content]) }
+            return LineScanner.firstEntry(named: key, in: lines, from: first, number: 1).map { Array(lines[$0.content]) }
         }
         let scanned: Void? = try AtomicWriter.scan(path, chunkSize: pieceSize) { piece in
             var start = 0

@@ -54,26 +54,87 @@ struct CopyRangeTests {
     func changedInPlace() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path + "/changing.txt"
-            let original = Self.lines(20_000)
+            let original = Self.lines(20_000)  // below the mapping minimum: read into memory
+            #expect(original.count < AtomicWriter.mappingMinimum)
             try writeBytes(path, original)
             let newLine = Array("inserted,line\n".utf8)
             let cut = (100_000, 100_000 + 300)
             try AtomicWriter(path: path).rewriteSplicing(content: { current in
                 let current = try #require(current)
-                // Another program rewrites the file in place (same inode, same size).
-                let fd = open(path, O_WRONLY)
-                let other = [UInt8](repeating: UInt8(ascii: "X"), count: original.count)
-                #expect(pwrite(fd, other, other.count, 0) == other.count)
-                close(fd)
+                #expect(!current.isMapped)
+                Self.overwriteInPlace(path, size: original.count)
                 let content: AtomicWriter.Content = { sink in
-                    try sink(current[..<cut.0])
-                    try sink(newLine[...])
-                    try sink(current[cut.1...])
+                    try sink(.original(0..<cut.0))
+                    try sink(.new(newLine[...]))
+                    try sink(.original(cut.1..<current.count))
                 }
                 return (content, ())
             })
             let expected = Array(original[..<cut.0]) + newLine + Array(original[cut.1...])
             #expect(try readBytes(path) == expected)
+        }
+    }
+
+    /// Another program rewrites the file in place (same inode, same size) with X's.
+    static func overwriteInPlace(_ path: String, size: Int) {
+        let fd = open(path, O_WRONLY)
+        let other = [UInt8](repeating: UInt8(ascii: "X"), count: size)
+        #expect(pwrite(fd, other, other.count, 0) == other.count)
+        close(fd)
+    }
+
+    @Test(
+        "a mapped file changed in place while the change is computed: the change runs again on the file as it is now")
+    func mappedChangedInPlace() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path + "/changing.txt"
+            let original = Self.lines(100_000)  // ~2.4 MB: mapped
+            #expect(original.count >= AtomicWriter.mappingMinimum)
+            try writeBytes(path, original)
+            var seen: [(mapped: Bool, first: UInt8)] = []
+            let cut = (100_000, 100_000 + 300)
+            try AtomicWriter(path: path).rewriteSplicing(content: { current in
+                let current = try #require(current)
+                seen.append((current.isMapped, current[0]))
+                if seen.count == 1 { Self.overwriteInPlace(path, size: original.count) }
+                let content: AtomicWriter.Content = { sink in
+                    try sink(.original(0..<cut.0))
+                    try sink(.new(Array("inserted,line\n".utf8)[...]))
+                    try sink(.original(cut.1..<current.count))
+                }
+                return (content, ())
+            })
+            // First the mapping (of the file as it was), then the bytes read again.
+            #expect(seen.map(\.mapped) == [true, false])
+            #expect(seen.map(\.first) == [UInt8(ascii: "u"), UInt8(ascii: "X")])
+            let now = [UInt8](repeating: UInt8(ascii: "X"), count: original.count)
+            #expect(try readBytes(path) == Array(now[..<cut.0]) + Array("inserted,line\n".utf8) + Array(now[cut.1...]))
+        }
+    }
+
+    @Test("a mapped file truncated in place while the change is computed: no SIGBUS, the change runs again")
+    func mappedTruncatedInPlace() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path + "/shrinking.txt"
+            let original = Self.lines(100_000)
+            try writeBytes(path, original)
+            let store = CredentialStore(path: path, policy: try HashPolicy(rounds: 1, minimumRounds: 1))
+            var calls = 0
+            let removed = try store.rewrite { file in
+                calls += 1
+                if calls == 1 {
+                    #expect(file.storage.isMapped)
+                    #expect(truncate(path, 4096) == 0)  // the rest of the mapping is past the end now
+                }
+                // Reads the whole file: past the new end on the first call.
+                let lines = file.entries(named: "user099999")
+                var changes = CredentialFile.Changes()
+                lines.forEach { changes.remove($0) }
+                return (changes, lines.count)
+            }
+            #expect(calls == 2)
+            #expect(removed == 0)
+            #expect(try readBytes(path) == Array(original[..<4096]))
         }
     }
 

@@ -8,7 +8,8 @@ import Glibc
 #endif
 
 // The fast paths `check` takes on a million lines, each held to the plain code it
-// stands in for: word-at-a-time base64, the one-pass hash reader, and the mapped read.
+// stands in for: word-at-a-time base64 and line-feed counts, the one-pass hash reader,
+// and the mapped read.
 
 @Suite("Fast paths agree with the plain code")
 struct FastPathTests {
@@ -37,6 +38,33 @@ struct FastPathTests {
                             if fast != plain { return }
                         }
                     }
+                }
+            }
+        }
+    }
+
+    @Test("the word-at-a-time line-feed count agrees with a byte loop, at every length and alignment")
+    func lineFeedCount() {
+        var random = SeededRandom(seed: 0x1F_C0DE)
+        for length in Array(0..<80) + [2039, 2040, 2041, 4096, 9000] {
+            for _ in 0..<40 {
+                // Mostly text, with line feeds and now and then a byte ≥ 0x80 or 0x0A's neighbours.
+                let bytes: [UInt8] = (0..<(length + 8)).map { _ in
+                    switch random.next() % 40 {
+                    case 0..<5: 0x0A
+                    case 5: random.next() % 4 == 0 ? 0x80 | UInt8(random.next() % 128) : 0x0B
+                    case 6: 0x8A
+                    default: UInt8(0x20 + random.next() % 95)
+                    }
+                }
+                for offset in [0, 1, 3, 7] {
+                    let piece = bytes[offset..<(offset + length)]
+                    let plain: Int? = piece.contains { $0 >= 0x80 } ? nil : piece.filter { $0 == 0x0A }.count
+                    let fast = bytes.withUnsafeBytes {
+                        FileSyntax.lineFeedsIfASCII(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)]))
+                    }
+                    #expect(fast == plain, "length \(length) at offset \(offset)")
+                    if fast != plain { return }
                 }
             }
         }

@@ -3,18 +3,48 @@ import Testing
 
 @testable import CredFile
 
-// The writer splices: it writes slices of the bytes it read and the changed lines
-// (CredentialFile.writeRendered) instead of a rendered copy of the whole file. The
-// bytes written must be exactly render(applying:), whatever the file and the changes.
+// The writer splices: it writes stretches of the file it read and the changed lines
+// (CredentialFile.writeRendered) instead of a rendered copy of the whole file, and
+// render(applying:) joins those same pieces. The joined bytes must be exactly what the
+// straightforward renderer below makes (the one credfile had before the pieces; the
+// properties of rendering itself are ParserPropertyTests').
 
-/// The pieces `writeRendered` hands on, joined.
+/// The pieces `writeRendered` hands on, joined (a stretch of the file as its bytes).
 private func spliced(_ file: CredentialFile, _ changes: CredentialFile.Changes) -> [UInt8] {
     var out: [UInt8] = []
-    file.writeRendered(applying: changes) { out += $0 }
+    file.writeRendered(applying: changes) { piece in
+        switch piece {
+        case .original(let range): out += file.bytes[range]
+        case .new(let bytes): out += bytes
+        }
+    }
     return out
 }
 
-@Suite("Splice: the writer's pieces join to render(applying:)")
+/// `changes` applied by building the new file in one array, line by line.
+private func renderedInMemory(_ file: CredentialFile, _ changes: CredentialFile.Changes) -> [UInt8] {
+    let bytes = file.bytes
+    var out: [UInt8] = []
+    var cursor = 0  // bytes before it are written
+    for start in changes.edited.keys.sorted() where file.isLineStart(start) {
+        let (content, ending) = bytes.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
+        out.append(contentsOf: bytes[cursor..<content.lowerBound])
+        if case .replace(let newContent) = changes.edited[start] {
+            out.append(contentsOf: newContent)
+            out.append(contentsOf: ending.bytes)
+        }
+        cursor = content.upperBound + ending.bytes.count
+    }
+    out.append(contentsOf: bytes[cursor...])
+    if !changes.appended.isEmpty, let last = out.last, last != 0x0A, out.count > (file.hasBOM ? 3 : 0) {
+        out += last == 0x0D ? [0x0D, 0x0A] : [0x0A]
+    }
+    for line in changes.appended { out += line + [0x0A] }
+    if !file.hasBOM, out.starts(with: CredentialFile.bom) { out.insert(contentsOf: CredentialFile.bom, at: 0) }
+    return out
+}
+
+@Suite("Splice: the writer's pieces join to the rendered bytes")
 struct SpliceTests {
     /// Lines with every shape the renderer treats apart: BOM, U+FEFF at a line start,
     /// CRLF, a lone CR, blank and comment lines, and sometimes no final newline.
@@ -72,8 +102,10 @@ struct SpliceTests {
                     try? changes.replaceSecret(of: line, with: rng.chance(0.5) ? "new" : String(repeating: "h", count: 60_000))
                 }
             }
-            if rng.chance(0.2) { try? changes.append(username: "added", secret: "pw") }
-            #expect(spliced(file, changes) == file.render(applying: changes), "round \(round)")
+            if rng.chance(0.2) { try? changes.append(username: rng.chance(0.3) ? "\u{FEFF}added" : "added", secret: "pw") }
+            let expected = renderedInMemory(file, changes)
+            #expect(spliced(file, changes) == expected, "round \(round)")
+            #expect(file.render(applying: changes) == expected, "round \(round)")
         }
     }
 
@@ -85,27 +117,44 @@ struct SpliceTests {
             ("only-line", "a,1", [1]),
             ("nothing", "a,1\nb,2\r\n", []),
             ("last-without-newline", "a,1\nb,2", [2]),
+            ("bom-only-left", "\u{FEFF}a,1\n", [1]),
         ])
-    func namedRemovals(name: String, text: String, remove: [Int]) {
+    func namedRemovals(name: String, text: String, remove: [Int]) throws {
         let file = CredentialFile(text)
-        var changes = CredentialFile.Changes()
-        for number in remove { changes.remove(file.line(number)) }
-        #expect(spliced(file, changes) == file.render(applying: changes), "\(name)")
+        for appending in [false, true] {
+            var changes = CredentialFile.Changes()
+            for number in remove { changes.remove(file.line(number)) }
+            if appending { try changes.append(username: "\u{FEFF}new", secret: "pw") }
+            #expect(spliced(file, changes) == renderedInMemory(file, changes), "\(name), appending: \(appending)")
+        }
     }
 
-    @Test("A one-line change in a file of 200,000 lines is handed on in few pieces, most of them slices")
+    @Test("Appending to an empty file, a BOM alone, a last line without an ending or ending in CR")
+    func namedAppends() throws {
+        for text in ["", "\u{FEFF}", "a,1", "a,1\r", "\u{FEFF}a,1", "a,1\n"] {
+            for name in ["b", "\u{FEFF}b"] {
+                let file = CredentialFile(text)
+                var changes = CredentialFile.Changes()
+                try changes.append(username: name, secret: "2")
+                #expect(spliced(file, changes) == renderedInMemory(file, changes), "\(text.debugDescription) + \(name)")
+            }
+        }
+    }
+
+    @Test("A one-line change in a file of 200,000 lines is handed on in few pieces, the large ones stretches of the file")
     func fewPieces() throws {
         let text = (0..<200_000).map { "user\($0),secret\($0)\n" }.joined()
         let file = CredentialFile(text)
         var changes = CredentialFile.Changes()
         try changes.replaceSecret(of: file.line(100_000), with: "changed")
         var pieces = 0
-        var out: [UInt8] = []
-        file.writeRendered(applying: changes) {
+        var copied = 0
+        file.writeRendered(applying: changes) { piece in
             pieces += 1
-            out += $0
+            if case .original(let range) = piece { copied += range.count }
         }
-        #expect(out == file.render(applying: changes))
+        #expect(spliced(file, changes) == renderedInMemory(file, changes))
         #expect(pieces <= 4, "\(pieces) pieces")
+        #expect(copied > file.bytes.count - (1 << 17), "\(copied) of \(file.bytes.count) bytes left to the kernel's copy")
     }
 }

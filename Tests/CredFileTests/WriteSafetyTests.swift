@@ -76,7 +76,7 @@ struct WriteSafetyTests {
         let storage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/CredFile/Storage")
         let files = try FileManager.default.contentsOfDirectory(atPath: storage.path).filter { $0.hasSuffix(".swift") }
-        #expect(files.sorted() == ["AtomicWriter.swift", "FileLock.swift", "Syscall.swift"])
+        #expect(files.sorted() == ["AtomicWriter.swift", "FileBytes.swift", "FileLock.swift", "Syscall.swift"])
         let upperNames = [
             "CredentialFile", "CredentialLine", "LineScanner", "LineClassifier", "Username", "Password",
             "PasswordHash", "HashPolicy", "Finding", "CredentialStore(",

@@ -54,10 +54,9 @@ final class FileCache: Sendable {
             let file = CredentialFile(bytes: bytes)
             var index: [[UInt8]: Range<Int>] = [:]
             index.reserveCapacity(file.lineCount)
-            let base = bytes.startIndex
             for line in file.effectiveEntries() {
                 guard let entry = line.entry else { continue }
-                index[entry.usernameKey] = (line.content.startIndex - base)..<(line.content.endIndex - base)
+                index[entry.usernameKey] = line.offset..<(line.offset + line.content.count)
             }
             firstEntries = index
         }

@@ -6,6 +6,8 @@ public struct CredentialLine: Sendable {
     public let number: Int
     /// The bytes of the line without its ending (and without the BOM on line 1).
     public let content: ArraySlice<UInt8>
+    /// Where `content` starts in the file: what ``CredentialFile/Changes`` names it by.
+    let offset: Int
     /// How the line ends.
     public let ending: LineEnding
     /// Blank, comment or entry, classified on demand (no String is built for it).
@@ -39,7 +41,10 @@ public struct CredentialFile: Sendable {
     public static let bom: [UInt8] = FileSyntax.bom
 
     /// The file's bytes, exactly as read.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] { storage.array }
+    /// The bytes: in memory, or (inside a rewrite) mapped from the file. Every reading
+    /// below goes through it, never through ``bytes``, which copies a mapping.
+    let storage: FileBytes
     /// Whether the bytes start with a UTF-8 BOM (skipped by the parser, kept on render).
     public let hasBOM: Bool
     /// The offset where each line's content starts, found on first use: a one-user
@@ -47,16 +52,19 @@ public struct CredentialFile: Sendable {
     private let index = LineIndex()
 
     /// Splits `bytes` into lines (lazily: the line index is built when first asked).
-    public init(bytes: [UInt8]) {
-        self.bytes = bytes
-        self.hasBOM = bytes.starts(with: FileSyntax.bom)
+    public init(bytes: [UInt8]) { self.init(storage: FileBytes(bytes)) }
+
+    /// Splits the bytes of `storage` into lines (lazily).
+    init(storage: FileBytes) {
+        self.storage = storage
+        self.hasBOM = storage.withUnsafeBytes { $0.starts(with: FileSyntax.bom) }
     }
 
     /// Parses UTF-8 text.
     public init(_ text: String) { self.init(bytes: Array(text.utf8)) }
 
     /// The offset where each line's content starts.
-    var lineStarts: [Int] { index.starts(of: bytes) }
+    var lineStarts: [Int] { index.starts(of: storage) }
 
     /// The number of lines.
     public var lineCount: Int { lineStarts.count }
@@ -65,48 +73,33 @@ public struct CredentialFile: Sendable {
     public var lines: LazyMapSequence<Range<Int>, CredentialLine> {
         let starts = lineStarts
         return (0..<starts.count).lazy.map { index in
-            let (content, ending) = Self.span(of: index, starts: starts, in: self.bytes)
-            return CredentialLine(number: index + 1, content: self.bytes[content], ending: ending)
+            let (content, ending) = self.storage.withUnsafeBytes { file in
+                starts.withUnsafeBufferPointer { Self.span(of: index, starts: $0, in: file) }
+            }
+            return self.line(number: index + 1, content: content, ending: ending)
         }
     }
 
     /// Line `number` (1-based).
     public func line(_ number: Int) -> CredentialLine {
         let (content, ending) = span(of: number - 1)
-        return CredentialLine(number: number, content: bytes[content], ending: ending)
+        return line(number: number, content: content, ending: ending)
     }
 
-    /// The line whose content starts at `offset` (a line start), numbered by the index
-    /// when it is built, else by counting the line feeds before it (no index built).
-    private func line(startingAt offset: Int) -> CredentialLine {
-        let number: Int
-        if let starts = index.builtStarts {
-            var low = 0
-            var high = starts.count
-            while low < high {
-                let mid = (low + high) / 2
-                if starts[mid] < offset { low = mid + 1 } else { high = mid }
-            }
-            number = low + 1
-        } else {
-            number = bytes.withUnsafeBytes { FileSyntax.count(of: FileSyntax.lf, in: $0, from: 0, to: offset) } + 1
-        }
-        let (content, ending) = bytes.withUnsafeBytes { FileSyntax.line(at: offset, in: $0) }
-        return CredentialLine(number: number, content: bytes[content], ending: ending)
+    /// The line numbered `number` whose content is `content`.
+    private func line(number: Int, content: Range<Int>, ending: LineEnding) -> CredentialLine {
+        CredentialLine(number: number, content: storage.slice(content), offset: content.lowerBound, ending: ending)
     }
 
     /// The content range and ending of the line at 0-based `index`.
-    func span(of index: Int) -> (Range<Int>, LineEnding) { Self.span(of: index, starts: lineStarts, in: bytes) }
-
-    /// The content range and ending of the line at 0-based `index` of `starts`: what
-    /// loops over every line call, with the index fetched once.
-    static func span(of index: Int, starts: [Int], in bytes: [UInt8]) -> (Range<Int>, LineEnding) {
-        starts.withUnsafeBufferPointer { starts in bytes.withUnsafeBytes { span(of: index, starts: starts, in: $0) } }
+    func span(of index: Int) -> (Range<Int>, LineEnding) {
+        withRawLines { file, starts in Self.span(of: index, starts: starts, in: file) }
     }
 
-    /// The same, over raw buffers: the loops that run in pieces on several threads use
-    /// these, never `bytes[…]` slices, whose retain and release of the one shared array
-    /// buffer would bounce its reference count between the cores on every line.
+    /// The content range and ending of the line at 0-based `index` of `starts`, over raw
+    /// buffers: the loops that run in pieces on several threads use these, never
+    /// `bytes[…]` slices, whose retain and release of the one shared array buffer would
+    /// bounce its reference count between the cores on every line.
     static func span(of index: Int, starts: UnsafeBufferPointer<Int>, in file: UnsafeRawBufferPointer) -> (
         Range<Int>, LineEnding
     ) {
@@ -117,20 +110,20 @@ public struct CredentialFile: Sendable {
     /// Runs `body` with the file's bytes and its line starts as raw buffers.
     func withRawLines<R>(_ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<Int>) -> R) -> R {
         let starts = lineStarts
-        return bytes.withUnsafeBytes { file in starts.withUnsafeBufferPointer { body(file, $0) } }
+        return storage.withUnsafeBytes { file in starts.withUnsafeBufferPointer { body(file, $0) } }
     }
 
     /// The first entry line of `username` (NFC-compared), malformed or not: it alone
     /// counts for that name. Nil when no entry has that name.
     public func firstEntry(named username: String) -> CredentialLine? {
-        let hit = bytes.withUnsafeBytes { LineScanner.firstEntry(named: FileSyntax.nameKey(of: username), in: $0) }
-        return hit.map { line(startingAt: $0.content.lowerBound) }
+        let hit = storage.withUnsafeBytes { LineScanner.firstEntry(named: FileSyntax.nameKey(of: username), in: $0) }
+        return hit.map { line(number: $0.number, content: $0.content, ending: $0.ending) }
     }
 
     /// Every entry line of `username` (NFC-compared).
     public func entries(named username: String) -> [CredentialLine] {
-        let hits = bytes.withUnsafeBytes { LineScanner.entries(named: FileSyntax.nameKey(of: username), in: $0) }
-        return hits.map { line(startingAt: $0.content.lowerBound) }
+        let hits = storage.withUnsafeBytes { LineScanner.entries(named: FileSyntax.nameKey(of: username), in: $0) }
+        return hits.map { line(number: $0.number, content: $0.content, ending: $0.ending) }
     }
 
     /// Every name's first entry line, by the name's comparison key (NFC bytes): one pass
@@ -171,7 +164,7 @@ public struct CredentialFile: Sendable {
             $0.append($1)
         } _: { block in
             for (line, name, storage) in block {
-                body(ListedEntry(line: line, username: bytes[name], storage: storage))
+                body(ListedEntry(line: line, username: self.storage.slice(name), storage: storage))
             }
         }
     }
@@ -180,7 +173,7 @@ public struct CredentialFile: Sendable {
     /// ``Escaped/appendName(_:to:)`` shows it, the storage as ``StorageSummary/description``),
     /// handed to `body` in blocks of bytes, in file order.
     public func forEachListingBlock(policy: HashPolicy, _ body: ([UInt8]) -> Void) {
-        bytes.withUnsafeBytes { file in
+        storage.withUnsafeBytes { file in
             forEachListedBlock(policy: policy, empty: [UInt8]()) { out, entry in
                 Escaped.appendName(UnsafeRawBufferPointer(rebasing: file[entry.name]), to: &out)
                 out.append(UInt8(ascii: "\t"))
@@ -233,9 +226,11 @@ public struct CredentialFile: Sendable {
             if let quick = SecretSyntax.quickSummary(UnsafeRawBufferPointer(rebasing: file[secret])) {
                 return quick.storage(under: policy)
             }
-            return SecretSyntax.classify(bytes[secret]).storage(under: policy)
+            return SecretSyntax.classify(self.storage.slice(secret)).storage(under: policy)
         }
-        if case .entry(let entry) = LineClassifier.classify(bytes[range]) { return entry.secret.storage(under: policy) }
+        if case .entry(let entry) = LineClassifier.classify(self.storage.slice(range)) {
+            return entry.secret.storage(under: policy)
+        }
         return nil
     }
 
@@ -263,39 +258,22 @@ public struct CredentialFile: Sendable {
     /// The bytes, identical to the ones read.
     public func render() -> [UInt8] { render(applying: Changes()) }
 
-    /// The bytes with `changes` applied; every other line byte for byte.
+    /// The bytes with `changes` applied; every other line byte for byte: the pieces of
+    /// ``writeRendered(applying:to:)``, joined.
     public func render(applying changes: Changes) -> [UInt8] {
         var out: [UInt8] = []
         // Room for every replacement too: growing past the reserve would copy the whole
         // output into a buffer twice its size (an upgrade batch lengthens many lines).
         let replaced = changes.edited.values.reduce(0) { if case .replace(let l) = $1 { $0 + l.count } else { $0 } }
-        out.reserveCapacity(bytes.count + replaced + changes.appended.reduce(0) { $0 + $1.count + 2 })
-        var cursor = 0  // bytes before it are written
-        for start in changes.edited.keys.sorted() where isLineStart(start) {
-            let (content, ending) = bytes.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
-            out.append(contentsOf: bytes[cursor..<content.lowerBound])
-            if case .replace(let newContent) = changes.edited[start] {
-                out.append(contentsOf: newContent)
-                out.append(contentsOf: ending.bytes)
+        out.reserveCapacity(storage.count + replaced + changes.appended.reduce(0) { $0 + $1.count + 2 } + 3)
+        storage.withUnsafeBytes { file in
+            writeRendered(applying: changes) { piece in
+                switch piece {
+                case .original(let range): out.append(contentsOf: UnsafeRawBufferPointer(rebasing: file[range]))
+                case .new(let bytes): out.append(contentsOf: bytes)
+                }
             }
-            cursor = content.upperBound + ending.bytes.count
         }
-        out.append(contentsOf: bytes[cursor...])
-        if !changes.appended.isEmpty, let last = out.last, last != 0x0A, out.count > (hasBOM ? Self.bom.count : 0) {
-            // The one change made to an existing line: it gains an ending. A CR at its
-            // end is content (a control byte: the line is malformed); an LF alone would
-            // turn that CR into a CRLF ending and the malformed line into a valid one.
-            out += last == 0x0D ? [0x0D, 0x0A] : [0x0A]
-        }
-        for line in changes.appended {
-            out.append(contentsOf: line)
-            out.append(0x0A)
-        }
-        // U+FEFF at the start of a line that is not the file's first is part of that line
-        // (a name `\u{FEFF}admin` is not `admin`). When the change brings such a line to
-        // the very start (the lines before it removed, or an append to an empty file), a
-        // BOM goes in front, so the parser skips that one and the line keeps its meaning.
-        if !hasBOM, out.starts(with: Self.bom) { out.insert(contentsOf: Self.bom, at: 0) }
         return out
     }
 }
@@ -306,7 +284,7 @@ extension CredentialFile {
     /// that is no line start here is ignored, never spliced into the middle of a line.
     func isLineStart(_ offset: Int) -> Bool {
         let first = hasBOM ? Self.bom.count : 0
-        return offset >= first && offset < bytes.count && (offset == first || bytes[offset - 1] == FileSyntax.lf)
+        return offset >= first && offset < storage.count && (offset == first || storage[offset - 1] == FileSyntax.lf)
     }
 
     /// Edits to apply in one rewrite: lines replaced or removed, entries appended.
@@ -334,12 +312,12 @@ extension CredentialFile {
             guard let entry = line.entry, entry.hasName else {
                 throw CredFileError(.usage, "line \(line.number) holds no entry to change")
             }
-            edited[line.content.startIndex] = .replace(try Self.entryLine(entry.username, secret))
+            edited[line.offset] = .replace(try Self.entryLine(entry.username, secret))
         }
 
         /// Removes `line` with its ending.
         public mutating func remove(_ line: CredentialLine) {
-            edited[line.content.startIndex] = .remove
+            edited[line.offset] = .remove
         }
 
         /// Appends `username,secret` with an LF at the end of the file.
@@ -372,7 +350,7 @@ final class LineIndex: Sendable {
     private let starts = Mutex<[Int]?>(nil)
 
     /// The line starts of `bytes` (the file this index belongs to).
-    func starts(of bytes: [UInt8]) -> [Int] {
+    func starts(of bytes: FileBytes) -> [Int] {
         starts.withLock { built in
             if let built { return built }
             let computed = bytes.withUnsafeBytes { Self.lineStarts(of: $0) }

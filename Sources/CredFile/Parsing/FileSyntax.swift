@@ -124,7 +124,8 @@ enum FileSyntax {
         var index = 0
         var high: UInt64 = 0
         while index + 32 <= bytes.count {
-            high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            high |=
+                bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                 | bytes.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
                 | bytes.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self)
                 | bytes.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)
@@ -165,10 +166,40 @@ enum FileSyntax {
         bytes.count == text.utf8CodeUnitCount && hasPrefix(bytes, text)
     }
 
-    /// How many `needle` bytes are in `buffer[from..<to]` (a loop the compiler vectorizes).
-    static func count(of needle: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int {
+    /// How many line feeds `bytes` holds when every byte is ASCII; nil when one is not.
+    /// One pass for what the streaming lookup asks of the lines before its hit (are they
+    /// all ASCII, so no NFC name among them can match; and how many are they), eight
+    /// bytes at a time. A byte of `x = word ^ LF…` is zero exactly where an LF is; the
+    /// expression below sets that byte's high bit, and only that bit, for each zero byte
+    /// (exact: no carries between bytes). Those bits, shifted to 0/1, add up in eight
+    /// byte-wide counters, summed by one multiplication every 255 words.
+    static func lineFeedsIfASCII(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let pattern = UInt64(lf) &* ones
         var count = 0
-        for byte in UnsafeRawBufferPointer(rebasing: buffer[from..<to]) where byte == needle { count += 1 }
+        var high: UInt64 = 0
+        var index = 0
+        while index + 8 <= bytes.count {
+            var counters: UInt64 = 0
+            let words = min((bytes.count - index) / 8, 255)
+            for _ in 0..<words {
+                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                high |= word
+                let x = word ^ pattern
+                counters &+= (~(((x & low7) &+ low7) | x | low7)) >> 7
+                index += 8
+            }
+            count += Int((counters &* ones) >> 56)
+            if high & 0x8080_8080_8080_8080 != 0 { return nil }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            high |= UInt64(byte)
+            if byte == lf { count += 1 }
+            index += 1
+        }
+        if high & 0x80 != 0 { return nil }
         return count
     }
 

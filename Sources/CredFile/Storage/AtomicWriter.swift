@@ -90,21 +90,38 @@ public struct AtomicWriter: Sendable {
         createIfMissing: Bool = false,
         _ change: (_ current: [UInt8]?) throws -> (newBytes: [UInt8]?, result: R)
     ) throws -> R {
-        try rewriteSplicing(createIfMissing: createIfMissing, content: { (current: [UInt8]?) throws -> (Content?, R) in
-            let (newBytes, result) = try change(current)
-            return (newBytes.map { bytes in { sink in try sink(bytes[...]) } }, result)
-        })
+        // Read into memory, never mapped: `change` wants an array (a mapping would be copied).
+        try rewriteSplicing(createIfMissing: createIfMissing, mapping: false) { (current: FileBytes?) in
+            let (newBytes, result) = try change(current?.array)
+            return (newBytes.map { bytes in { sink in try sink(.new(bytes[...])) } }, result)
+        }
+    }
+
+    /// One piece of new content.
+    enum Piece {
+        /// The bytes at these offsets of the file as read: copied by the kernel from the
+        /// file itself when it can (`copy_file_range`), without passing through memory.
+        case original(Range<Int>)
+        /// New bytes.
+        case new(ArraySlice<UInt8>)
     }
 
     /// New content handed to the writer piece by piece (each piece to `sink`, in order),
     /// so it never has to be built whole in memory: a one-line change of a large file
-    /// is written as slices of the bytes read around the new line.
-    typealias Content = (_ sink: (ArraySlice<UInt8>) throws -> Void) throws -> Void
+    /// is written as the stretches of the file around the new line, and the new line.
+    typealias Content = (_ sink: (Piece) throws -> Void) throws -> Void
 
     /// ``rewrite(createIfMissing:_:)`` whose `change` returns the new content as pieces.
+    ///
+    /// With `mapping`, a file of ``mappingMinimum`` bytes or more is mapped, not read into
+    /// memory (``FileBytes``): a one-user change then reads only the pages it looks at.
+    /// A mapping shows what another program writes into the file in place (credfile
+    /// itself never does), so when the file is not as it was once the new content is
+    /// written, that attempt is dropped and `change` runs again on the bytes read into
+    /// memory: `change` must not do anything but compute, and it may run twice.
     func rewriteSplicing<R>(
-        createIfMissing: Bool = false,
-        content change: (_ current: [UInt8]?) throws -> (newContent: Content?, result: R)
+        createIfMissing: Bool = false, mapping: Bool = true,
+        content change: (_ current: FileBytes?) throws -> (newContent: Content?, result: R)
     ) throws -> R {
         let target = try resolvedPath()
         let (directory, name) = Self.split(target)
@@ -118,21 +135,57 @@ public struct AtomicWriter: Sendable {
 
         // O_NOFOLLOW: the path was resolved link by link; a link planted there since is refused.
         // Kept open: the new file copies its unchanged stretches from it.
-        let source = try Self.openForReading(target, followingLast: false)
-        defer { if let source { Syscall.close(source.fd) } }
-        var current: Source?
-        if let source {
+        let opened = try Self.openForReading(target, followingLast: false)
+        defer { if let opened { Syscall.close(opened.fd) } }
+        guard opened != nil || createIfMissing else {
+            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
+        }
+        if mapping, let opened, opened.info.st_size >= Self.mappingMinimum,
+            let mapped = FileBytes(mapping: opened.fd, size: Int(opened.info.st_size))
+        {
+            let source = Source(fd: opened.fd, bytes: mapped, info: opened.info)
             do {
-                let bytes = try Syscall.readAll(source.fd, sizeHint: Int(source.info.st_size))
-                current = Source(fd: source.fd, bytes: bytes, info: source.info)
+                let attempt = try mapped.withUnsafeBytes { file in
+                    try Syscall.guardingReads(of: file) { try write(directory, name, change, from: source) }
+                }
+                if let (result, _) = attempt { return result }  // nil: another thread's guard: read instead
+            } catch is ChangedInPlace {
+                // Read again below, into memory: the file as it is now.
+            } catch  where source.isUnchanged() {
+                throw error
+            } catch {
+                // An error from bytes that changed under it (a truncation reads as zeros):
+                // read again below.
+            }
+        }
+        var current: Source?
+        if let opened {
+            do {
+                // Size and times again: the file may have changed in place since it was opened.
+                let info = try Syscall.fstat(opened.fd)
+                let bytes = try Syscall.readAll(opened.fd, sizeHint: Int(info.st_size))
+                current = Source(fd: opened.fd, bytes: FileBytes(bytes), info: info)
             } catch {
                 throw error.credFileError("cannot read \(target)")
             }
         }
-        guard current != nil || createIfMissing else {
-            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
-        }
+        return try write(directory, name, change, from: current)
+    }
+
+    /// Thrown inside ``rewriteSplicing(createIfMissing:mapping:content:)`` when a mapped
+    /// file changed in place before the rename: the attempt is dropped, nothing written.
+    private struct ChangedInPlace: Error {}
+
+    /// Lets `change` decide the new content from `current` (nil: the file is missing) and
+    /// writes it over FILE (with the backup first, when kept).
+    private func write<R>(
+        _ directory: String, _ name: String,
+        _ change: (_ current: FileBytes?) throws -> (newContent: Content?, result: R), from current: Source?
+    ) throws -> R {
         let (newContent, result) = try change(current?.bytes)
+        // A mapping shows another program's changes made in place meanwhile: then what
+        // `change` saw may be no state the file was ever in (a truncation reads as zeros).
+        if let current, current.bytes.isMapped, !current.isUnchanged() { throw ChangedInPlace() }
         guard let newContent else { return result }
 
         if let info = current?.info, info.st_nlink > 1 {
@@ -148,8 +201,8 @@ public struct AtomicWriter: Sendable {
             // this rename durable too.
             let backup = Self.sidecarName(of: name, suffix: ".bak")
             try replace(
-                directory, backup, with: { sink in try sink(current.bytes[...]) }, copyingFrom: current, mode: mode,
-                owner: fileOwner, syncDirectory: false)
+                directory, backup, with: { sink in try sink(.original(0..<current.bytes.count)) }, copyingFrom: current,
+                mode: mode, owner: fileOwner, syncDirectory: false)
         }
         try replace(
             directory, name, with: newContent, copyingFrom: current, mode: mode, owner: fileOwner, syncDirectory: true)
@@ -160,20 +213,8 @@ public struct AtomicWriter: Sendable {
     /// stretches of these bytes are copied from it by the kernel.
     struct Source {
         let fd: Int32
-        let bytes: [UInt8]
+        let bytes: FileBytes
         let info: stat
-
-        /// Where `piece` starts in the file, when it is a stretch of ``bytes`` (a slice of
-        /// that very buffer, as ``CredentialFile/writeRendered(applying:to:)`` hands on).
-        func offset(of piece: ArraySlice<UInt8>) -> Int? {
-            guard !piece.isEmpty else { return nil }
-            let start = piece.withUnsafeBufferPointer { $0.baseAddress }
-            return bytes.withUnsafeBufferPointer { whole in
-                guard let base = whole.baseAddress, let start, start >= base, start + piece.count <= base + whole.count
-                else { return nil }
-                return start - base
-            }
-        }
 
         /// Whether the file is still as it was read (size, times, inode): else another
         /// program changed it in place meanwhile, and copying from it would mix its
@@ -311,17 +352,39 @@ public struct AtomicWriter: Sendable {
             if let (uid, gid) = owner, geteuid() == 0 { try Syscall.fchown(temporary.fd, uid, gid) }
             var copied = false
             try content { piece in
-                guard let source, let offset = source.offset(of: piece) else {
-                    return try Syscall.writeAll(temporary.fd, piece)
+                switch piece {
+                case .new(let bytes):
+                    try Syscall.writeAll(temporary.fd, bytes)
+                case .original(let range):
+                    guard let source else { preconditionFailure("a stretch of the file as read, but none was read") }
+                    let count =
+                        range.isEmpty
+                        ? 0
+                        : try Syscall.copyRange(
+                            from: source.fd, offset: range.lowerBound, count: range.count, to: temporary.fd)
+                    copied = copied || count > 0
+                    try source.bytes.withUnsafeBytes { (file) throws(SyscallError) in
+                        try Syscall.writeAll(
+                            temporary.fd,
+                            UnsafeRawBufferPointer(rebasing: file[(range.lowerBound + count)..<range.upperBound]))
+                    }
                 }
-                let count = try Syscall.copyRange(from: source.fd, offset: offset, count: piece.count, to: temporary.fd)
-                copied = copied || count > 0
-                try Syscall.writeAll(temporary.fd, piece.dropFirst(count))
             }
-            if copied, let source, !source.isUnchanged() {
-                // Changed in place since it was read: write everything from memory instead.
+            if let source, copied || source.bytes.isMapped, !source.isUnchanged() {
+                // Changed in place since it was read. What was read is a mapping of the
+                // file: it changed too, so the change is computed again. Else: write
+                // everything from the bytes in memory.
+                if source.bytes.isMapped { throw ChangedInPlace() }
                 try Syscall.truncateToStart(temporary.fd)
-                try content { piece in try Syscall.writeAll(temporary.fd, piece) }
+                try content { piece in
+                    switch piece {
+                    case .new(let bytes): try Syscall.writeAll(temporary.fd, bytes)
+                    case .original(let range):
+                        try source.bytes.withUnsafeBytes { (file) throws(SyscallError) in
+                            try Syscall.writeAll(temporary.fd, UnsafeRawBufferPointer(rebasing: file[range]))
+                        }
+                    }
+                }
             }
             try Syscall.fchmod(temporary.fd, mode)
             try Syscall.fsync(temporary.fd)
@@ -412,7 +475,9 @@ public struct AtomicWriter: Sendable {
     private func removeStaleTemporaryFiles(in directory: String, of name: String, fileOwner: uid_t?) {
         guard let names = try? Syscall.directoryEntries(directory) else { return }
         let me = geteuid()
-        let prefixes = [Self.temporaryPrefix(of: name), Self.temporaryPrefix(of: Self.sidecarName(of: name, suffix: ".bak"))]
+        let prefixes = [
+            Self.temporaryPrefix(of: name), Self.temporaryPrefix(of: Self.sidecarName(of: name, suffix: ".bak")),
+        ]
         for prefix in prefixes {
             for stale in names where Self.isTemporaryName(stale, prefix: prefix) {
                 let candidate = directory + "/" + stale
@@ -477,7 +542,7 @@ public struct AtomicWriter: Sendable {
             // forever, and a writer would wait holding the lock. It changes nothing for
             // a regular file, and anything else is refused below.
             fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK | (followingLast ? 0 : O_NOFOLLOW))
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             return nil
         } catch {
             throw error.credFileError("cannot open \(path)")

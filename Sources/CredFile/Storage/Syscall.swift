@@ -131,7 +131,7 @@ enum Syscall {
         var info = stat()
         do {
             _ = try retrying("lstat") { Glibc.lstat(path, &info) }
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             return nil
         }
         return info
@@ -151,23 +151,57 @@ enum Syscall {
     /// when `body` is done (it shrank or grew meanwhile: the caller reads it instead).
     ///
     /// A mapping shares the kernel's cached pages: no fresh pages to fault in and fill
-    /// (reading a 100 MB file into memory costs ~40 ms here, mapping it ~9). A file
-    /// truncated in place while mapped would kill the process with SIGBUS; the C side
-    /// turns that into a page of zeros and a flag (`credfile_mapped_read_begin`).
+    /// (reading a 100 MB file into memory costs ~40 ms here, mapping it ~9). The pages
+    /// are faulted in at once (`MAP_POPULATE`): `body` reads them all.
     /// The corresponding C function is `mmap`.
     static func withMapping<R>(_ fd: Int32, size: Int, _ body: (UnsafeRawBufferPointer) -> R) throws(SyscallError)
         -> R?
     {
         try injectFault("read")
-        guard size > 0, let base = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), base != MAP_FAILED
+        guard let base = map(fd, size: size, populate: true) else { return nil }
+        defer { unmap(base, size: size) }
+        let buffer = UnsafeRawBufferPointer(start: base, count: size)
+        guard let (result, shrank) = guardingReads(of: buffer, { body(buffer) }), !shrank,
+            let after = try? fstat(fd), after.st_size == size
         else { return nil }
-        defer { munmap(base, size) }
-        guard credfile_mapped_read_begin(base, size) == 0 else { return nil }
-        let result = body(UnsafeRawBufferPointer(start: base, count: size))
-        let shrank = credfile_mapped_read_end() != 0
-        var after = stat()
-        guard !shrank, Glibc.fstat(fd, &after) == 0, after.st_size == size else { return nil }
         return result
+    }
+
+    /// The first `size` bytes of `fd` mapped read-only (private: never written back);
+    /// nil when `size` is 0 or the kernel refuses. `populate` faults every page in with
+    /// the call; else a page is read when first touched. The corresponding C function
+    /// is `mmap`.
+    static func map(_ fd: Int32, size: Int, populate: Bool = false) -> UnsafeRawPointer? {
+        guard size > 0,
+            let base = mmap(nil, size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0),
+            base != MAP_FAILED
+        else { return nil }
+        return UnsafeRawPointer(base)
+    }
+
+    /// Removes a mapping ``map(_:size:populate:)`` made. The corresponding C function is `munmap`.
+    static func unmap(_ base: UnsafeRawPointer, size: Int) {
+        munmap(UnsafeMutableRawPointer(mutating: base), size)
+    }
+
+    /// Runs `body`, during which reading `mapping` past the end of a file truncated in
+    /// place does not kill the process with SIGBUS: the C side puts a page of zeros there
+    /// (`credfile_mapped_read_begin`). Gives `body`'s result and whether that happened
+    /// (then what `body` read is not the file: the caller reads it again); nil, without
+    /// running `body`, when another thread's guard is active (one at a time: the
+    /// caller reads the file into memory instead).
+    static func guardingReads<R, E: Error>(of mapping: UnsafeRawBufferPointer, _ body: () throws(E) -> R) throws(E)
+        -> (R, shrank: Bool)?
+    {
+        guard let base = mapping.baseAddress, credfile_mapped_read_begin(base, mapping.count) == 0 else { return nil }
+        let result: R
+        do {
+            result = try body()
+        } catch {
+            _ = credfile_mapped_read_end()
+            throw error
+        }
+        return (result, credfile_mapped_read_end() != 0)
     }
 
     /// Reads the whole file from `fd` (`sizeHint` bytes expected; more or fewer is fine).
@@ -248,10 +282,16 @@ enum Syscall {
     /// Writes all of `bytes` (a piece of a larger buffer: nothing is copied).
     /// The corresponding C function is `write`.
     static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) throws(SyscallError) {
+        // ArraySlice's withUnsafeBytes rethrows untyped: the error is carried out in a Result.
+        try bytes.withUnsafeBytes { buffer in Result { () throws(SyscallError) in try writeAll(fd, buffer) } }.get()
+    }
+
+    /// Writes all of `bytes`. The corresponding C function is `write`.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SyscallError) {
         var offset = 0
         while offset < bytes.count {
             let n = try retrying("write") {
-                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, min($0.count - offset, 1 << 30)) }
+                Glibc.write(fd, bytes.baseAddress! + offset, min(bytes.count - offset, 1 << 30))
             }
             offset += Int(n)
         }
@@ -294,7 +334,9 @@ enum Syscall {
     static func mkstemp(_ template: String) throws(SyscallError) -> (fd: Int32, path: String) {
         var buffer = Array(template.utf8CString)
         // The buffer is never empty: utf8CString always holds the terminating NUL.
-        let fd = try retrying("mkstemp") { buffer.withUnsafeMutableBufferPointer { credfile_mkostemp_cloexec($0.baseAddress!) } }
+        let fd = try retrying("mkstemp") {
+            buffer.withUnsafeMutableBufferPointer { credfile_mkostemp_cloexec($0.baseAddress!) }
+        }
         return (fd, String(decoding: buffer.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
@@ -374,7 +416,8 @@ extension Syscall {
     /// Reads up to `buffer.count` bytes at `offset` without moving the file position
     /// (a blocklist is searched this way, never loaded). Returns how many were read.
     /// The corresponding C function is `pread`.
-    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SyscallError) -> Int {
+    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SyscallError) -> Int
+    {
         try retrying("pread") { Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 }
