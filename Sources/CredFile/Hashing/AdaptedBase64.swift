@@ -69,7 +69,13 @@ enum AdaptedBase64 {
             index += 8
         }
         guard index < text.count else { return index }
-        // The last 1–7 bytes, padded with "A" (in the alphabet) to a word.
+        if text.count - from >= 8 {
+            // The last 1–7 bytes as the end of the text's last eight: the ones before
+            // `index` in that word were found in the alphabet above.
+            let start = text.count - 8
+            return start + firstOutside(text.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+        }
+        // A text shorter than a word: padded with "A" (in the alphabet).
         var last: UInt64 = 0x4141_4141_4141_4141
         withUnsafeMutableBytes(of: &last) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: text[index...])) }
         return index + min(firstOutside(last), text.count - index)
