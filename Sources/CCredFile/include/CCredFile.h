@@ -44,6 +44,12 @@ int credfile_mapped_read_begin(const void *start, size_t length);
 /// (the file shrank: what was read from it is not the file), else 0.
 int credfile_mapped_read_end(void);
 
+// ---- byte scans (scan.c) ----
+
+/// How many bytes at the start of `text` are in passlib's adapted base64 alphabet
+/// (`./0-9A-Za-z`): sixteen at a time with SSE2 on x86-64, one at a time elsewhere.
+size_t credfile_adapted_base64_run(const void *text, size_t count);
+
 // ---- OpenSSL libcrypto (openssl.c) ----
 
 /// The hashes credfile's C code computes: PBKDF2 PRFs and plain digests.
