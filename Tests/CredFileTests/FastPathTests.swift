@@ -70,6 +70,33 @@ struct FastPathTests {
         }
     }
 
+    @Test("the near search finds the first needle a plain search finds, at every length and start")
+    func nearSearch() {
+        var random = SeededRandom(seed: 0xC0_77A)
+        for length in 0..<48 {
+            for _ in 0..<60 {
+                // Commas, and the bytes a borrow could confuse with one (0x2D, its +1 0x2D…).
+                let bytes: [UInt8] = (0..<length).map { _ in
+                    switch random.next() % 12 {
+                    case 0: UInt8(ascii: ",")
+                    case 1: 0x2D
+                    case 2: 0x00
+                    case 3: 0xAC
+                    default: UInt8(0x20 + random.next() % 95)
+                    }
+                }
+                for from in 0...min(length, 3) {
+                    let plain = bytes[from...].firstIndex(of: UInt8(ascii: ","))
+                    let near = bytes.withUnsafeBytes {
+                        FileSyntax.index(ofNear: UInt8(ascii: ","), in: $0, from: from, to: length)
+                    }
+                    #expect(near == plain, "length \(length), from \(from): \(bytes)")
+                    if near != plain { return }
+                }
+            }
+        }
+    }
+
     @Test("the one-pass hash reader accepts exactly what the step-by-step reader accepts")
     func oneHashReader() throws {
         let valid = [

@@ -155,10 +155,13 @@ enum FileSyntax {
     /// Whether `bytes` starts with `prefix`: one `memcmp`, no String or iterator (the
     /// per-line fast paths ask it a million times).
     static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: StaticString) -> Bool {
-        guard bytes.count >= prefix.utf8CodeUnitCount, let base = bytes.baseAddress else {
-            return prefix.utf8CodeUnitCount == 0
-        }
-        return memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+        // A loop, not memcmp: the prefixes are a dozen bytes, asked once per line of
+        // a million, and the call cost more than the compare.
+        let count = prefix.utf8CodeUnitCount
+        guard bytes.count >= count else { return false }
+        let start = prefix.utf8Start
+        for index in 0..<count where bytes[index] != start[index] { return false }
+        return true
     }
 
     /// Whether `bytes` are exactly `text`'s bytes.
@@ -201,6 +204,23 @@ enum FileSyntax {
         }
         if high & 0x80 != 0 { return nil }
         return count
+    }
+
+    /// ``index(of:in:from:to:)`` for a needle that is usually near `from` (a name's
+    /// comma): the first sixteen bytes are searched a word at a time in line, the rest by
+    /// `memchr`, whose call costs more than a short search.
+    static func index(ofNear needle: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var index = from
+        while index + 8 <= min(to, from + 16) {
+            let x = buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ (UInt64(needle) &* ones)
+            // The lowest byte flagged is a zero byte of x (a borrow can flag only bytes
+            // above a true zero): the first needle.
+            let zeros = (x &- ones) & ~x & 0x8080_8080_8080_8080
+            if zeros != 0 { return index + zeros.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        return Self.index(of: needle, in: buffer, from: index, to: to)
     }
 
     /// The first `needle` in `buffer[from..<to]`. The corresponding C function is `memchr`.

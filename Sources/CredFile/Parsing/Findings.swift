@@ -108,7 +108,7 @@ extension CredentialFile {
     /// tests them itself (a well-formed own hash is printable ASCII by its grammar).
     static func cleanNameComma(_ line: UnsafeRawBufferPointer) -> Int? {
         guard line.count <= FileSyntax.maximumLineLength,
-            let comma = FileSyntax.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
+            let comma = FileSyntax.index(ofNear: FileSyntax.comma, in: line, from: 0, to: line.count),
             comma + 1 < line.count
         else { return nil }
         let name = UnsafeRawBufferPointer(rebasing: line[..<comma])
