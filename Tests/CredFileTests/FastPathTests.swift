@@ -97,6 +97,27 @@ struct FastPathTests {
         }
     }
 
+    @Test("the word-at-a-time printable test, with and without a refused byte, agrees with a byte loop")
+    func printableScan() {
+        var random = SeededRandom(seed: 0x9_8173)
+        for length in 0..<40 {
+            for _ in 0..<200 {
+                // Printable text with now and then one byte at an edge of the range, or `$`.
+                var bytes: [UInt8] = (0..<length).map { _ in UInt8(0x20 + random.next() % 95) }
+                if length > 0, random.next() % 2 == 0 {
+                    let edges: [UInt8] = [0x00, 0x1F, 0x20, 0x24, 0x7E, 0x7F, 0x80, 0xFF, 0x09, 0x23, 0x25]
+                    bytes[Int(random.next() % UInt64(length))] = edges[Int(random.next() % UInt64(edges.count))]
+                }
+                let printable = bytes.allSatisfy { (0x20...0x7E).contains($0) }
+                let withoutDollar = printable && !bytes.contains(0x24)
+                bytes.withUnsafeBytes { buffer in
+                    #expect(FileSyntax.isPrintableASCII(buffer) == printable, "\(bytes)")
+                    #expect(FileSyntax.isPrintableASCII(buffer, without: 0x24) == withoutDollar, "\(bytes)")
+                }
+            }
+        }
+    }
+
     @Test("the one-pass hash reader accepts exactly what the step-by-step reader accepts")
     func oneHashReader() throws {
         let valid = [

@@ -168,6 +168,14 @@ enum SecretSyntax {
         return first == UInt8(ascii: "$") || first == UInt8(ascii: "{") || secret.contains(UInt8(ascii: "$"))
     }
 
+    /// Whether a non-empty secret is plaintext with no finding of its own: printable
+    /// ASCII and not ``mayHaveHashSyntax(_:)``, both in one pass (what `check` asks of a
+    /// legacy file's million lines).
+    static func isCleanPlaintext(_ secret: UnsafeRawBufferPointer) -> Bool {
+        guard let first = secret.first, first != UInt8(ascii: "$"), first != UInt8(ascii: "{") else { return false }
+        return FileSyntax.isPrintableASCII(secret, without: UInt8(ascii: "$"))
+    }
+
     /// The crypt ids of real hash formats (passlib, libxcrypt, phpass). Only these are
     /// named in a finding or a listing: the text between the `$`s of any other secret
     /// may be the start of a legacy password, and a secret is never shown.

@@ -99,6 +99,11 @@ enum FileSyntax {
 
     /// Whether every byte is in 0x20…0x7E, tested eight bytes at a time.
     static func isPrintableASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        isPrintableASCII(bytes, without: 0x7F)  // 0x7F is never printable: no extra byte refused
+    }
+
+    /// Whether every byte is in 0x20…0x7E and none is `excluded`, eight bytes at a time.
+    static func isPrintableASCII(_ bytes: UnsafeRawBufferPointer, without excluded: UInt8) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         var index = 0
@@ -106,14 +111,18 @@ enum FileSyntax {
         while index + 8 <= bytes.count {
             let x = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
             let del = x ^ (0x7F &* ones)
-            // Some byte is >= 0x80, < 0x20 ("hasless"), or 0x7F ("haszero" of x ^ 0x7F…):
-            // exact for "is there any such byte", which is all we ask.
-            flags |= (x & highs) | ((x &- 0x20 &* ones) & ~x & highs) | ((del &- ones) & ~del & highs)
+            let other = x ^ (UInt64(excluded) &* ones)
+            // Some byte is >= 0x80, < 0x20 ("hasless"), 0x7F or `excluded` ("haszero" of
+            // x ^ 0x7F…, x ^ excluded…): exact for "is there any such byte", which is all
+            // we ask.
+            flags |=
+                (x & highs) | ((x &- 0x20 &* ones) & ~x & highs) | ((del &- ones) & ~del & highs)
+                | ((other &- ones) & ~other & highs)
             index += 8
         }
         while index < bytes.count {
             let b = bytes[index]
-            if b < 0x20 || b >= 0x7F { return false }
+            if b < 0x20 || b >= 0x7F || b == excluded { return false }
             index += 1
         }
         return flags == 0

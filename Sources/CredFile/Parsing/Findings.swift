@@ -177,6 +177,8 @@ private struct LineJudge {
         if fastPath, let comma = CredentialFile.cleanNameComma(UnsafeRawBufferPointer(rebasing: file[content])) {
             let name = content.lowerBound..<(content.lowerBound + comma)
             let secret = UnsafeRawBufferPointer(rebasing: file[(name.upperBound + 1)..<content.upperBound])
+            // Plaintext in one pass (below: the summary, then the printable test).
+            if SecretSyntax.isCleanPlaintext(secret) { return (true, .inFile(name)) }
             let summary = SecretSyntax.quickSummary(secret)
             // A hash read as well-formed is printable ASCII; any other secret is tested.
             if case .own(let header) = summary {
