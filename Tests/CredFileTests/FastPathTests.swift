@@ -118,6 +118,27 @@ struct FastPathTests {
         }
     }
 
+    @Test("hasPrefix by words agrees with starts(with:) for prefixes of 0 to 17 bytes")
+    func prefixCompare() {
+        let prefixes: [StaticString] = [
+            "", "$", "$pbkdf2", "$pbkdf2-", "$pbkdf2-s", "$pbkdf2-sha", "$pbkdf2-sha256$", "$pbkdf2-sha256$1",
+            "$pbkdf2-sha256$12",
+        ]
+        let text = Array("$pbkdf2-sha256$1200000$salt".utf8)
+        var random = SeededRandom(seed: 0x9_12EF)
+        for prefix in prefixes {
+            let bytes = (0..<prefix.utf8CodeUnitCount).map { prefix.utf8Start[$0] }
+            for length in 0...text.count {
+                for _ in 0..<20 {
+                    var probe = Array(text[..<length])
+                    if length > 0, random.next() % 2 == 0 { probe[Int(random.next() % UInt64(length))] ^= 0x01 }
+                    let expected = probe.starts(with: bytes)
+                    #expect(probe.withUnsafeBytes { FileSyntax.hasPrefix($0, prefix) } == expected, "\(prefix) \(probe)")
+                }
+            }
+        }
+    }
+
     @Test("the one-pass hash reader accepts exactly what the step-by-step reader accepts")
     func oneHashReader() throws {
         let valid = [
