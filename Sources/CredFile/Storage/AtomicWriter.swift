@@ -148,10 +148,12 @@ public struct AtomicWriter: Sendable {
                 let attempt = try mapped.withUnsafeBytes { file in
                     try Syscall.guardingReads(of: file) { try write(directory, name, change, from: source) }
                 }
+                // The guard's own flag (a page past a new end was read) needs no look: a
+                // truncation changes the size, which `write` checks before the rename.
                 if let (result, _) = attempt { return result }  // nil: another thread's guard: read instead
             } catch is ChangedInPlace {
                 // Read again below, into memory: the file as it is now.
-            } catch  where source.isUnchanged() {
+            } catch where source.isUnchanged() {
                 throw error
             } catch {
                 // An error from bytes that changed under it (a truncation reads as zeros):
