@@ -359,9 +359,6 @@ final class LineIndex: Sendable {
         }
     }
 
-    /// The line starts when they are built already, else nil (nothing is computed).
-    var builtStarts: [Int]? { starts.withLock { $0 } }
-
     /// Where each line's content starts: after the BOM, then after each LF. The bytes
     /// are cut into pieces searched at once, twice: each piece counts its line starts,
     /// then writes them into its part of the one array (the pieces' threads allocate
