@@ -162,7 +162,7 @@ public struct CredentialStore: Sendable {
         let scanned: Void? = try AtomicWriter.scan(path, chunkSize: pieceSize) { piece in
             var start = 0
             if !partial.isEmpty || atFileStart {
-                guard let lf = FileSyntax.index(of: FileSyntax.lf, in: piece, from: 0, to: piece.count) else {
+                guard let lf = Bytes.index(of: FileSyntax.lf, in: piece, from: 0, to: piece.count) else {
                     partial.append(contentsOf: piece)
                     return true
                 }

@@ -137,7 +137,7 @@ enum SecretSyntax {
     /// malformed). Reads raw bytes only: the per-line loops call it on several threads.
     static func quickSummary(_ raw: UnsafeRawBufferPointer) -> Summary? {
         guard mayHaveHashSyntax(raw) else { return .plaintext }
-        guard FileSyntax.hasPrefix(raw, "$pbkdf2-sha"), let valid = try? PasswordHash.validate(raw) else {
+        guard Bytes.hasPrefix(raw, "$pbkdf2-sha"), let valid = try? PasswordHash.validate(raw) else {
             return nil
         }
         return .own(valid.header)
@@ -173,7 +173,7 @@ enum SecretSyntax {
     /// legacy file's million lines).
     static func isCleanPlaintext(_ secret: UnsafeRawBufferPointer) -> Bool {
         guard let first = secret.first, first != UInt8(ascii: "$"), first != UInt8(ascii: "{") else { return false }
-        return FileSyntax.isPrintableASCII(secret, without: UInt8(ascii: "$"))
+        return Bytes.isPrintableASCII(secret, without: UInt8(ascii: "$"))
     }
 
     /// The crypt ids of real hash formats (passlib, libxcrypt, phpass). Only these are

@@ -1,7 +1,6 @@
-// The only file besides FastPBKDF2_OpenSSL.swift (and Storage/Syscall.swift, for
-// mkostemp) that imports the C boundary: CCredFile's checked wrappers over libcrypto
-// (Sources/CCredFile/openssl.c) and glibc's memmem. Every call checks its return code;
-// no C type leaves this file.
+// libcrypto through CCredFile's checked wrappers (Sources/CCredFile/openssl.c). Like
+// every file that imports a C module, it lives in Internals/ (Scripts/layers.sh checks
+// that). Every call checks its return code; no C type leaves this file.
 internal import CCredFile
 
 /// A hash behind PBKDF2's HMAC or a plain digest: SHA-1 only for peers' hashes

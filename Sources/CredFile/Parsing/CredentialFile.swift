@@ -204,7 +204,7 @@ public struct CredentialFile: Sendable {
                     where firstLines.isFirst(index + 1) {
                         let content = Self.span(of: index, starts: starts, in: file).0
                         if let storage = storage(ofEntryAt: content, in: file, policy: policy) {
-                            let comma = FileSyntax.index(
+                            let comma = Bytes.index(
                                 of: FileSyntax.comma, in: file, from: content.lowerBound, to: content.upperBound)
                             let name = content.lowerBound..<(comma ?? content.lowerBound)
                             gather(&gathered, (index + 1, name, storage))
@@ -248,11 +248,11 @@ public struct CredentialFile: Sendable {
     /// (ASCII is its own NFC form: no copy); else its NFC bytes.
     static func nameKey(ofLineAt range: Range<Int>, in file: UnsafeRawBufferPointer) -> FirstLines.Key? {
         guard !FileSyntax.isComment(UnsafeRawBufferPointer(rebasing: file[range])),
-            let comma = FileSyntax.index(of: FileSyntax.comma, in: file, from: range.lowerBound, to: range.upperBound),
+            let comma = Bytes.index(of: FileSyntax.comma, in: file, from: range.lowerBound, to: range.upperBound),
             comma > range.lowerBound
         else { return nil }
         let field = UnsafeRawBufferPointer(rebasing: file[range.lowerBound..<comma])
-        return FileSyntax.isASCII(field) ? .inFile(range.lowerBound..<comma) : .normalized(FileSyntax.nameKey(field))
+        return Bytes.isASCII(field) ? .inFile(range.lowerBound..<comma) : .normalized(FileSyntax.nameKey(field))
     }
 
     /// The bytes, identical to the ones read.
@@ -371,7 +371,7 @@ final class LineIndex: Sendable {
                 if piece.lowerBound == 0, first < buffer.count { body(first) }
                 // An LF just before the piece starts a line at its first byte.
                 var from = piece.lowerBound == 0 ? first : piece.lowerBound - 1
-                while let lf = FileSyntax.index(of: FileSyntax.lf, in: buffer, from: from, to: buffer.count),
+                while let lf = Bytes.index(of: FileSyntax.lf, in: buffer, from: from, to: buffer.count),
                     lf + 1 < piece.upperBound, lf + 1 < buffer.count
                 {
                     body(lf + 1)
