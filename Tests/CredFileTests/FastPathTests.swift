@@ -191,11 +191,11 @@ struct FastPathTests {
     func mappedFileChanges() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path + "/changing.txt"
-            let size = AtomicWriter.mappingMinimum * 2
+            let size = FileReader.mappingMinimum * 2
             for change in ["shrink", "grow"] {
                 try writeBytes(path, [UInt8](repeating: UInt8(ascii: "a"), count: size))
                 var sizesSeen: [Int] = []
-                let last = try AtomicWriter.withBytes(path) { buffer -> UInt8? in
+                let last = try FileReader.withBytes(path) { buffer -> UInt8? in
                     sizesSeen.append(buffer.count)
                     if sizesSeen.count == 1 {
                         // Another program changes the file in place while it is mapped.

@@ -36,11 +36,6 @@ enum PRF: Sendable, CustomStringConvertible {
     }
 }
 
-extension HashAlgorithm {
-    /// The PRF of this policy algorithm.
-    var prf: PRF { self == .sha256 ? .sha256 : .sha512 }
-}
-
 /// Thin, checked Swift wrappers over the few libcrypto functions credfile uses.
 enum OpenSSL {
     /// `PKCS5_PBKDF2_HMAC` into `out`. Lengths and rounds are checked by the caller.
