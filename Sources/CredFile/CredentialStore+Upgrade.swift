@@ -121,8 +121,8 @@ extension CredentialStore {
             let expected = max(total, doneBefore + batch.count)
             var report: (@Sendable (Int, Int) -> Void)?
             if let progress { report = { done, _ in progress(doneBefore + done, expected) } }
-            let hashes = try hasher.hash(
-                batch.map { Password(utf8: $0.secret) },
+            let hashes = try hasher.secrets(
+                for: batch.map { Password(utf8: $0.secret) },
                 // At least one hash per batch, however short the interval.
                 until: { finished in stop.isCancelled || (finished > 0 && ContinuousClock.now >= deadline) },
                 progress: report)
@@ -132,7 +132,7 @@ extension CredentialStore {
             }
             let hashingTime = Self.seconds(since: batchStart)
 
-            let outcome = try commit(Array(zip(batch, hashes.map(\.string))))
+            let outcome = try commit(Array(zip(batch, hashes)))
             summary.upgraded += outcome.applied
             summary.skipped += hashes.count - outcome.applied
             summary.batches += 1

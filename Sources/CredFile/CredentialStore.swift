@@ -113,12 +113,12 @@ public struct CredentialStore: Sendable {
 
     /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)``.
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
-        let content = try firstEntryContent(named: username)
+        let (content, census) = try loginLookUp(named: username)
         // Classified once, here: the verifier judges the entry, the upgrade its secret.
         let entry: Entry? =
             if let content, case .entry(let entry) = LineClassifier.classify(content) { entry } else { nil }
-        let granted = try Verifier(policy: policy).verify(password, against: entry)
-        guard granted, upgradeOnSuccess, let content, let entry, needsUpgrade(entry.secret)
+        let granted = try Verifier(policy: policy, census: census).verify(password, against: entry)
+        guard granted, upgradeOnSuccess, let content, let entry, policy.needsUpdate(entry.secret)
         else { return Verification(granted: granted, upgraded: false, upgradeError: nil) }
         do {
             let upgraded = try rehash(username: username, password: password, ifStill: Array(content))
@@ -154,27 +154,32 @@ public struct CredentialStore: Sendable {
         return try LineScanner.firstEntryContent(named: key, inFileAt: path, pieceSize: pieceSize)?[...]
     }
 
-    /// Whether upgrade-on-login rehashes this secret: plaintext, fewer rounds than the
-    /// policy, another algorithm, or any other program's scheme (weak or not: SPEC §3.2).
-    func needsUpgrade(_ secret: StoredSecret) -> Bool {
-        switch secret {
-        case .plaintext: true
-        case .pbkdf2(let hash): policy.needsUpdate(hash)
-        case .peer: true
-        case .unsupportedHash, .malformed: false
+    /// What a login needs of the file: the content of `username`'s first entry line
+    /// (NFC-compared) and the census of every entry (``LoginPlan``: every login costs
+    /// what the costliest entry costs). From the cache when the store has one (the
+    /// census built once per file version), else from one pass over the whole file
+    /// (``LineScanner/loginLookUp(named:inFileAt:pieceSize:)``; tests pass tiny `pieceSize`s).
+    /// - Throws: ``CredFileError/Code/io`` when the file is missing or unreadable.
+    func loginLookUp(named username: String, pieceSize: Int = 1 << 17) throws -> (ArraySlice<UInt8>?, CostCensus) {
+        let key = FileSyntax.nameKey(of: username)
+        if let cache {
+            let snapshot = try cache.snapshot(of: path)
+            return (snapshot.content(named: key), snapshot.census)
         }
+        let found = try LineScanner.loginLookUp(named: key, inFileAt: path, pieceSize: pieceSize)
+        return (found.content?[...], found.census)
     }
 
     /// Replaces the first entry of `username` by a new hash, only if that line still
     /// holds exactly `content` under the lock.
     private func rehash(username: String, password: Password, ifStill content: [UInt8]) throws -> Bool {
-        let hash = try PasswordHash(hashing: password, policy: policy)
+        let hash = try policy.hash(password)
         return try rewrite { file in
             var changes = CredentialFile.Changes()
             guard let line = file.firstEntry(named: username), Array(line.content) == content else {
                 return (changes, false)
             }
-            try changes.replaceSecret(of: line, with: hash.string)
+            try changes.replaceSecret(of: line, with: hash)
             return (changes, true)
         }
     }
@@ -270,8 +275,7 @@ public struct CredentialStore: Sendable {
         case .plaintext:
             secrets = users.map { $0.password.bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
         case .hashed:
-            secrets = try ParallelHasher(policy: policy, jobs: jobs)
-                .hash(users.map(\.password), progress: nil).map(\.string)
+            secrets = try ParallelHasher(policy: policy, jobs: jobs).secrets(for: users.map(\.password), progress: nil)
         }
         return try storeSecrets(zip(users.map(\.username), secrets).map { ($0, $1) })
     }
@@ -324,7 +328,7 @@ public struct CredentialStore: Sendable {
     private func makeSecret(_ password: Password, storage: Storage) throws -> String {
         try PasswordRules.validate(password, plaintext: storage == .plaintext)
         switch storage {
-        case .hashed: return try PasswordHash(hashing: password, policy: policy).string
+        case .hashed: return try policy.hash(password)
         case .plaintext: return password.bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         }
     }

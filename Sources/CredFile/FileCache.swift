@@ -47,6 +47,9 @@ final class FileCache: Sendable {
         let bytes: [UInt8]
         /// NFC name bytes → the content range of the name's first entry line.
         let firstEntries: [[UInt8]: Range<Int>]
+        /// The cost classes of the entries, for every login's plan (``LoginPlan``): built
+        /// once per file version.
+        let census: CostCensus
 
         init(identity: Identity, bytes: [UInt8]) {
             self.identity = identity
@@ -59,6 +62,7 @@ final class FileCache: Sendable {
                 index[entry.usernameKey] = line.offset..<(line.offset + line.content.count)
             }
             firstEntries = index
+            census = bytes.withUnsafeBytes { CostCensus(file: $0) }
         }
 
         /// The content of the first entry of `key`, if the name has one.

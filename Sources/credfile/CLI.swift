@@ -41,7 +41,7 @@ struct Invocation {
     /// `checkpassword`'s PROG and its ARGs, byte for byte.
     var programArguments: [[UInt8]] = []
     var iterations: Int?
-    var algorithm: HashAlgorithm = .sha256
+    var algorithm: HashPolicy.Algorithm = .sha256
     var json = false
     /// `--lock-timeout SECONDS`; nil keeps `CredentialStore`'s default.
     var lockTimeout: Double?
@@ -99,7 +99,7 @@ struct Invocation {
         given.append(option)
         switch (option, value) {
         case (.iterations, .number(let n)): iterations = n
-        case (.algorithm, .word(let w)): algorithm = HashAlgorithm(rawValue: w) ?? algorithm
+        case (.algorithm, .word(let w)): algorithm = HashPolicy.Algorithm(rawValue: w) ?? algorithm
         case (.json, _): json = true
         case (.lockTimeout, .seconds(let s)): lockTimeout = s
         case (.minimumLength, .number(let n)): minimumLength = n

@@ -4,7 +4,7 @@ extension CommandContext {
     /// Prints the rounds that fit `--target-ms` per login on this machine, next to the
     /// OWASP floor, the default, and what OpenSSL's own PBKDF2 affords in the same time.
     func calibrate() throws -> ExitStatus {
-        let algorithm = invocation.algorithm
+        guard let algorithm = invocation.algorithm.pbkdf2Digest else { return try calibrateArgon2() }
         let target = invocation.targetMilliseconds ?? 250
         let fast = try Calibration.roundsPerSecond(algorithm, implementation: .credfile)
         let openSSL = try Calibration.roundsPerSecond(algorithm, implementation: .openSSL)
@@ -35,5 +35,10 @@ extension CommandContext {
         }
         say("Use: --iterations \(rounds)\(algorithm == .sha256 ? "" : " --algorithm \(algorithm.rawValue)")")
         return .success
+    }
+
+    /// The argon2id passes that fit `--target-ms` per login at the policy's memory.
+    func calibrateArgon2() throws -> ExitStatus {
+        throw CredFileError.usage("calibrate --algorithm argon2id is not yet written")
     }
 }

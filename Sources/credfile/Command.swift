@@ -126,7 +126,7 @@ enum Option: String, CaseIterable {
     var value: ValueKind? {
         switch self {
         case .iterations: .wholeNumber(HashPolicy.roundsRange)
-        case .algorithm: .choice(HashAlgorithm.allCases.map(\.rawValue))
+        case .algorithm: .choice(HashPolicy.Algorithm.allCases.map(\.rawValue))
         case .lockTimeout: .seconds(0...86_400)
         case .minimumLength: .wholeNumber(PasswordPolicy.minimumLengthRange)
         case .blocklist: .file
@@ -161,7 +161,7 @@ enum Option: String, CaseIterable {
         switch self {
         case .iterations:
             "PBKDF2 rounds for new hashes, the work of every verify and the bar for upgrade-on-login (default \(HashPolicy.defaultRounds); below \(HashPolicy.defaultMinimumRounds) warns)"
-        case .algorithm: "PBKDF2 hash function of the policy (default sha256)"
+        case .algorithm: "algorithm of new hashes: PBKDF2-HMAC-SHA256, -SHA512 or argon2id (default sha256)"
         case .json: "JSON output (list, check, upgrade, export, calibrate)"
         case .lockTimeout:
             "wait at most SECONDS (0 to 86400, decimals allowed) for the file's lock, then exit 5 (default 15)"

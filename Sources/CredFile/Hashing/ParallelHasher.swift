@@ -23,12 +23,33 @@ public struct ParallelHasher: Sendable {
 
     /// One new hash per password, in order.
     /// - Parameter progress: called with (done, total) after each hash, one call at a time.
-    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails; ``CredFileError/Code/usage``
+    ///   when the policy's algorithm is argon2id (use ``secrets(for:progress:)``).
     public func hash(_ passwords: [Password], progress: (@Sendable (Int, Int) -> Void)?) throws -> [PasswordHash] {
         try hash(passwords, until: { _ in false }, progress: progress)
     }
 
-    /// New hashes for the passwords in order, until `shouldStop` says so.
+    /// The PBKDF2 hashes of the passwords in order, until `shouldStop` says so (see
+    /// ``secrets(for:until:progress:)``, which makes the hashes of any policy).
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails; ``CredFileError/Code/usage``
+    ///   when the policy's algorithm is argon2id.
+    public func hash(
+        _ passwords: [Password], until shouldStop: @Sendable (_ finished: Int) -> Bool,
+        progress: (@Sendable (Int, Int) -> Void)?
+    ) throws -> [PasswordHash] {
+        let policy = self.policy
+        return try map(passwords, until: shouldStop, progress: progress) { try PasswordHash(hashing: $0, policy: policy) }
+    }
+
+    /// One new secret per password, in order: the hash string of the policy's algorithm
+    /// (``HashPolicy/hash(_:)``), as the file stores it.
+    /// - Parameter progress: called with (done, total) after each hash, one call at a time.
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL or libargon2 fails.
+    public func secrets(for passwords: [Password], progress: (@Sendable (Int, Int) -> Void)?) throws -> [String] {
+        try secrets(for: passwords, until: { _ in false }, progress: progress)
+    }
+
+    /// New secrets for the passwords in order, until `shouldStop` says so.
     ///
     /// Each thread asks `shouldStop` (with the number of hashes finished so far) before
     /// it takes the next password, and finishes any
@@ -38,14 +59,26 @@ public struct ParallelHasher: Sendable {
     ///   - shouldStop: asked from the hashing threads with the count of finished hashes,
     ///     so it must be cheap and thread-safe.
     ///   - progress: called with (done, total) after each hash, one call at a time.
-    /// - Returns: the hashes of `passwords[0..<n]` for some `n`.
-    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
-    public func hash(
-        _ passwords: [Password], until shouldStop: @Sendable (_ finished: Int) -> Bool,
+    /// - Returns: the hash strings of `passwords[0..<n]` for some `n`.
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL or libargon2 fails.
+    public func secrets(
+        for passwords: [Password], until shouldStop: @Sendable (_ finished: Int) -> Bool,
         progress: (@Sendable (Int, Int) -> Void)?
-    ) throws -> [PasswordHash] {
-        let state = State(count: passwords.count)
+    ) throws -> [String] {
+        guard policy.algorithm == .argon2id else {
+            return try hash(passwords, until: shouldStop, progress: progress).map(\.string)
+        }
         let policy = self.policy
+        return try map(passwords, until: shouldStop, progress: progress) { try policy.hash($0) }
+    }
+
+    /// `make` of each password on `jobs` threads, in order, until `shouldStop` says so:
+    /// a prefix of the results (see ``secrets(for:until:progress:)``).
+    private func map<Result: Sendable>(
+        _ passwords: [Password], until shouldStop: @Sendable (_ finished: Int) -> Bool,
+        progress: (@Sendable (Int, Int) -> Void)?, _ make: @Sendable (Password) throws -> Result
+    ) throws -> [Result] {
+        let state = State<Result>(count: passwords.count)
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(passwords.count, 1))) { _ in
             while !shouldStop(state.done.load(ordering: .relaxed)) {
                 // Indices are taken in order and every one taken is finished (or the whole
@@ -53,7 +86,7 @@ public struct ParallelHasher: Sendable {
                 let index = state.next.add(1, ordering: .relaxed).oldValue
                 guard index < passwords.count else { return }
                 do {
-                    let hash = try PasswordHash(hashing: passwords[index], policy: policy)
+                    let hash = try make(passwords[index])
                     state.results.withLock { $0[index] = hash }
                     let done = state.done.add(1, ordering: .relaxed).newValue
                     if let progress { state.reporting.withLock { _ in progress(done, passwords.count) } }
@@ -71,10 +104,10 @@ public struct ParallelHasher: Sendable {
         }
     }
 
-    private final class State: Sendable {
+    private final class State<Result: Sendable>: Sendable {
         let next = Atomic<Int>(0)
         let done = Atomic<Int>(0)
-        let results: Mutex<[PasswordHash?]>
+        let results: Mutex<[Result?]>
         let failure = Mutex<(any Error)?>(nil)
         let reporting = Mutex<Void>(())
         init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }

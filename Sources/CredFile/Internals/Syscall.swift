@@ -39,6 +39,18 @@ enum Syscall {
         return result
     }
 
+    /// The CPU time, user and system, the calling thread has used so far, in seconds:
+    /// what a login's measured padding counts (``Verifier``), since the wall clock also
+    /// counts the time other processes held the CPU.
+    ///
+    /// The corresponding C function is `clock_gettime` with `CLOCK_THREAD_CPUTIME_ID`.
+    static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        // Cannot fail for the calling thread's own clock with a valid pointer.
+        _ = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
     /// The corresponding C function is `open`.
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(SyscallError) -> Int32 {
         try retrying("open") { Glibc.open(path, flags | O_CLOEXEC, mode) }

@@ -1,0 +1,66 @@
+extension CostCensus {
+    /// The census of every entry of a file's bytes (what a caching store keeps per file version).
+    init(file: UnsafeRawBufferPointer) {
+        self.init()
+        addEntries(inLines: UnsafeRawBufferPointer(rebasing: file[FileSyntax.firstLineStart(file)...]))
+    }
+
+    /// Counts the secret of every line of `lines` (whole lines, the first starting at 0)
+    /// that has a name and a secret. Every entry counts, a shadowed duplicate too: a
+    /// census that holds more classes than the logins can meet only makes the plan
+    /// costlier, never unequal.
+    ///
+    /// Cheap per line, as a login of a one-shot process reads the whole file: one search
+    /// for the line's end and one for its comma; a plaintext secret costs a scan for `$`;
+    /// a hash in credfile's own format is fully validated only when its rounds are more
+    /// than the census has seen for its PRF (a file of a million hashes at the same
+    /// rounds validates one).
+    mutating func addEntries(inLines lines: UnsafeRawBufferPointer) {
+        var start = 0
+        while start < lines.count {
+            let (content, ending) = FileSyntax.line(at: start, in: lines)
+            let line = UnsafeRawBufferPointer(rebasing: lines[content])
+            if !FileSyntax.isComment(line), let comma = Bytes.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
+                comma > 0
+            {
+                addSecret(UnsafeRawBufferPointer(rebasing: line[(comma + 1)...]))
+            }
+            start = content.upperBound + ending.bytes.count
+            if ending == .none { break }
+        }
+    }
+
+    /// Counts one secret's bytes.
+    mutating func addSecret(_ secret: UnsafeRawBufferPointer) {
+        guard !secret.isEmpty, SecretSyntax.mayHaveHashSyntax(secret) else { return }  // plaintext
+        if let (prf, rounds) = Self.ownHeaderRounds(secret) {
+            // Not more than seen: nothing to learn, and no need to validate.
+            guard rounds > pbkdf2Rounds[prf] ?? 0 else { return }
+            if let valid = try? PasswordHash.validate(secret) { addPBKDF2(prf, rounds: valid.header.rounds) }
+            return
+        }
+        add(SecretSyntax.classify(ArraySlice(secret)))
+    }
+
+    /// The PRF and rounds that a secret spelled `$pbkdf2-sha256$<digits>$…` or
+    /// `$pbkdf2-sha512$…` claims, read without validating anything; nil for any other
+    /// spelling (then ``SecretSyntax/classify(_:)`` says what it is).
+    private static func ownHeaderRounds(_ secret: UnsafeRawBufferPointer) -> (PRF, Int)? {
+        let start = "$pbkdf2-sha256$".utf8.count
+        guard secret.count > start, Bytes.hasPrefix(secret, "$pbkdf2-sha"), secret[start - 1] == UInt8(ascii: "$")
+        else { return nil }
+        let prf: PRF
+        switch (secret[11], secret[12], secret[13]) {
+        case (UInt8(ascii: "2"), UInt8(ascii: "5"), UInt8(ascii: "6")): prf = .sha256
+        case (UInt8(ascii: "5"), UInt8(ascii: "1"), UInt8(ascii: "2")): prf = .sha512
+        default: return nil
+        }
+        var rounds = 0
+        var index = start
+        while index < secret.count, index - start < 9, secret[index] &- 0x30 < 10 {
+            rounds = rounds * 10 + Int(secret[index] &- 0x30)
+            index += 1
+        }
+        return index > start ? (prf, rounds) : nil
+    }
+}
