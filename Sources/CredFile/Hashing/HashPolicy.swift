@@ -125,6 +125,18 @@ public struct HashPolicy: Equatable, Sendable {
         self.argon2 = argon2
     }
 
+    /// Creates a PBKDF2 policy from the PRF alone (the type ``algorithm`` had before it
+    /// could be argon2id).
+    /// - Throws: ``CredFileError/Code/usage`` when `rounds` is outside ``roundsRange``.
+    @_disfavoredOverload
+    @available(*, deprecated, message: "use HashPolicy(algorithm: .pbkdf2(digest), …)")
+    public init(
+        algorithm digest: HashAlgorithm, rounds: Int = HashPolicy.defaultRounds,
+        minimumRounds: Int = HashPolicy.defaultMinimumRounds
+    ) throws {
+        try self.init(algorithm: .pbkdf2(digest), rounds: rounds, minimumRounds: minimumRounds)
+    }
+
     /// Sets the rounds for new hashes.
     /// - Throws: ``CredFileError/Code/usage`` when `rounds` is outside ``roundsRange``; the policy is unchanged then.
     public mutating func setRounds(_ rounds: Int) throws {

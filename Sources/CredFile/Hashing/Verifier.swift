@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Decides a login against one entry in time that does not tell the cases apart
 /// (SPEC §3.1): every call runs the file version's ``LoginPlan``, which costs what the
 /// file's costliest allowed entry costs (at least the policy's own hash), per password
@@ -12,11 +14,14 @@ struct Verifier {
     let policy: HashPolicy
     /// The plan of the file version the entry was read from.
     let plan: LoginPlan
+    /// Where the steps of each login are recorded, for tests; nil otherwise.
+    let meter: WorkMeter?
 
     /// A verifier for entries of a file whose entries `census` sums up.
-    init(policy: HashPolicy, census: CostCensus) {
+    init(policy: HashPolicy, census: CostCensus, meter: WorkMeter? = nil) {
         self.policy = policy
         plan = LoginPlan(census: census, policy: policy)
+        self.meter = meter
     }
 
     /// Whether `password` matches `entry`, the classified first entry of a name (nil: no
@@ -104,31 +109,37 @@ struct Verifier {
         let cost = subject.cost
         var granted = false
         var verified = false
-        for component in plan.stacked {
+        for (index, component) in plan.stacked.enumerated() {
             if !verified, component.holds(cost) {
                 granted = try subject.verify(forms)
                 verified = true
-                if case .pbkdf2(let prf, let rounds) = component, case .pbkdf2(_, let spent) = cost {
-                    try dummyWork(prf, rounds: (rounds - spent) * forms.count, password)
+                var rounds = 0
+                if case .pbkdf2(let prf, let total) = component, case .pbkdf2(_, let spent) = cost {
+                    rounds = spent * forms.count + (try dummyWork(prf, rounds: (total - spent) * forms.count, password))
                 }
+                meter?.record(.stacked(index: index, own: true, rounds: rounds))
             } else {
+                var rounds = 0
                 switch component {
-                case .pbkdf2(let prf, let rounds): try dummyWork(prf, rounds: rounds * forms.count, password)
+                case .pbkdf2(let prf, let total): rounds = try dummyWork(prf, rounds: total * forms.count, password)
                 case .scheme(_, let dummy): for form in forms { _ = try dummy.verify(form) }
                 }
+                meter?.record(.stacked(index: index, own: false, rounds: rounds))
             }
         }
         let host = plan.host
         let budget = host.rounds * forms.count
         if verified {
-            try dummyWork(host.prf, rounds: budget, password)
+            meter?.record(.host(rounds: try dummyWork(host.prf, rounds: budget, password), measured: false))
         } else if case .pbkdf2(let prf, let spent) = cost, prf == host.prf {
             granted = try subject.verify(forms)
-            try dummyWork(host.prf, rounds: budget - spent * forms.count, password)
+            let padding = try dummyWork(host.prf, rounds: budget - spent * forms.count, password)
+            meter?.record(.host(rounds: spent * forms.count + padding, measured: false))
         } else {
             let start = Syscall.threadCPUSeconds()
             granted = try subject.verify(forms)
             try measuredPadding(spent: Syscall.threadCPUSeconds() - start, prf: host.prf, budget: budget, password)
+            meter?.record(.host(rounds: budget, measured: true))
         }
         return granted
     }
@@ -149,12 +160,39 @@ struct Verifier {
         if missing >= 1 { try dummyWork(prf, rounds: Int(min(missing, Double(budget))), password) }
     }
 
-    /// `rounds` rounds of one PBKDF2 block of `prf`, result thrown away (nothing for 0).
-    private func dummyWork(_ prf: PRF, rounds: Int, _ password: Password) throws {
-        guard rounds > 0 else { return }
+    /// `rounds` rounds of one PBKDF2 block of `prf`, result thrown away (nothing for 0
+    /// or fewer); the rounds run.
+    @discardableResult
+    private func dummyWork(_ prf: PRF, rounds: Int, _ password: Password) throws -> Int {
+        guard rounds > 0 else { return 0 }
         _ = try PBKDF2.deriveKey(
             prf: prf, password: password.bytes, salt: HashPolicy.dummySalt, rounds: rounds, count: prf.digestCount)
+        return rounds
     }
+}
+
+/// The steps of the logins a ``Verifier`` ran, for tests: every login of one file
+/// version must run the same steps, whatever the name (SPEC §3.1).
+final class WorkMeter: Sendable {
+    /// One step of a login's plan.
+    enum Step: Equatable, Sendable {
+        /// Stacked component `index`: the user's own verification (`own`) or a dummy;
+        /// `rounds` of PBKDF2 in all (own and padding), 0 for another scheme.
+        case stacked(index: Int, own: Bool, rounds: Int)
+        /// The host: `rounds` in all; `measured` when the own verification was absorbed
+        /// by measurement (then `rounds` is the budget the padding aimed at).
+        case host(rounds: Int, measured: Bool)
+    }
+
+    private let recorded = Mutex<[Step]>([])
+
+    /// The steps so far.
+    var steps: [Step] { recorded.withLock { $0 } }
+
+    /// Forgets the steps so far.
+    func reset() { recorded.withLock { $0 = [] } }
+
+    fileprivate func record(_ step: Step) { recorded.withLock { $0.append(step) } }
 }
 
 extension OpenSSL {
