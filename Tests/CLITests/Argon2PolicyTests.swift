@@ -1,0 +1,159 @@
+import CredFileTestSupport
+import Foundation
+import Testing
+import _CredFileFuzzChecks
+
+@testable import CredFile
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// argon2id as the policy's algorithm (SPEC §3.1): the PHC strings credfile writes are
+/// verified by the real peers that read that format — argon2-cffi and passlib, Django
+/// (`argon2$argon2id$…`), Dovecot (`{ARGON2ID}`), OpenLDAP (`{ARGON2}`, slapd's argon2
+/// module) — with the right password only.
+@Suite(.serialized) struct Argon2PolicyTests {
+    /// The strings to check: `credfile hash --algorithm argon2id` at OWASP's parameters,
+    /// and the library's at other memory, passes and lanes.
+    static func madeByCredfile(_ password: String, in session: CLISession) throws -> [String] {
+        let cli = try BuiltBinary.run(["hash", "--algorithm", "argon2id"], stdin: Array((password + "\n").utf8), in: session)
+        try #require(cli.status == 0, "\(cli)")
+        let owasp = cli.stdout.trimmingCharacters(in: .newlines)
+        #expect(owasp.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
+        let other = try HashPolicy(algorithm: .argon2id, argon2: Argon2Parameters(memoryKiB: 65_536, time: 3, lanes: 4))
+        let library = try other.hash(Password(password))
+        #expect(library.hasPrefix("$argon2id$v=19$m=65536,t=3,p=4$"))
+        return [owasp, library]
+    }
+
+    /// Prints, per JSON line {"password", "hash"} on stdin, three digits: argon2-cffi,
+    /// passlib and Django (`argon2` + the PHC string), 1 when each verifies.
+    static let pythonPeers = """
+        import json, sys
+        import django
+        from django.conf import settings
+        settings.configure(PASSWORD_HASHERS=["django.contrib.auth.hashers.Argon2PasswordHasher"])
+        django.setup()
+        from django.contrib.auth.hashers import check_password
+        from argon2 import PasswordHasher
+        from argon2.exceptions import VerifyMismatchError
+        from passlib.hash import argon2 as passlib_argon2
+        def cffi(password, h):
+            try:
+                return PasswordHasher().verify(h, password)
+            except VerifyMismatchError:
+                return False
+        for line in sys.stdin:
+            item = json.loads(line)
+            p, h = item["password"], item["hash"]
+            print("%d%d%d" % (cffi(p, h), passlib_argon2.verify(p, h), check_password(p, "argon2" + h)))
+        """
+
+    @Test(
+        "argon2-cffi, passlib and Django verify credfile's argon2id strings, and refuse a wrong password",
+        .enabled(if: ExternalTool.runnable("python3"), Comment(rawValue: ExternalTool.skipNote("python3"))))
+    func pythonPeersVerify() throws {
+        try withSession { session in
+            let password = session.password("Argon2-contraseña-2026")
+            var input: [UInt8] = []
+            for hash in try Self.madeByCredfile(password, in: session) {
+                for candidate in [password, "x" + password] {
+                    input += try JSONSerialization.data(withJSONObject: ["password": candidate, "hash": hash]) + [0x0A]
+                }
+            }
+            let result = try Integration.run(try ExternalTool.path("python3"), ["-c", Self.pythonPeers], stdin: input, in: session)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdoutLines == ["111", "000", "111", "000"], "\(result)")
+        }
+    }
+
+    @Test(
+        "Dovecot's doveadm pw -t verifies {ARGON2ID} + credfile's string, and refuses a wrong password",
+        .enabled(if: ExternalTool.runnable("doveadm"), Comment(rawValue: ExternalTool.skipNote("doveadm"))))
+    func dovecotVerifies() throws {
+        try withSession { session in
+            let doveadm = try ExternalTool.path("doveadm")
+            let password = session.password("Argon2-Dovecot-2026")
+            for hash in try Self.madeByCredfile(password, in: session) {
+                let right = try Integration.run(doveadm, ["pw", "-t", "{ARGON2ID}" + hash, "-p", password], in: session)
+                #expect(right.status == 0, "\(right)")
+                let wrong = try Integration.run(doveadm, ["pw", "-t", "{ARGON2ID}" + hash, "-p", password + "x"], in: session)
+                #expect(wrong.status != 0, "\(wrong)")
+            }
+        }
+    }
+
+    @Test(
+        "slapd with its argon2 module binds a user whose userPassword is {ARGON2} + credfile's string",
+        .enabled(
+            if: ExternalTool.runnable("slapd", "slapadd", "ldapwhoami"),
+            Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "ldapwhoami"))))
+    func openLDAPBinds() throws {
+        try withSession { session in
+            let password = session.password("Argon2-LDAP-2026")
+            let hashes = try Self.madeByCredfile(password, in: session)
+            let base = session.path("ldap")
+            mkdir(base, 0o755)
+            mkdir(base + "/db", 0o700)
+            try session.write(
+                "ldap/slapd.conf",
+                """
+                include /etc/ldap/schema/core.schema
+                include /etc/ldap/schema/cosine.schema
+                include /etc/ldap/schema/inetorgperson.schema
+                modulepath /usr/lib/ldap
+                moduleload back_mdb
+                moduleload argon2
+                pidfile \(base)/slapd.pid
+                database mdb
+                suffix "dc=example,dc=org"
+                rootdn "cn=admin,dc=example,dc=org"
+                directory \(base)/db
+
+                """)
+            var ldif = """
+                dn: dc=example,dc=org
+                objectClass: dcObject
+                objectClass: organization
+                dc: example
+                o: example
+
+                dn: ou=people,dc=example,dc=org
+                objectClass: organizationalUnit
+                ou: people
+
+
+                """
+            for (index, hash) in hashes.enumerated() {
+                ldif += "dn: uid=u\(index),ou=people,dc=example,dc=org\nobjectClass: inetOrgPerson\nuid: u\(index)\n"
+                ldif += "cn: u\(index)\nsn: u\(index)\nuserPassword: {ARGON2}\(hash)\n\n"
+            }
+            try session.write("ldap/all.ldif", ldif)
+            let added = try Integration.run(
+                try ExternalTool.path("slapadd"), ["-f", base + "/slapd.conf", "-l", base + "/all.ldif"], in: session)
+            try #require(added.status == 0, "slapadd: \(added)")
+            let port = try Integration.freePort()
+            let daemon = try Daemon(
+                try ExternalTool.path("slapd"), ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-f", base + "/slapd.conf"],
+                logIn: session)
+            defer { daemon.stop() }
+            try Integration.waitForPort(port, of: daemon)
+            /// ldapwhoami's exit status, the password in a 0600 file (-y), not on argv.
+            func bind(_ index: Int, _ password: String) throws -> CLIResult {
+                let file = session.path("ldap/pw")
+                unlink(file)
+                try session.write("ldap/pw", password)
+                chmod(file, 0o600)
+                return try Integration.run(
+                    try ExternalTool.path("ldapwhoami"),
+                    ["-x", "-H", "ldap://127.0.0.1:\(port)/", "-D", "uid=u\(index),ou=people,dc=example,dc=org", "-y", file],
+                    in: session)
+            }
+            for index in hashes.indices {
+                #expect(try bind(index, password).status == 0, "u\(index)\n\(daemon.output)")
+                #expect(try bind(index, password + "x").status == 49, "u\(index)")
+            }
+        }
+    }
+}
