@@ -85,7 +85,8 @@ extension CredentialStore {
                 case .malformed: summary.malformedLines.append(number)
                 case .peer(let peer):  // kept byte for byte: only a login can rehash it
                     summary.alreadyHashed += 1
-                    summary.peerHashes[peer.hash.scheme, default: 0] += 1
+                    // (An argon2id PHC string as strong as an argon2id policy is credfile's own.)
+                    if policy.needsUpdate(entry.secret) { summary.peerHashes[peer.hash.scheme, default: 0] += 1 }
                     if policy.isWeak(entry.secret) { summary.weak += 1 }
                 case .pbkdf2:
                     summary.alreadyHashed += 1
