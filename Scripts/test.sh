@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, then runs `swift test`
+# The whole test suite: installs what is missing (Scripts/setup.sh's test part: the real
+# programs the tests drive, the PyPI peers in .build/peers-venv), then runs `swift test`
 # (Swift Testing; the last line reads "Test run with N tests … passed").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash Scripts/setup.sh
+bash Scripts/setup.sh test
 swift build --product credfile   # the CLI tests run the built binary
 swift test
