@@ -301,7 +301,8 @@ import Glibc
     }
 }
 
-/// README's `## Install` block, run as it stands with `PREFIX` set to a scratch folder.
+/// README's `## Install` blocks, run as they stand with `PREFIX` set to a scratch folder:
+/// the install, then the uninstall.
 @Suite struct InstallTests {
     @Test(.enabled(if: ExternalTool.runnable("bash", "man"), Comment(rawValue: ExternalTool.skipNote("bash", "man"))))
     func theReadmesInstallBlockInstallsEverythingUnderPREFIX() throws {
@@ -309,7 +310,9 @@ import Glibc
             let root = BuiltProduct.packageRoot.path
             let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
             let section = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Install\n") })
-            let block = try #require(section.split(separator: "```sh\n").dropFirst().first?.split(separator: "```").first)
+            let blocks = section.split(separator: "```sh\n").dropFirst().compactMap { $0.split(separator: "```").first }
+            try #require(blocks.count >= 2, "the install and the uninstall block")
+            let block = blocks[0]
             let prefix = session.path("prefix")
             var environment = ProcessInfo.processInfo.environment
             environment["PREFIX"] = prefix
@@ -327,6 +330,11 @@ import Glibc
                 try ExternalTool.path("man"), ["-l", prefix + "/share/man/man1/credfile.1"],
                 environment: ["MANPAGER": "cat", "PAGER": "cat", "PATH": "/usr/bin:/bin"])
             #expect(page.status == 0 && page.stdout.contains("credfile \(CredFileCLI.version)"))
+            let uninstall = try ChildProcess.run(
+                try ExternalTool.path("bash"), ["-euo", "pipefail", "-c", String(blocks[1])], environment: environment, directory: root)
+            #expect(uninstall.status == 0, "\(uninstall)")
+            let left = try ChildProcess.run("/usr/bin/find", [prefix, "-not", "-type", "d"])
+            #expect(left.status == 0 && left.stdout.isEmpty, "left after the uninstall: \(left.stdout)")
         }
     }
 }
