@@ -382,11 +382,11 @@ import Testing
                 let result = session.run(arguments)
                 #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
                 #expect(result.stdout.contains("Usage: credfile <command>"))
-                for command in Command.allCases { #expect(result.stdout.contains("  \(command.rawValue) ")) }
+                for command in Command.allCases { #expect(result.stdout.contains("  \(command.name) ")) }
             }
             for command in Command.allCases {
-                let usage = "Usage: credfile " + ([command.rawValue] + command.arguments).joined(separator: " ")
-                for arguments in [[command.rawValue, "--help"], ["--help", command.rawValue], [command.rawValue, "-h", "--json"]] {
+                let usage = "Usage: credfile " + ([command.name] + command.argumentNames).joined(separator: " ")
+                for arguments in [[command.name, "--help"], ["--help", command.name], [command.name, "-h", "--json"]] {
                     let result = session.run(arguments)
                     #expect(result.status == 0 && result.stderr.isEmpty, "\(arguments): \(result)")
                     #expect(result.stdout.hasPrefix(usage), "\(arguments): \(result)")
