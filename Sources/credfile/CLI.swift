@@ -50,7 +50,7 @@ enum CredFileCLI {
     static func run(_ arguments: [[UInt8]], terminal: Terminal) -> ExitStatus {
         let messages = Messages(environment: terminal.environment)
         do {
-            let invocation = try parse(arguments)
+            var invocation = try parse(arguments)
             if invocation.generateMan {
                 terminal.write(Documentation.manPage())
                 return .success
@@ -73,6 +73,7 @@ enum CredFileCLI {
                 return .success
             }
             try validate(invocation, for: command)
+            try configure(&invocation, for: command, environment: terminal.environment)
             let context = CommandContext(invocation: invocation, terminal: terminal, messages: messages)
             return try command.run(context)
         } catch let error as CredFileError {
@@ -171,6 +172,18 @@ enum CredFileCLI {
             throw CredFileError.usage("option \(option.optionName) takes \(option.kind.expectation)")
         }
         return value
+    }
+
+    /// Fills in, from the configuration file (SPEC §5), what the command line left
+    /// unset: the file is read whole and checked first, so nothing runs on half of it. A
+    /// key of an option this command does not take is ignored (`upgrade = yes` does not
+    /// break `list`); the `[FILE]` sections apply to commands that take a FILE.
+    private static func configure(_ invocation: inout Invocation, for command: Command, environment: [String: String]) throws {
+        let configuration = try CredFileConfiguration.load(path: invocation.configPath, environment: environment)
+        let file = command.takesFile ? invocation.positionals.first : nil
+        for (setting, values) in configuration.values(for: file) where command.accepts(setting) && invocation.values[setting.name] == nil {
+            invocation.values[setting.name] = values
+        }
     }
 
     private static func validate(_ invocation: Invocation, for command: Command) throws {

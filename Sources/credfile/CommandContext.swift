@@ -22,6 +22,10 @@ struct CommandContext {
         var store = try store()
         store.policy = try writingPolicy()
         store.passwordPolicy = try invocation.passwordPolicy()
+        let minimum = store.passwordPolicy.minimumLength
+        if minimum < PasswordPolicy.secondFactorMinimumLength {
+            terminal.writeError("credfile: \(messages.shortMinimumLength(minimum, floor: PasswordPolicy.secondFactorMinimumLength))\n")
+        }
         return store
     }
 

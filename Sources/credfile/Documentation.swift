@@ -57,6 +57,22 @@ enum Documentation {
         for option in Setting.specific {
             item(manTag(option), option.helpLine + " (" + option.commands.map(\.name).joined(separator: ", ") + ").")
         }
+        page += [".SH CONFIGURATION FILE"]
+        paragraph("""
+            Every option that is a setting can also be set in \(CredFileConfiguration.defaultPath) (another file: --config FILE or \
+            CREDFILE_CONFIG; none is needed, but a file named that way must exist), as key = value lines whose keys are the long \
+            options without --. Blank lines and lines starting with # are ignored (a # elsewhere is part of the value); values are \
+            not quoted and lose the spaces around them; a flag takes yes, no, true or false. A [/path/to/FILE] line starts a \
+            section whose settings apply only to that credential file (compared after resolving symlinks). The command line wins \
+            over a section, a section over the top part, the top part over the defaults; a repeatable key (blocklist) collects \
+            every line of the part that sets it, any other key may be set once per part. A key for an option the command does \
+            not take is ignored. An unknown key, a bad value, a line longer than \(ConfigurationSyntax.maximumLineLength) bytes, or a \
+            file its group or others can write or that belongs to neither root nor the caller is a usage error (exit 2) naming \
+            FILE:LINE, and nothing runs. The keys:
+            """)
+        for key in Setting.keys where !key.isHidden {
+            item("\\fB\(roff(key.name))\\fR" + (key.kind == .flag ? " = \\fIyes|no\\fR" : " = \\fI\(roff(key.placeholder ?? ""))\\fR"), key.helpLine + ".")
+        }
         page += [".SH FILE FORMAT"]
         paragraph("""
             Bytes, read and written exactly. Lines end with LF (a CR before it belongs to the ending, and each \
@@ -67,16 +83,18 @@ enum Documentation {
             1200000 rounds by default. The first entry of a username wins; a malformed entry never authenticates \
             and is kept byte for byte. Usernames and passwords are compared after Unicode NFC normalization.
             """)
-        paragraph("New usernames: 1 to 255 bytes, no comma, no control characters, no leading or trailing whitespace, not starting with #. New passwords: 8 to 4096 bytes by default, no NUL, CR or LF.")
+        paragraph("New usernames: 1 to 255 bytes, no comma, no control characters, no leading or trailing whitespace, not starting with #. New passwords: at least 15 characters by default (--min-length), up to 4096 bytes, no NUL, CR or LF, not on the blocklist, without the username or the name of the file.")
         page += [".SH EXIT STATUS"]
         for (code, meaning) in Help.exitStatuses { item(".B \(code)", meaning) }
         paragraph("pam and checkpassword answer with their callers' codes: see their commands.")
         page += [".SH ENVIRONMENT"]
         item(".B LC_ALL\n.TQ\n.B LC_MESSAGES\n.TQ\n.B LANG", "The first one set chooses the language of messages: Spanish when it starts with es, English otherwise.")
         item(".B NO_COLOR", "credfile never writes colour; the variable is honoured trivially.")
+        item(".B CREDFILE_CONFIG", "The configuration file to read instead of \(CredFileConfiguration.defaultPath) (--config wins over it).")
         item(".B PAM_USER\n.TQ\n.B PAM_TYPE", "The username and the PAM service type, for credfile pam (set by pam_exec).")
         item(".B SWIFT_BACKTRACE", "Ignored: no crash handler or backtracer ever runs; a crash prints one line.")
         page += [".SH FILES"]
+        item(".I \(roff(CredFileConfiguration.defaultPath))", "The configuration file (see CONFIGURATION FILE), read by every command when it exists.")
         item(".I FILE", "The credential file, created with mode 0600 by add, import and register.")
         item(".I FILE.lock", "The lock file beside FILE (resolved through symlinks), created 0600, never removed; every writer takes flock(2) on it, waiting at most --lock-timeout seconds.")
         item(".I .FILE.XXXXXX", "The temporary file of an atomic rewrite, in FILE's directory; a stray one left by a crash is removed by the next write.")

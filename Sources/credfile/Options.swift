@@ -19,6 +19,11 @@ extension Setting {
         "help", .flag, summary: "show help (for a command after its name) and exit", common: true, key: false, shortName: "-h")
     /// `--version`.
     static let version = Setting("version", .flag, summary: "show the version and exit", common: true, key: false)
+    /// `--config FILE` (SPEC §5).
+    static let config = Setting(
+        "config", .path, placeholder: "FILE",
+        summary: "read the configuration from FILE (also CREDFILE_CONFIG); a missing FILE is an error",
+        default: CredFileConfiguration.defaultPath, common: true, key: false)
     /// `upgrade --dry-run`.
     static let dryRun = Setting("dry-run", .flag, summary: "say what would be done; write nothing", key: false)
     /// `import --hashed`.
@@ -42,7 +47,7 @@ extension Setting {
 
     /// Every option of the command line, in the order help lists them.
     static let options: [Setting] =
-        keys + [json, help, version, dryRun, hashed, from, to, `protocol`, generateMan, generateCompletion]
+        keys + [json, help, version, config, dryRun, hashed, from, to, `protocol`, generateMan, generateCompletion]
 
     /// The option spelled `spelling` (`--json`, `-h`, `--no-guard`), if any.
     static func option(spelled spelling: String) -> Setting? {
@@ -129,6 +134,8 @@ struct Invocation {
     var json: Bool { flag(.json) }
     var help: Bool { flag(.help) }
     var version: Bool { flag(.version) }
+    /// `--config FILE`.
+    var configPath: String? { text(.config) }
     var dryRun: Bool { flag(.dryRun) }
     var hashed: Bool { flag(.hashed) }
     /// `import --from FORMAT`.
