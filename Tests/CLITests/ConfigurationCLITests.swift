@@ -199,6 +199,20 @@ import Glibc
             }
             let short = try Self.run(session, ["add", file, "ana", "--config", conf, "--iterations", "1"], password: session.password("abcdef7"))
             #expect(short.status == 0, "\(short)")
+            #expect(short.stderr.contains("warning: a minimum password length of 6 is below NIST's floor of 8"), "\(short)")
+        }
+    }
+
+    @Test func theDefaultMinimumIsFifteenAndMinLengthEightAllowsEight() throws {
+        try withSession { session in
+            let file = session.path("users.txt")
+            let fourteen = session.password("catorce-letras")
+            let refused = try Self.run(session, ["add", file, "ana", "--config", "/dev/null"], password: fourteen)
+            expectUsageError(refused)
+            #expect(refused.stderr.contains("at least 15 characters"), "\(refused)")
+            let eight = try Self.run(session, ["add", file, "ana", "--config", "/dev/null", "--min-length", "8", "--iterations", "1"],
+                password: fourteen)
+            #expect(eight.status == 0 && !eight.stderr.contains("NIST"), "\(eight)")
         }
     }
 }

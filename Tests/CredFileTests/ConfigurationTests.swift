@@ -173,6 +173,13 @@ import Glibc
         }
     }
 
+    @Test func theDefaultMinimumIsFifteen() throws {
+        #expect(PasswordPolicy.defaultMinimumLength == 15 && PasswordPolicy.standard.minimumLength == 15)
+        let policy = PasswordPolicy.standard
+        #expect(try policy.violation(of: Password("fourteen-chars"), username: "ana", path: nil) == .tooShort(minimum: 15))
+        #expect(try policy.violation(of: Password("fifteen-chars!!"), username: "ana", path: nil) == nil)
+    }
+
     // MARK: Reading the file
 
     @Test func loadChecksOwnerModeAndWhetherTheFileWasNamed() throws {

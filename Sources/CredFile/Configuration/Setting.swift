@@ -178,7 +178,7 @@ extension Setting {
     /// `--min-length N` (SPEC §8).
     public static let minimumLength = Setting(
         "min-length", .wholeNumber(PasswordPolicy.minimumLengthRange), placeholder: "N",
-        summary: "new passwords need at least N characters",
+        summary: "new passwords need at least N characters; below \(PasswordPolicy.secondFactorMinimumLength) warns",
         default: "\(PasswordPolicy.defaultMinimumLength)", common: true)
     /// `--blocklist FILE` (SPEC §8), repeatable.
     public static let blocklist = Setting(
