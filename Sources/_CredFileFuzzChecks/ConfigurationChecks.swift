@@ -128,9 +128,13 @@ public enum ReferenceConfiguration {
             if text == "no" || text == "false" { return .flag(false) }
             return nil
         case .wholeNumber(let range):
-            // 18 digits is more than any range holds; a longer run of digits is out of range.
-            if raw.count > 18 && raw.allSatisfy({ $0 >= 48 && $0 <= 57 }) { return nil }
-            guard let n = decimal(raw), n >= range.lowerBound, n <= range.upperBound else { return nil }
+            // Leading zeros are allowed (`01000`); past them, 18 digits is more than any
+            // range holds, so a longer run of digits is out of range.
+            guard !raw.isEmpty, raw.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+            let significant = Array(raw.drop { $0 == 48 })
+            guard let n = significant.isEmpty ? 0 : decimal(significant), n >= range.lowerBound, n <= range.upperBound else {
+                return nil
+            }
             return .number(n)
         case .seconds(let range):
             let pieces = raw.split(separator: 46, omittingEmptySubsequences: false)
