@@ -188,7 +188,7 @@ public struct CredFileConfiguration: Sendable {
     /// `path` with its symlinks resolved as the writer resolves FILE, or, when that
     /// fails (a missing directory, a loop), made absolute with `.` and `..` removed.
     static func resolved(_ path: String) -> String {
-        if let resolved = try? AtomicWriter(path: path).resolvedPath() { return resolved }
+        if let resolved = try? FileReader.resolvedPath(path) { return resolved }
         var parts: [Substring] = []
         let absolute = path.hasPrefix("/") ? path : ((try? Syscall.currentDirectory()) ?? "") + "/" + path
         for part in absolute.split(separator: "/") {
