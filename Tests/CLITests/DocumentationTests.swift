@@ -26,11 +26,22 @@ import Glibc
     }
 
     @Test func everyCommandHasARowAndEveryOptionASummary() {
+        #expect(Set(Command.allCases.map(\.name)).count == Command.allCases.count, "a command has two rows")
         for command in Command.allCases {
-            #expect(CommandSpec.table[command] != nil, "\(command)")
-            #expect(!command.spec.summary.isEmpty && !command.spec.details.isEmpty)
+            #expect(Command(named: command.name) == command)
+            #expect(!command.summary.isEmpty && !command.details.isEmpty)
+            for option in command.options + command.required {
+                #expect(Setting.options.contains(option) && !option.isCommon, "\(command) lists \(option)")
+            }
         }
-        for option in Option.allCases { #expect(!option.summary.isEmpty) }
+        #expect(Set(Setting.options.map(\.name)).count == Setting.options.count, "an option has two rows")
+        for option in Setting.options {
+            #expect(!option.summary.isEmpty)
+            #expect(Setting.option(spelled: option.optionName) == option)
+            // A key is an option the file can set; every other option names why not (Options.swift).
+            #expect(option.isKey == Setting.keys.contains(option), "\(option)")
+            #expect(option.isCommon || !option.commands.isEmpty || option.isHidden, "no command takes \(option)")
+        }
     }
 
     /// SPEC §5's commands and options, spelled as the SPEC spells them: each parses.
@@ -43,7 +54,7 @@ import Glibc
     ])
     func theSpecsCommandLinesParse(_ arguments: [String]) throws {
         let invocation = try CredFileCLI.parse(arguments)
-        #expect(invocation.command?.rawValue == arguments[0])
+        #expect(invocation.command?.name == arguments[0])
     }
 
     @Test func checkpasswordHandsEverythingAfterPROGToPROG() throws {
@@ -88,16 +99,16 @@ import Glibc
     }
 
     @Test func helpListsEveryVisibleOptionAndEveryCommandItsOwn() throws {
-        let visible = Set(Option.visible.map(\.rawValue))
+        let visible = Set(Setting.visible.map(\.optionName))
         #expect(Self.optionNames(in: Help.overview) == visible)
         for command in Command.allCases {
             let text = Help.text(for: command)
             for option in command.options { #expect(text.contains("  \(option.usage)"), "\(command): \(option)") }
-            for option in Option.specific where !command.options.contains(option) {
-                #expect(!text.contains("  \(option.rawValue)"), "\(command) shows \(option)")
+            for option in Setting.specific where !command.options.contains(option) {
+                #expect(!text.contains("  \(option.optionName)"), "\(command) shows \(option)")
             }
         }
-        for hidden in Option.allCases where hidden.isHidden { #expect(!Help.overview.contains(hidden.rawValue)) }
+        for hidden in Setting.options where hidden.isHidden { #expect(!Help.overview.contains(hidden.optionName)) }
     }
 
     @Test(.enabled(if: ExternalTool.runnable("man"), Comment(rawValue: ExternalTool.skipNote("man"))))
@@ -121,7 +132,7 @@ import Glibc
             let help = try BuiltBinary.run(["--help"], stdin: nil, in: session)
             let commands = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "Commands:" }.dropFirst()
                 .prefix { !$0.isEmpty }.compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil }
-            #expect(Set(commands) == Set(Command.allCases.map(\.rawValue)))
+            #expect(Set(commands) == Set(Command.allCases.map(\.name)))
             for command in commands { #expect(page.contains("\n       \(command)"), "\(command) is not in the man page") }
             // --help and the man page list the same options.
             #expect(Self.optionNames(in: help.stdout) == Self.optionNames(in: page))
@@ -170,13 +181,13 @@ import Glibc
     @Test(arguments: Shell.allCases)
     func everyCompletionNamesEveryCommandAndOption(_ shell: Shell) {
         let script = Documentation.completion(for: shell)
-        for command in Command.allCases { #expect(script.contains(command.rawValue), "\(command)") }
-        for option in Option.visible {
-            let spelled = shell == .fish ? "-l \(option.rawValue.dropFirst(2))" : option.rawValue
+        for command in Command.allCases { #expect(script.contains(command.name), "\(command)") }
+        for option in Setting.visible {
+            let spelled = shell == .fish ? "-l \(option.optionName.dropFirst(2))" : option.optionName
             #expect(script.contains(spelled), "\(option)")
         }
         #expect(script.contains("sha256") && script.contains("sha512"))
-        for hidden in Option.allCases where hidden.isHidden { #expect(!script.contains(hidden.rawValue.dropFirst(2))) }
+        for hidden in Setting.options where hidden.isHidden { #expect(!script.contains(hidden.optionName.dropFirst(2))) }
     }
 
     /// The Debian package: builds, passes lintian with no error, installs and removes.
