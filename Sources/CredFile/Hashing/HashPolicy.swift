@@ -245,6 +245,10 @@ extension Argon2Parameters {
     /// an argon2 hash below it is weak. (Its other configurations — 47,104 × 1,
     /// 19,456 × 2, 12,288 × 3, 9,216 × 4 — are all above.)
     public static let owaspFloorKiBPasses = 7_168 * 5
+
+    /// Whether hashes with these parameters are weak: memory × passes below
+    /// ``owaspFloorKiBPasses``.
+    public var isBelowOWASPFloor: Bool { memoryKiB * time < Self.owaspFloorKiBPasses }
 }
 
 extension Argon2Hash {
