@@ -18,8 +18,9 @@ extension LineScanner {
 
     /// What a login needs of the file at `path`, from one pass over all of it: the content
     /// of the first entry line of `key` (NFC bytes), and the census of every entry
-    /// (``LoginPlan``). The pass never stops early, so finding a name on the first line
-    /// takes as long as finding none.
+    /// (``LoginPlan``). The pass never stops early, and every piece is searched for the
+    /// name, found or not, so finding a name on the first line takes as long as finding
+    /// none (up to the rest of one piece).
     /// - Throws: ``CredFileError/Code/io`` when the file is missing or unreadable.
     static func loginLookUp(named key: [UInt8], inFileAt path: String, pieceSize: Int) throws -> (
         content: [UInt8]?, census: CostCensus
@@ -27,9 +28,8 @@ extension LineScanner {
         var found: [UInt8]?
         var census = CostCensus()
         try scanWholeLines(inFileAt: path, pieceSize: pieceSize) { lines in
-            if found == nil {
-                found = firstEntry(named: key, in: lines, from: 0, number: 1).map { Array(lines[$0.content]) }
-            }
+            let hit = firstEntry(named: key, in: lines, from: 0, number: 1)
+            if found == nil, let hit { found = Array(lines[hit.content]) }
             census.addEntries(inLines: lines)
             return true
         }
