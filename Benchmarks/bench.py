@@ -154,19 +154,18 @@ def file_section():
     hashed_file_rows(lines, reps)
 
 
-def make_hashed_file(path, lines):
+def make_hashed_file(path, lines, last_rounds=1):
     """`user,$pbkdf2-sha256$1200000$<16-byte salt>$<32-byte checksum>` lines: check and
     list never verify, so the hashes need not be right, only well-formed. The file is
-    0600, so check's only findings are its lines'."""
+    0600, so check's only findings are its lines'. The last user's hash has
+    `last_rounds` rounds (1 by default, so `verify` of it measures the lookup)."""
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./"
     rng = random.Random(11)
     with open(path, "w") as f:
         for i in range(lines):
             salt = "".join(rng.choice(alphabet) for _ in range(21)) + "A"  # 16 bytes: low bits zero
             checksum = "".join(rng.choice(alphabet) for _ in range(42)) + "A"  # 32 bytes
-            # The last user's hash has 1 round, so `verify` of it measures the lookup,
-            # not 1,200,000 rounds of PBKDF2.
-            rounds = 1 if i == lines - 1 else 1200000
+            rounds = last_rounds if i == lines - 1 else 1200000
             f.write("user%06d,$pbkdf2-sha256$%d$%s$%s\n" % (i, rounds, salt, checksum))
 
 
@@ -324,8 +323,16 @@ def timing_section():
         ("argon2id policy, legacy sha256 entries", ["--algorithm", "argon2id"],
          {"argon2id user": credfile_hash(pw, "--algorithm", "argon2id"), "sha256 1,200,000 (legacy)": sha256}),
     ]
-    runs = {}
-    for index, (title, options, entries) in enumerate(cases):
+    # Where the name is in a large file: one-shot logins read it all, found or not.
+    lines = 100_000 if QUICK else 1_000_000
+    big = os.path.join(WORK, "timing-big.txt")
+    make_hashed_file(big, lines, last_rounds=1200000)
+    big_title = f"where the name is in a {lines:,}-line file of sha256 hashes ({os.path.getsize(big)/1e6:.0f} MB)"
+    runs = {(big_title, "unknown name"): ([CREDFILE, "verify", big, "nobody"], pw + b"\n", None)}
+    for where, number in (("first line", 0), ("middle line", lines // 2), ("last line", lines - 1)):
+        runs[(big_title, where)] = ([CREDFILE, "verify", big, "user%06d" % number], b"wrong-password\n", None)
+    cases.append((big_title, [], {}))
+    for index, (title, options, entries) in enumerate(cases[:-1]):
         path = os.path.join(WORK, f"timing{index}.txt")
         with open(path, "w") as f:
             users = {}

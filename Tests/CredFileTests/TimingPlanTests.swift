@@ -1,6 +1,7 @@
 import CredFileTestSupport
 import Foundation
 import Testing
+import _CredFileFuzzChecks
 
 @testable import CredFile
 
@@ -114,6 +115,41 @@ struct TimingPlanTests {
         // A BOM, CRLF endings and a last line without one.
         let bom = Array("\u{FEFF}a,\(Self.own(.sha256, 3_000))\r\nb,\(Self.own(.sha512, 4_000))".utf8)
         #expect(bom.withUnsafeBytes { CostCensus(file: $0) }.pbkdf2Rounds == [.sha256: 3_000, .sha512: 4_000])
+    }
+
+    @Test("the census of random files equals a naive reading: each line split by hand, each secret classified in full",
+        arguments: 0..<40)
+    func theCensusMatchesANaiveReading(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        let pieces = [
+            Self.own(.sha256, 1_000), Self.own(.sha256, 7_000), Self.own(.sha512, 300), "$pbkdf2-sha256$90000$bad$bad",
+            "$pbkdf2-sha256$000$x$y", "$pbkdf2-sha512$99999999$x$y", Self.bcrypt5, "$1$saltsalt$7N7XZ6QEDGxlGNczoNTXc1",
+            "$5$rounds=5000$saltsalt$\(String(repeating: "a", count: 43))", "plain", "pl$ain", "{SSHA}x", "$9$a$b", "",
+        ]
+        var text: [UInt8] = random.chance(0.2) ? [0xEF, 0xBB, 0xBF] : []
+        for _ in 0..<Int.random(in: 0...30, using: &random) {
+            let name = random.pick(["u", "", "#c", " v", "w\u{0301}", "x,y"])
+            let line = random.chance(0.1) ? "no-comma-line" : name + "," + random.pick(pieces)
+            text += Array(line.utf8) + random.pick([[0x0A], [0x0D, 0x0A], [0x0D], [0x00, 0x0A]])
+        }
+        if random.chance(0.3) { text += Array("last,\(Self.own(.sha512, 5_000))".utf8) }
+        let fast = text.withUnsafeBytes { CostCensus(file: $0) }
+        // The naive reading: after a BOM, split at every LF by hand, a CR before an LF is the
+        // ending's (a CR ending the file is not), a line with a name (not a comment)
+        // counts its whole secret.
+        var naive = CostCensus()
+        var body = text[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        let lines = body.split(separator: 0x0A, omittingEmptySubsequences: false)
+        for (index, var line) in lines.enumerated() {
+            if line.last == 0x0D, index < lines.count - 1 { line = line.dropLast() }
+            guard line.first != UInt8(ascii: "#"), let comma = line.firstIndex(of: UInt8(ascii: ",")), comma > line.startIndex
+            else { continue }
+            naive.add(SecretSyntax.classify(line[(comma + 1)...]))
+        }
+        #expect(fast.pbkdf2Rounds == naive.pbkdf2Rounds, "seed \(seed)")
+        #expect(Set(fast.schemes.keys) == Set(naive.schemes.keys), "seed \(seed)")
+        #expect(fast.droppedWork == naive.droppedWork, "seed \(seed)")
     }
 
     @Test("a census is bounded: the cheapest scheme classes are dropped and their work remembered")
