@@ -95,7 +95,7 @@ public struct ParallelHasher: Sendable {
     /// units are two passwords each, the rest one. With pairs allowed, as many as still
     /// leave every thread a unit (`count` − max(`threads`, ⌈`count`/2⌉)): `threads`
     /// passwords for as many threads are hashed one each, in parallel, sooner than as pairs.
-    struct Units: Equatable {
+    struct Units {
         /// The number of units.
         let count: Int
         /// How many of the first units are pairs.
