@@ -12,11 +12,11 @@
 //   with SSSE3 and SSE4.1): the one hash written by hand, because OpenSSL's SHA-NI code
 //   loads the state, reorders it into the ABEF/CDGH lanes `sha256rnds2` works on, and
 //   stores it back on every call, and the loop around it byte-swaps the state into the
-//   next block: on this AMD EPYC that was a quarter of each round (README, Performance).
-//   Here the state stays in those lanes across both compressions of a round and across
-//   rounds; the digest becomes the next message with four shuffles and no byte swap (a
-//   SHA-256 digest's big-endian bytes read back big-endian are its own words), and the
-//   padding words are constants. It also runs two independent chains interleaved
+//   next block: on this AMD EPYC that was almost a quarter of each round (README,
+//   Performance). Here the state stays in those lanes across both compressions of a
+//   round and across rounds; the digest becomes the next message with four shuffles and
+//   no byte swap (a SHA-256 digest's big-endian bytes read back big-endian are its own
+//   words), and the padding words are constants. It also runs two independent chains interleaved
 //   (`credfile_fast_pbkdf2_pair`, and the blocks of one long output), which overlaps the
 //   two chains' `sha256rnds2` latencies in the pipeline. Compiled with a `target`
 //   attribute, so the rest of this file stays baseline x86-64; chosen at run time.
@@ -87,7 +87,7 @@ credfile__copy_state(void *dst, const void *src, size_t count) {
 /// swapped words go out as one 16-byte store. Both halves are about the store buffer:
 /// OpenSSL's compression code without SHA-NI stores the state a word at a time, and a
 /// 16-byte load across several stores waits for them to reach the cache instead of
-/// taking their data from the store buffer (word loads: +1-2 % for SHA-512 and for
+/// taking their data from the store buffer (word loads: +1-3 % for SHA-512 and for
 /// SHA-256 without SHA-NI, measured side by side, README, Performance); its next call
 /// loads the block 16 bytes at a time, which forwards only from a store as wide (16-byte
 /// stores instead of word ones were worth 12 %). A tail shorter than 16 bytes (SHA-1's

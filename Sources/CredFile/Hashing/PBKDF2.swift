@@ -91,7 +91,7 @@ enum PBKDF2 {
     /// Derives `count` bytes for each of two passwords with the same algorithm and rounds:
     /// the keys two ``deriveKey(_:password:salt:rounds:count:using:)`` calls give, at
     /// once. On the fast path with SHA-NI the two derivations' rounds run interleaved, so
-    /// the pair takes about 1.5 single derivations' time, not 2 (README, Performance): for
+    /// the pair takes about 1.25 single derivations' time, not 2 (README, Performance): for
     /// batches (``ParallelHasher``), never for one login.
     /// - Returns: The two derived keys, in order, zeroed when released.
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
