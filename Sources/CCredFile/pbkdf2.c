@@ -13,10 +13,10 @@
 //   loads the state, reorders it into the ABEF/CDGH lanes `sha256rnds2` works on, and
 //   stores it back on every call, and the loop around it byte-swaps the state into the
 //   next block: on this AMD EPYC that was almost a quarter of each round (README,
-//   Performance). Here the state stays in those lanes across both compressions of a
-//   round and across rounds; the digest becomes the next message with four shuffles and
-//   no byte swap (a SHA-256 digest's big-endian bytes read back big-endian are its own
-//   words), and the padding words are constants. It also runs two independent chains interleaved
+//   Performance). Here the state stays in those lanes across both compressions of a round
+//   and across rounds; the digest becomes the next message with four shuffles and no byte
+//   swap (a SHA-256 digest's big-endian bytes read back big-endian are its own words), and
+//   the padding words are constants. It also runs two independent chains interleaved
 //   (`credfile_fast_pbkdf2_pair`, and the blocks of one long output), which overlaps the
 //   two chains' `sha256rnds2` latencies in the pipeline. Compiled with a `target`
 //   attribute, so the rest of this file stays baseline x86-64; chosen at run time.
