@@ -123,7 +123,8 @@ struct FastPBKDF2Tests {
                 c.prf, password: input.password, salt: input.salt, rounds: input.rounds, count: input.count)
             if fast != expected {
                 failures.append(
-                    "password \(input.password.count) B, salt \(input.salt.count) B, rounds \(input.rounds), output \(input.count) B")
+                    "password \(input.password.count) B, salt \(input.salt.count) B, rounds \(input.rounds), output \(input.count) B"
+                )
             }
         }
         #expect(failures.isEmpty, "\(failures.count) mismatches, first: \(failures.prefix(3).joined(separator: "; "))")
@@ -202,13 +203,16 @@ struct FastPBKDF2Tests {
     func shaExtensionsFollowTheCPU() throws {
         let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
         let flags = Set(
-            (cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") } ?? "").split(separator: " ").map(String.init))
+            (cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") } ?? "").split(separator: " ").map(
+                String.init))
         #if arch(x86_64)
         let expected = flags.isSuperset(of: ["sha_ni", "ssse3", "sse4_1"])
         #else
         let expected = false
         #endif
-        #expect(FastPBKDF2.Loop.shaExtensions.isAvailable(for: .sha256) == expected, "cpuinfo flags: sha_ni \(flags.contains("sha_ni"))")
+        #expect(
+            FastPBKDF2.Loop.shaExtensions.isAvailable(for: .sha256) == expected,
+            "cpuinfo flags: sha_ni \(flags.contains("sha_ni"))")
         #expect(LoopCase.sha256.contains(.shaExtensions) == expected)
         for prf in [PRF.sha1, .sha512] {
             #expect(!FastPBKDF2.Loop.shaExtensions.isAvailable(for: prf))
@@ -255,7 +259,8 @@ struct FastPBKDF2Tests {
                     let first = UnsafeMutableRawBufferPointer(rebasing: o[0..<32])
                     #expect(throws: CredFileError(.crypto, ""), "\(c): overlapping outputs") {
                         try FastPBKDF2.deriveKeys(
-                            c.prf, rounds: 1, (p, p, first), (p, p, UnsafeMutableRawBufferPointer(rebasing: o[16..<48])),
+                            c.prf, rounds: 1, (p, p, first),
+                            (p, p, UnsafeMutableRawBufferPointer(rebasing: o[16..<48])),
                             loop: c.loop)
                     }
                     #expect(throws: CredFileError(.crypto, ""), "\(c): outputs of different lengths") {

@@ -102,8 +102,12 @@ enum PBKDF2 {
     ) throws -> (SecretBytes, SecretBytes) {
         guard implementation == .fast, Self.interleaves(algorithm) else {
             return (
-                try deriveKey(algorithm, password: first.password, salt: first.salt, rounds: rounds, count: count, using: implementation),
-                try deriveKey(algorithm, password: second.password, salt: second.salt, rounds: rounds, count: count, using: implementation)
+                try deriveKey(
+                    algorithm, password: first.password, salt: first.salt, rounds: rounds, count: count,
+                    using: implementation),
+                try deriveKey(
+                    algorithm, password: second.password, salt: second.salt, rounds: rounds, count: count,
+                    using: implementation)
             )
         }
         var secondKey: SecretBytes?

@@ -215,11 +215,16 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Hashes two passwords, each with a fresh 16-byte salt: what two
-    /// ``init(hashing:policy:)`` calls give, at once (``PBKDF2/deriveKeys(_:_:_:rounds:count:using:)``
-    /// interleaves them where it can). For batches.
+    /// ``init(hashing:policy:)`` calls give, at once
+    /// (``PBKDF2/deriveKeys(_:_:_:rounds:count:using:)`` interleaves them where it can).
+    /// For batches.
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
-    static func hashing(_ first: Password, _ second: Password, policy: HashPolicy) throws -> (PasswordHash, PasswordHash) {
-        let salts = (try OpenSSL.randomBytes(count: HashPolicy.saltCount), try OpenSSL.randomBytes(count: HashPolicy.saltCount))
+    static func hashing(
+        _ first: Password, _ second: Password, policy: HashPolicy
+    ) throws -> (PasswordHash, PasswordHash) {
+        let salts = (
+            try OpenSSL.randomBytes(count: HashPolicy.saltCount), try OpenSSL.randomBytes(count: HashPolicy.saltCount)
+        )
         let keys = try PBKDF2.deriveKeys(
             policy.algorithm, (first.bytes, salts.0), (second.bytes, salts.1), rounds: policy.rounds,
             count: policy.algorithm.digestCount)
