@@ -59,9 +59,10 @@ def interleaved_medians(cases, repeats):
     return {name: statistics.median(t) for name, t in times.items()}
 
 
-def interleaved_cpu_medians(cases, repeats):
-    """Like interleaved_medians, but the child's CPU time (user + system) as well as wall
-    time: on a loaded machine wall time mostly measures the neighbours, CPU time the work."""
+def interleaved_cpu_times(cases, repeats):
+    """Like interleaved_medians, but every run's wall time and the child's CPU time (user +
+    system), unreduced: on a loaded machine wall time mostly measures the neighbours, CPU
+    time the work."""
     wall = {name: [] for name in cases}
     cpu = {name: [] for name in cases}
     for _ in range(repeats):
@@ -70,8 +71,7 @@ def interleaved_cpu_medians(cases, repeats):
             wall[name].append(run(argv, stdin)[0])
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return ({name: statistics.median(t) for name, t in wall.items()},
-            {name: statistics.median(t) for name, t in cpu.items()})
+    return wall, cpu
 
 
 def make_big_file(path, lines):
@@ -395,14 +395,7 @@ def timing_section():
         for kind, user in users.items():
             runs[(title, kind)] = ([CREDFILE, "verify", *options, path, user], b"wrong-password\n", None)
     reps = 5 if QUICK else 15
-    wall = {name: [] for name in runs}
-    cpu = {name: [] for name in runs}
-    for _ in range(reps):
-        for name, (argv, stdin, _) in runs.items():
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            wall[name].append(run(argv, stdin)[0])
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    wall, cpu = interleaved_cpu_times(runs, reps)
     def quartiles(values):
         q = statistics.quantiles(values, n=4)
         return q[0], q[2]

@@ -93,65 +93,18 @@ import Glibc
         try withSession { session in
             let password = session.password("Argon2-LDAP-2026")
             let hashes = try Self.madeByCredfile(password, in: session)
-            let base = session.path("ldap")
-            mkdir(base, 0o755)
-            mkdir(base + "/db", 0o700)
-            try session.write(
-                "ldap/slapd.conf",
-                """
-                include /etc/ldap/schema/core.schema
-                include /etc/ldap/schema/cosine.schema
-                include /etc/ldap/schema/inetorgperson.schema
-                modulepath /usr/lib/ldap
-                moduleload back_mdb
-                moduleload argon2
-                pidfile \(base)/slapd.pid
-                database mdb
-                suffix "dc=example,dc=org"
-                rootdn "cn=admin,dc=example,dc=org"
-                directory \(base)/db
-
-                """)
-            var ldif = """
-                dn: dc=example,dc=org
-                objectClass: dcObject
-                objectClass: organization
-                dc: example
-                o: example
-
-                dn: ou=people,dc=example,dc=org
-                objectClass: organizationalUnit
-                ou: people
-
-
-                """
+            var entries = ""
             for (index, hash) in hashes.enumerated() {
-                ldif += "dn: uid=u\(index),ou=people,dc=example,dc=org\nobjectClass: inetOrgPerson\nuid: u\(index)\n"
-                ldif += "cn: u\(index)\nsn: u\(index)\nuserPassword: {ARGON2}\(hash)\n\n"
+                entries += "dn: uid=u\(index),ou=people,dc=example,dc=org\nobjectClass: inetOrgPerson\nuid: u\(index)\n"
+                entries += "cn: u\(index)\nsn: u\(index)\nuserPassword: {ARGON2}\(hash)\n\n"
             }
-            try session.write("ldap/all.ldif", ldif)
-            let added = try Integration.run(
-                try ExternalTool.path("slapadd"), ["-f", base + "/slapd.conf", "-l", base + "/all.ldif"], in: session)
-            try #require(added.status == 0, "slapadd: \(added)")
-            let port = try Integration.freePort()
-            let daemon = try Daemon(
-                try ExternalTool.path("slapd"), ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-f", base + "/slapd.conf"],
-                logIn: session)
-            defer { daemon.stop() }
-            try Integration.waitForPort(port, of: daemon)
-            /// ldapwhoami's exit status, the password in a 0600 file (-y), not on argv.
+            let slapd = try Slapd(in: session, modules: ["argon2"], entries: entries)
+            defer { slapd.stop() }
             func bind(_ index: Int, _ password: String) throws -> CLIResult {
-                let file = session.path("ldap/pw")
-                unlink(file)
-                try session.write("ldap/pw", password)
-                chmod(file, 0o600)
-                return try Integration.run(
-                    try ExternalTool.path("ldapwhoami"),
-                    ["-x", "-H", "ldap://127.0.0.1:\(port)/", "-D", "uid=u\(index),ou=people,dc=example,dc=org", "-y", file],
-                    in: session)
+                try slapd.bind("uid=u\(index),ou=people,dc=example,dc=org", password)
             }
             for index in hashes.indices {
-                #expect(try bind(index, password).status == 0, "u\(index)\n\(daemon.output)")
+                #expect(try bind(index, password).status == 0, "u\(index)\n\(slapd.output)")
                 #expect(try bind(index, password + "x").status == 49, "u\(index)")
             }
         }

@@ -37,9 +37,6 @@ import Glibc
             Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "ldapwhoami"))))
     func slapdBindsEveryUser() throws {
         try withSession { session in
-            let slapd = try ExternalTool.path("slapd")
-            let slapadd = try ExternalTool.path("slapadd")
-            let ldapwhoami = try ExternalTool.path("ldapwhoami")
             let file = try Integration.makeUserFile(in: session, users: Self.users)
             // One SHA-512 user too: {PBKDF2-SHA512}.
             try CredentialStore(path: file, policy: HashPolicy(algorithm: .sha512, rounds: Integration.rounds))
@@ -50,57 +47,13 @@ import Glibc
             #expect(export.stdout.contains("userPassword: {PBKDF2-SHA512}\(Integration.rounds)$"))
             #expect(export.stdout.contains("dn:: "), "the non-ASCII DN must be base64 (RFC 2849)")
 
-            let base = session.path("ldap")
-            mkdir(base, 0o755)
-            mkdir(base + "/db", 0o700)
-            let config = """
-                include /etc/ldap/schema/core.schema
-                include /etc/ldap/schema/cosine.schema
-                include /etc/ldap/schema/inetorgperson.schema
-                modulepath /usr/lib/ldap
-                moduleload back_mdb
-                moduleload pw-pbkdf2
-                pidfile \(base)/slapd.pid
-                database mdb
-                suffix "dc=example,dc=org"
-                rootdn "cn=admin,dc=example,dc=org"
-                directory \(base)/db
-
-                """
-            try session.write("ldap/slapd.conf", config)
-            let top = """
-                dn: dc=example,dc=org
-                objectClass: dcObject
-                objectClass: organization
-                dc: example
-                o: example
-
-                dn: ou=people,dc=example,dc=org
-                objectClass: organizationalUnit
-                ou: people
-
-
-                """
-            try session.write("ldap/all.ldif", top + export.stdout)
-            let added = try Integration.run(slapadd, ["-f", base + "/slapd.conf", "-l", base + "/all.ldif"], in: session)
-            try #require(added.status == 0, "slapadd: \(added)")
-            let port = try Integration.freePort()
-            // -d 0: stay in the foreground, so the test owns the PID.
-            let daemon = try Daemon(slapd, ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-f", base + "/slapd.conf"], logIn: session)
-            defer { daemon.stop() }
-            try Integration.waitForPort(port)
-            /// ldapwhoami's exit status, the password in a 0600 file (-y), not on argv.
-            func bind(_ dn: String, _ password: String) throws -> CLIResult {
-                let pwfile = session.path("ldap/pw")
-                unlink(pwfile)
-                try session.write("ldap/pw", password)
-                chmod(pwfile, 0o600)
-                return try Integration.run(ldapwhoami, ["-x", "-H", "ldap://127.0.0.1:\(port)/", "-D", dn, "-y", pwfile], in: session)
-            }
+            let slapd = try Slapd(in: session, modules: ["pw-pbkdf2"], entries: export.stdout)
+            defer { slapd.stop() }
+            let bind = slapd.bind
             for (user, password) in Self.users {
                 let dn = try #require(Self.expectedDNs[user])
                 let good = try bind(dn, password)
-                #expect(good.status == 0, "\(user): \(good)\n\(daemon.output)")
+                #expect(good.status == 0, "\(user): \(good)\n\(slapd.output)")
                 let wrong = try bind(dn, password + "x")
                 #expect(wrong.status == 49, "\(user): \(wrong)")
             }

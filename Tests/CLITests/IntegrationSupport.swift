@@ -110,6 +110,79 @@ enum Integration {
     }
 }
 
+/// A private OpenLDAP directory for a test: Debian's slapd with the inetOrgPerson schema,
+/// `modules` loaded (`pw-pbkdf2`, `argon2`…), an mdb database `dc=example,dc=org` with
+/// `ou=people` plus the LDIF `entries`, loaded with the real slapadd and served on a free
+/// 127.0.0.1 port until ``stop()`` (by PID; also on deinit).
+final class Slapd {
+    private let session: CLISession
+    private let daemon: Daemon
+    /// The port it listens on.
+    let port: Int
+
+    init(in session: CLISession, modules: [String], entries: String) throws {
+        self.session = session
+        let base = session.path("ldap")
+        mkdir(base, 0o755)
+        mkdir(base + "/db", 0o700)
+        let config = """
+            include /etc/ldap/schema/core.schema
+            include /etc/ldap/schema/cosine.schema
+            include /etc/ldap/schema/inetorgperson.schema
+            modulepath /usr/lib/ldap
+            moduleload back_mdb
+            \(modules.map { "moduleload \($0)" }.joined(separator: "\n"))
+            pidfile \(base)/slapd.pid
+            database mdb
+            suffix "dc=example,dc=org"
+            rootdn "cn=admin,dc=example,dc=org"
+            directory \(base)/db
+
+            """
+        try session.write("ldap/slapd.conf", config)
+        let top = """
+            dn: dc=example,dc=org
+            objectClass: dcObject
+            objectClass: organization
+            dc: example
+            o: example
+
+            dn: ou=people,dc=example,dc=org
+            objectClass: organizationalUnit
+            ou: people
+
+
+            """
+        try session.write("ldap/all.ldif", top + entries)
+        let added = try Integration.run(
+            try ExternalTool.path("slapadd"), ["-f", base + "/slapd.conf", "-l", base + "/all.ldif"], in: session)
+        guard added.status == 0 else { throw HarnessError("slapadd: \(added)") }
+        port = try Integration.freePort()
+        // -d 0: stay in the foreground, so the test owns the PID.
+        daemon = try Daemon(
+            try ExternalTool.path("slapd"), ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-f", base + "/slapd.conf"],
+            logIn: session)
+        try Integration.waitForPort(port, of: daemon)
+    }
+
+    /// What slapd printed (for failure messages).
+    var output: String { daemon.output }
+
+    /// ldapwhoami's answer to a simple bind as `dn` (0 bound, 49 invalid credentials), the
+    /// password in a 0600 file (`-y`), not on argv.
+    func bind(_ dn: String, _ password: String) throws -> CLIResult {
+        let file = session.path("ldap/pw")
+        unlink(file)
+        try session.write("ldap/pw", password)
+        chmod(file, 0o600)
+        return try Integration.run(
+            try ExternalTool.path("ldapwhoami"), ["-x", "-H", "ldap://127.0.0.1:\(port)/", "-D", dn, "-y", file], in: session)
+    }
+
+    /// Stops slapd by its PID.
+    func stop() { daemon.stop() }
+}
+
 /// A server started in the foreground by a test (a ``ChildProcess``) and stopped by its
 /// PID (SIGTERM, then SIGKILL after a grace period), also when the test fails: use
 /// `defer { daemon.stop() }`.
