@@ -17,7 +17,8 @@ import Glibc
     /// The strings to check: `credfile hash --algorithm argon2id` at OWASP's parameters,
     /// and the library's at other memory, passes and lanes.
     static func madeByCredfile(_ password: String, in session: CLISession) throws -> [String] {
-        let cli = try BuiltBinary.run(["hash", "--algorithm", "argon2id"], stdin: Array((password + "\n").utf8), in: session)
+        let cli = try BuiltBinary.run(
+            ["hash", "--algorithm", "argon2id"], stdin: Array((password + "\n").utf8), in: session)
         try #require(cli.status == 0, "\(cli)")
         let owasp = cli.stdout.trimmingCharacters(in: .newlines)
         #expect(owasp.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
@@ -62,7 +63,8 @@ import Glibc
                     input += try JSONSerialization.data(withJSONObject: ["password": candidate, "hash": hash]) + [0x0A]
                 }
             }
-            let result = try Integration.run(try ExternalTool.path("python3"), ["-c", Self.pythonPeers], stdin: input, in: session)
+            let result = try Integration.run(
+                try ExternalTool.path("python3"), ["-c", Self.pythonPeers], stdin: input, in: session)
             #expect(result.status == 0, "\(result)")
             #expect(result.stdoutLines == ["111", "000", "111", "000"], "\(result)")
         }
@@ -76,9 +78,11 @@ import Glibc
             let doveadm = try ExternalTool.path("doveadm")
             let password = session.password("Argon2-Dovecot-2026")
             for hash in try Self.madeByCredfile(password, in: session) {
-                let right = try Integration.run(doveadm, ["pw", "-t", "{ARGON2ID}" + hash, "-p", password], in: session)
+                let right = try Integration.run(
+                    doveadm, ["pw", "-t", "{ARGON2ID}" + hash, "-p", password], in: session)
                 #expect(right.status == 0, "\(right)")
-                let wrong = try Integration.run(doveadm, ["pw", "-t", "{ARGON2ID}" + hash, "-p", password + "x"], in: session)
+                let wrong = try Integration.run(
+                    doveadm, ["pw", "-t", "{ARGON2ID}" + hash, "-p", password + "x"], in: session)
                 #expect(wrong.status != 0, "\(wrong)")
             }
         }
@@ -112,17 +116,23 @@ import Glibc
 
     // MARK: The command line
 
-    @Test("calibrate's argon2id advice, pasted into the configuration file, reaches add, verify --upgrade, list and check")
+    @Test(
+        "calibrate's argon2id advice, pasted into the configuration file, reaches add, verify --upgrade, list and check"
+    )
     func calibratesArgon2AdviceReachesEveryCommand() throws {
         try withSession { session in
             let password = session.password("naranjo-en-flor-argon2")
             let advice = try BuiltBinary.run(
-                ["calibrate", "--algorithm", "argon2id", "--memory", "64", "--target-ms", "5", "--config", "/dev/null"],
+                [
+                    "calibrate", "--algorithm", "argon2id", "--memory", "64", "--target-ms", "5", "--config",
+                    "/dev/null",
+                ],
                 stdin: nil, in: session)
             #expect(advice.status == 0, "\(advice)")
             let lines = advice.stdoutLines.filter { $0.contains(" = ") }.map(String.init)
             #expect(lines.first == "algorithm = argon2id" && lines.contains("memory = 64"), "\(advice)")
-            let time = try #require(lines.first { $0.hasPrefix("time = ") }.flatMap { Int($0.dropFirst(7)) }, "\(advice)")
+            let time = try #require(
+                lines.first { $0.hasPrefix("time = ") }.flatMap { Int($0.dropFirst(7)) }, "\(advice)")
             let conf = try session.write("credfile.conf", lines.joined(separator: "\n") + "\nupgrade = yes\n")
             let file = session.path("users.txt")
             let input = Array((password + "\n").utf8)
@@ -130,12 +140,14 @@ import Glibc
             #expect(added.status == 0, "\(added)")
             #expect(try session.text("users.txt").contains("new,$argon2id$v=19$m=64,t=\(time),p=1$"))
             // A PBKDF2 user logs in and is moved to argon2id by `upgrade = yes`.
-            let old = try BuiltBinary.run(["add", file, "old", "--iterations", "1", "--config", "/dev/null"], stdin: input, in: session)
+            let old = try BuiltBinary.run(
+                ["add", file, "old", "--iterations", "1", "--config", "/dev/null"], stdin: input, in: session)
             #expect(old.status == 0, "\(old)")
             let verified = try BuiltBinary.run(["verify", file, "old", "--config", conf], stdin: input, in: session)
             #expect(verified.status == 0, "\(verified)")
             #expect(try session.text("users.txt").contains("old,$argon2id$v=19$m=64,t=\(time),p=1$"))
-            let denied = try BuiltBinary.run(["verify", file, "old", "--config", conf], stdin: Array("x\n".utf8), in: session)
+            let denied = try BuiltBinary.run(
+                ["verify", file, "old", "--config", conf], stdin: Array("x\n".utf8), in: session)
             #expect(denied.status == 1, "\(denied)")
             let list = try BuiltBinary.run(["list", file, "--config", conf], stdin: nil, in: session)
             #expect(list.stdoutLines == ["new\targon2id", "old\targon2id"], "\(list)")
@@ -144,9 +156,11 @@ import Glibc
             #expect(check.stdout.contains("weak"), "\(check)")
             #expect(added.stderr.contains("below OWASP's floor"), "\(added)")
             // At OWASP's own parameters nothing is weak.
-            let owasp = try BuiltBinary.run(["add", file, "owasp", "--algorithm", "argon2id", "--config", "/dev/null"], stdin: input, in: session)
+            let owasp = try BuiltBinary.run(
+                ["add", file, "owasp", "--algorithm", "argon2id", "--config", "/dev/null"], stdin: input, in: session)
             #expect(owasp.status == 0 && owasp.stderr.isEmpty, "\(owasp)")
-            let checked = try BuiltBinary.run(["check", file, "--algorithm", "argon2id", "--config", "/dev/null"], stdin: nil, in: session)
+            let checked = try BuiltBinary.run(
+                ["check", file, "--algorithm", "argon2id", "--config", "/dev/null"], stdin: nil, in: session)
             #expect(!checked.stdout.contains("line 3") && !checked.stdout.contains(":3:"), "\(checked)")
         }
     }
@@ -156,16 +170,21 @@ import Glibc
         try withSession { session in
             let input = Array((session.password("naranjo-en-flor-argon2") + "\n").utf8)
             let file = session.path("users.txt")
-            for options in [["--memory", "7"], ["--memory", "1048577"], ["--time", "0"], ["--time", "11"], ["--lanes", "0"],
-                ["--lanes", "256"], ["--memory", "31", "--lanes", "4"]]
-            {
+            for options in [
+                ["--memory", "7"], ["--memory", "1048577"], ["--time", "0"], ["--time", "11"], ["--lanes", "0"],
+                ["--lanes", "256"], ["--memory", "31", "--lanes", "4"],
+            ] {
                 let result = try BuiltBinary.run(
-                    ["add", file, "u", "--algorithm", "argon2id", "--config", "/dev/null"] + options, stdin: input, in: session)
+                    ["add", file, "u", "--algorithm", "argon2id", "--config", "/dev/null"] + options, stdin: input,
+                    in: session)
                 expectUsageError(result)
                 #expect(!FileManager.default.fileExists(atPath: file), "\(options)")
             }
             let fine = try BuiltBinary.run(
-                ["add", file, "u", "--algorithm", "argon2id", "--memory", "32", "--lanes", "4", "--time", "1", "--config", "/dev/null"],
+                [
+                    "add", file, "u", "--algorithm", "argon2id", "--memory", "32", "--lanes", "4", "--time", "1",
+                    "--config", "/dev/null",
+                ],
                 stdin: input, in: session)
             #expect(fine.status == 0, "\(fine)")
             #expect(try session.text("users.txt").contains("u,$argon2id$v=19$m=32,t=1,p=4$"))

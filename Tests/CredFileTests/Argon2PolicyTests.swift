@@ -30,9 +30,11 @@ struct Argon2PolicyLibraryTests {
         Boundary(testDescription: "time 10 accepted", memory: 64, time: 10, lanes: 1, accepted: true),
         Boundary(testDescription: "time 11 refused", memory: 64, time: 11, lanes: 1, accepted: false),
         Boundary(testDescription: "memory 8 KiB per lane accepted", memory: 32, time: 1, lanes: 4, accepted: true),
-        Boundary(testDescription: "memory below 8 KiB per lane refused", memory: 31, time: 1, lanes: 4, accepted: false),
+        Boundary(
+            testDescription: "memory below 8 KiB per lane refused", memory: 31, time: 1, lanes: 4, accepted: false),
         Boundary(testDescription: "memory 1 GiB accepted", memory: 1 << 20, time: 1, lanes: 1, accepted: true),
-        Boundary(testDescription: "memory 1 GiB + 1 KiB refused", memory: (1 << 20) + 1, time: 1, lanes: 1, accepted: false),
+        Boundary(
+            testDescription: "memory 1 GiB + 1 KiB refused", memory: (1 << 20) + 1, time: 1, lanes: 1, accepted: false),
     ]
 
     @Test("argon2 parameters: both sides of every range (what credfile writes, it can verify)", arguments: boundaries)
@@ -40,7 +42,9 @@ struct Argon2PolicyLibraryTests {
         let made = try? Argon2Parameters(memoryKiB: row.memory, time: row.time, lanes: row.lanes)
         #expect((made != nil) == row.accepted)
         guard let made else {
-            #expect(throws: CredFileError.self) { try Argon2Parameters(memoryKiB: row.memory, time: row.time, lanes: row.lanes) }
+            #expect(throws: CredFileError.self) {
+                try Argon2Parameters(memoryKiB: row.memory, time: row.time, lanes: row.lanes)
+            }
             return
         }
         // The parser of the family takes every accepted value back.
@@ -75,7 +79,9 @@ struct Argon2PolicyLibraryTests {
     @Test("PasswordHash is PBKDF2: hashing under an argon2id policy is a usage error, not a PBKDF2 in disguise")
     func passwordHashRefusesAnArgon2Policy() {
         #expect(throws: CredFileError.self) { try PasswordHash(hashing: Password("x"), policy: Self.cheap) }
-        #expect(throws: CredFileError.self) { try ParallelHasher(policy: Self.cheap, jobs: 1).hash([Password("x")], progress: nil) }
+        #expect(throws: CredFileError.self) {
+            try ParallelHasher(policy: Self.cheap, jobs: 1).hash([Password("x")], progress: nil)
+        }
     }
 
     struct UpdateCase: CustomTestStringConvertible, Sendable {
@@ -89,22 +95,30 @@ struct Argon2PolicyLibraryTests {
 
     static let updateCases: [UpdateCase] = [
         UpdateCase(testDescription: "plaintext", secret: "legacy-password", needsUpdate: true),
-        UpdateCase(testDescription: "pbkdf2-sha256 (any rounds)", secret: TimingPlanTests.own(.sha256, 5_000_000), needsUpdate: true),
+        UpdateCase(
+            testDescription: "pbkdf2-sha256 (any rounds)", secret: TimingPlanTests.own(.sha256, 5_000_000),
+            needsUpdate: true),
         UpdateCase(testDescription: "bcrypt", secret: TimingPlanTests.bcrypt5, needsUpdate: true),
         UpdateCase(
-            testDescription: "argon2id at the policy's parameters", secret: "$argon2id$v=19$m=64,t=2,p=1$\(salt16)$\(tag32)",
+            testDescription: "argon2id at the policy's parameters",
+            secret: "$argon2id$v=19$m=64,t=2,p=1$\(salt16)$\(tag32)",
             needsUpdate: false),
         UpdateCase(
-            testDescription: "argon2id with more memory, passes and lanes", secret: "$argon2id$v=19$m=128,t=3,p=4$\(salt16)$\(tag32)",
+            testDescription: "argon2id with more memory, passes and lanes",
+            secret: "$argon2id$v=19$m=128,t=3,p=4$\(salt16)$\(tag32)",
             needsUpdate: false),
         UpdateCase(
-            testDescription: "argon2id with less memory", secret: "$argon2id$v=19$m=32,t=2,p=1$\(salt16)$\(tag32)", needsUpdate: true),
+            testDescription: "argon2id with less memory", secret: "$argon2id$v=19$m=32,t=2,p=1$\(salt16)$\(tag32)",
+            needsUpdate: true),
         UpdateCase(
-            testDescription: "argon2id with fewer passes", secret: "$argon2id$v=19$m=128,t=1,p=1$\(salt16)$\(tag32)", needsUpdate: true),
+            testDescription: "argon2id with fewer passes", secret: "$argon2id$v=19$m=128,t=1,p=1$\(salt16)$\(tag32)",
+            needsUpdate: true),
         UpdateCase(
-            testDescription: "argon2id with an 8-byte salt", secret: "$argon2id$v=19$m=64,t=2,p=1$c2FsdHNhbHQ$\(tag32)", needsUpdate: true),
+            testDescription: "argon2id with an 8-byte salt", secret: "$argon2id$v=19$m=64,t=2,p=1$c2FsdHNhbHQ$\(tag32)",
+            needsUpdate: true),
         UpdateCase(
-            testDescription: "argon2id version 16", secret: "$argon2id$m=64,t=2,p=1$\(salt16)$\(tag32)", needsUpdate: true),
+            testDescription: "argon2id version 16", secret: "$argon2id$m=64,t=2,p=1$\(salt16)$\(tag32)",
+            needsUpdate: true),
         UpdateCase(
             testDescription: "argon2i", secret: "$argon2i$v=19$m=64,t=2,p=1$\(salt16)$\(tag32)", needsUpdate: true),
         UpdateCase(
@@ -116,7 +130,9 @@ struct Argon2PolicyLibraryTests {
         UpdateCase(testDescription: "malformed", secret: "$argon2id$v=19$m=64", needsUpdate: false),
     ]
 
-    @Test("needs update under an argon2id policy: everything but an argon2id string no weaker than the policy", arguments: updateCases)
+    @Test(
+        "needs update under an argon2id policy: everything but an argon2id string no weaker than the policy",
+        arguments: updateCases)
     func needsUpdate(_ row: UpdateCase) {
         #expect(Self.cheap.needsUpdate(SecretSyntax.classify(ArraySlice(row.secret.utf8))) == row.needsUpdate)
     }
@@ -124,16 +140,20 @@ struct Argon2PolicyLibraryTests {
     @Test("weak: an argon2 hash is judged by OWASP's argon2 floor, not by PBKDF2 rounds")
     func argon2WeaknessFollowsOWASP() throws {
         for policy in [HashPolicy.standard, Self.cheap] {
-            for (parameters, weak) in [("m=19456,t=2,p=1", false), ("m=7168,t=5,p=1", false), ("m=47104,t=1,p=1", false),
-                ("m=7168,t=4,p=1", true), ("m=1024,t=2,p=1", true)]
-            {
-                let secret = SecretSyntax.classify(ArraySlice("$argon2id$v=19$\(parameters)$\(Self.salt16)$\(Self.tag32)".utf8))
+            for (parameters, weak) in [
+                ("m=19456,t=2,p=1", false), ("m=7168,t=5,p=1", false), ("m=47104,t=1,p=1", false),
+                ("m=7168,t=4,p=1", true), ("m=1024,t=2,p=1", true),
+            ] {
+                let secret = SecretSyntax.classify(
+                    ArraySlice("$argon2id$v=19$\(parameters)$\(Self.salt16)$\(Self.tag32)".utf8))
                 #expect(policy.isWeak(secret) == weak, "\(parameters) under \(policy.algorithm)")
             }
         }
     }
 
-    @Test("the store under an argon2id policy: register, login, upgrade-on-login from PBKDF2 and from weaker argon2id, upgrade")
+    @Test(
+        "the store under an argon2id policy: register, login, upgrade-on-login from PBKDF2 and from weaker argon2id, upgrade"
+    )
     func theStoreMovesEntriesToArgon2id() throws {
         let directory = try TemporaryDirectory.make(prefix: "argon2-policy")
         defer { directory.remove() }
@@ -145,11 +165,15 @@ struct Argon2PolicyLibraryTests {
         var store = CredentialStore(path: path, policy: Self.cheap)
         store.passwordPolicy = .permissive
         try store.register(username: "new", password: Password("brand-new-password"), storage: .hashed)
-        #expect(try store.read().firstEntry(named: "new")?.entry?.secretText?.hasPrefix("$argon2id$v=19$m=64,t=2,p=1$") == true)
+        #expect(
+            try store.read().firstEntry(named: "new")?.entry?.secretText?.hasPrefix("$argon2id$v=19$m=64,t=2,p=1$")
+                == true)
         #expect(try store.authenticate(username: "new", password: "brand-new-password"))
         #expect(try !store.authenticate(username: "new", password: "brand-new-passwordx"))
 
-        for (user, password) in [("pb", "old-pbkdf2-pass"), ("weak", "old-argon2-pass"), ("plain", "legacy-plain-pass")] {
+        for (user, password) in [
+            ("pb", "old-pbkdf2-pass"), ("weak", "old-argon2-pass"), ("plain", "legacy-plain-pass"),
+        ] {
             let result = try store.verify(username: user, password: Password(password), upgradeOnSuccess: true)
             #expect(result.granted && result.upgraded, "\(user)")
             let secret = try #require(try store.read().firstEntry(named: user)?.entry?.secret)
@@ -158,7 +182,9 @@ struct Argon2PolicyLibraryTests {
         }
         // A current argon2id entry is left byte for byte by a login.
         let before = try readBytes(path)
-        #expect(try store.verify(username: "new", password: Password("brand-new-password"), upgradeOnSuccess: true).upgraded == false)
+        #expect(
+            try store.verify(username: "new", password: Password("brand-new-password"), upgradeOnSuccess: true).upgraded
+                == false)
         #expect(try readBytes(path) == before)
 
         let summary = try store.upgrade(jobs: 2)

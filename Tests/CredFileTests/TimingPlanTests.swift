@@ -72,7 +72,8 @@ struct TimingPlanTests {
             policy: .standard, host: (.sha256, 1_200_000)),
         PlanCase(
             testDescription: "an argon2id policy over argon2id users: the policy's class stacked, an empty host",
-            secrets: [], policy: try! HashPolicy(algorithm: .argon2id, argon2: Argon2Parameters(memoryKiB: 64, time: 1)),
+            secrets: [],
+            policy: try! HashPolicy(algorithm: .argon2id, argon2: Argon2Parameters(memoryKiB: 64, time: 1)),
             host: (.sha256, 0)),
     ]
 
@@ -85,7 +86,8 @@ struct TimingPlanTests {
         }
         #expect(Self.everyClassFits(plan, census, row.policy))
         // At least the costliest class, and not much more than a margin over it.
-        let costliest = ([row.policy.estimatedWork] + census.schemes.keys.map(\.work)
+        let costliest =
+            ([row.policy.estimatedWork] + census.schemes.keys.map(\.work)
             + census.pbkdf2Rounds.map { Double($0.value) * $0.key.workPerRound }).max()!
         #expect(plan.estimatedWork >= costliest)
         #expect(plan.estimatedWork <= costliest * LoginPlan.schemeMargin + 1)
@@ -93,7 +95,10 @@ struct TimingPlanTests {
 
     @Test("the plan does not depend on the order the census saw the entries in")
     func thePlanIsTheSameInEveryProcess() {
-        let secrets = [Self.own(.sha256, 1_200_000), Self.own(.sha512, 700_000), Self.bcrypt5, "$1$saltsalt$7N7XZ6QEDGxlGNczoNTXc1"]
+        let secrets = [
+            Self.own(.sha256, 1_200_000), Self.own(.sha512, 700_000), Self.bcrypt5,
+            "$1$saltsalt$7N7XZ6QEDGxlGNczoNTXc1",
+        ]
         let plans = [secrets, Array(secrets.reversed())].map { LoginPlan(census: Self.census($0), policy: .standard) }
         #expect(plans[0].host == plans[1].host)
         #expect(plans[0].stacked.count == plans[1].stacked.count)
@@ -117,7 +122,8 @@ struct TimingPlanTests {
         #expect(bom.withUnsafeBytes { CostCensus(file: $0) }.pbkdf2Rounds == [.sha256: 3_000, .sha512: 4_000])
     }
 
-    @Test("the census of random files equals a naive reading: each line split by hand, each secret classified in full",
+    @Test(
+        "the census of random files equals a naive reading: each line split by hand, each secret classified in full",
         arguments: 0..<40)
     func theCensusMatchesANaiveReading(seed: UInt64) {
         var random = SeededRandom(seed: seed)
@@ -143,7 +149,8 @@ struct TimingPlanTests {
         let lines = body.split(separator: 0x0A, omittingEmptySubsequences: false)
         for (index, var line) in lines.enumerated() {
             if line.last == 0x0D, index < lines.count - 1 { line = line.dropLast() }
-            guard line.first != UInt8(ascii: "#"), let comma = line.firstIndex(of: UInt8(ascii: ",")), comma > line.startIndex
+            guard line.first != UInt8(ascii: "#"), let comma = line.firstIndex(of: UInt8(ascii: ",")),
+                comma > line.startIndex
             else { continue }
             naive.add(SecretSyntax.classify(line[(comma + 1)...]))
         }
@@ -157,8 +164,9 @@ struct TimingPlanTests {
         // sha256-crypt with 1,000…1,011 rounds: twelve classes of one scheme.
         var census = CostCensus()
         for extra in 0..<12 {
-            guard case .peer(let peer) = SecretSyntax.classify(
-                ArraySlice("$5$rounds=\(1000 + extra)$saltsalt$\(String(repeating: "a", count: 43))".utf8))
+            guard
+                case .peer(let peer) = SecretSyntax.classify(
+                    ArraySlice("$5$rounds=\(1000 + extra)$saltsalt$\(String(repeating: "a", count: 43))".utf8))
             else { Issue.record("sha256-crypt did not parse"); return }
             census.add(peer.hash)
         }
@@ -269,8 +277,10 @@ struct TimingPlanTests {
     func theRightPasswordIsGranted() throws {
         let password = "password"
         let policy = try HashPolicy(rounds: 1)
-        let mine = try PasswordHash(hashing: Password(password), policy: try HashPolicy(algorithm: .sha512, rounds: 50)).string
-        let argon2 = try HashPolicy(algorithm: .argon2id, argon2: Argon2Parameters(memoryKiB: 64, time: 1)).hash(Password(password))
+        let mine = try PasswordHash(hashing: Password(password), policy: try HashPolicy(algorithm: .sha512, rounds: 50))
+            .string
+        let argon2 = try HashPolicy(algorithm: .argon2id, argon2: Argon2Parameters(memoryKiB: 64, time: 1)).hash(
+            Password(password))
         let secrets = [mine, Self.bcrypt5, argon2, "password"]
         let text = secrets.enumerated().map { "user\($0.offset),\($0.element)\n" }.joined()
         let bytes = Array(text.utf8)
@@ -291,7 +301,10 @@ struct TimingPlanTests {
         defer { directory.remove() }
         let path = directory.file("users.txt")
         let costly = Self.own(.sha512, 3_000)
-        try writeText(path, "\u{FEFF}first,\(Self.own(.sha256, 1_000))\n" + (0..<300).map { "u\($0),plain\($0)\n" }.joined() + "last,\(costly)")
+        try writeText(
+            path,
+            "\u{FEFF}first,\(Self.own(.sha256, 1_000))\n" + (0..<300).map { "u\($0),plain\($0)\n" }.joined()
+                + "last,\(costly)")
         let store = CredentialStore(path: path, policy: try HashPolicy(rounds: 1_000))
         for pieceSize in [7, 64, 1 << 17] {
             let (content, census) = try store.loginLookUp(named: "first", pieceSize: pieceSize)

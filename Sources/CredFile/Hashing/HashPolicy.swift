@@ -35,9 +35,10 @@ public struct Argon2Parameters: Equatable, Sendable, CustomStringConvertible {
 
     /// Parameters checked against the ranges above.
     /// - Throws: ``CredFileError/Code/usage`` naming the parameter that is out of range.
-    public init(memoryKiB: Int = Argon2Parameters.owasp.memoryKiB, time: Int = Argon2Parameters.owasp.time,
-        lanes: Int = Argon2Parameters.owasp.lanes) throws
-    {
+    public init(
+        memoryKiB: Int = Argon2Parameters.owasp.memoryKiB, time: Int = Argon2Parameters.owasp.time,
+        lanes: Int = Argon2Parameters.owasp.lanes
+    ) throws {
         guard Self.lanesRange.contains(lanes) else {
             throw CredFileError.usage("lanes must be between 1 and \(Self.lanesRange.upperBound)")
         }
@@ -276,7 +277,8 @@ extension StoredSecret {
             StorageSummary(scheme: "plaintext", unsupportedScheme: nil, cost: nil, isWeak: false)
         case .pbkdf2(let hash): hash.header.storage(under: policy)
         case .peer(let peer):
-            StorageSummary(scheme: peer.hash.scheme, unsupportedScheme: nil, cost: peer.hash.cost, isWeak: policy.isWeak(self))
+            StorageSummary(
+                scheme: peer.hash.scheme, unsupportedScheme: nil, cost: peer.hash.cost, isWeak: policy.isWeak(self))
         case .unsupportedHash(let scheme):
             StorageSummary(scheme: "unsupported", unsupportedScheme: scheme, cost: nil, isWeak: false)
         case .malformed:

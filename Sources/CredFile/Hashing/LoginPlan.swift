@@ -106,7 +106,8 @@ struct LoginPlan: Sendable {
         let byWork = { (a: Candidate, b: Candidate) in a.work != b.work ? a.work > b.work : a.order < b.order }
         let hosts: [(prf: PRF, rounds: Int)] =
             census.pbkdf2Rounds.isEmpty
-            ? [(.sha256, 0)] : pbkdf2.sorted(by: byWork).compactMap {
+            ? [(.sha256, 0)]
+            : pbkdf2.sorted(by: byWork).compactMap {
                 if case .pbkdf2(let prf, let rounds) = $0.component { (prf, rounds) } else { nil }
             }
         var best: (stacked: [Component], host: (prf: PRF, rounds: Int), work: Double)?

@@ -39,7 +39,7 @@ struct Verifier {
     /// ``verify(_:against:)`` before the NUL rule.
     private func match(_ password: Password, against entry: Entry?) throws -> Bool {
         guard let entry else {
-            _ = try run(policyDummy, password)
+            _ = try run(policyDummy(), password)
             return false
         }
         switch entry.secret {
@@ -54,10 +54,10 @@ struct Verifier {
             let stored = OpenSSL.sha256Digest(of: Unicode.nfcBytes(ofField: entry.secretBytes))
             let given = password.bytes.withUnsafeBytes { OpenSSL.sha256($0) }
             let granted = stored.withUnsafeBytes { s in given.withUnsafeBytes { OpenSSL.constantTimeEqual(s, $0) } }
-            _ = try run(policyDummy, password)
+            _ = try run(policyDummy(), password)
             return granted
         case .unsupportedHash, .malformed:
-            _ = try run(policyDummy, password)
+            _ = try run(policyDummy(), password)
             return false
         }
     }
@@ -92,15 +92,14 @@ struct Verifier {
     }
 
     /// A fresh policy hash that matches no password: what an entry that cannot be
-    /// verified is checked as.
-    private var policyDummy: Subject {
+    /// verified is checked as. (It cannot throw: the policy's rounds are in range, the
+    /// salt is 16 bytes and the checksum the digest's size.)
+    private func policyDummy() throws -> Subject {
         guard let digest = policy.algorithm.pbkdf2Digest else { return .peer(policy.argon2DummyHash) }
-        // The policy's rounds are in range, the salt is 16 bytes and the checksum the
-        // digest's size: PasswordHash accepts them.
-        let hash = try! PasswordHash(
-            algorithm: digest, rounds: policy.rounds, salt: HashPolicy.dummySalt,
-            checksum: [UInt8](repeating: 0, count: digest.digestCount))
-        return .pbkdf2(hash)
+        return .pbkdf2(
+            try PasswordHash(
+                algorithm: digest, rounds: policy.rounds, salt: HashPolicy.dummySalt,
+                checksum: [UInt8](repeating: 0, count: digest.digestCount)))
     }
 
     /// Runs the plan with `subject`'s verification in its place; whether it matched.

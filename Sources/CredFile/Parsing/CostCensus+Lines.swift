@@ -20,7 +20,8 @@ extension CostCensus {
         while start < lines.count {
             let (content, ending) = FileSyntax.line(at: start, in: lines)
             let line = UnsafeRawBufferPointer(rebasing: lines[content])
-            if !FileSyntax.isComment(line), let comma = Bytes.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
+            if !FileSyntax.isComment(line),
+                let comma = Bytes.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
                 comma > 0
             {
                 addSecret(UnsafeRawBufferPointer(rebasing: line[(comma + 1)...]))
