@@ -23,8 +23,8 @@ public struct CredentialStore: Sendable {
     public var lockTimeout: Double = 15
     /// The rules a password chosen now must follow (SPEC §8): at least 15 characters, not on
     /// the built-in blocklist, not containing the username, `credfile` or the file's name.
-    /// Applied by ``register(username:password:)``, ``changePassword(username:to:)`` and
-    /// ``importUsers(_:storage:jobs:)``; never to passwords already in the file.
+    /// Applied by ``register(username:password:)-2jetq``, ``changePassword(username:to:)-23wqv`` and
+    /// ``importUsers(_:storage:jobs:)-2jjlu``; never to passwords already in the file.
     public var passwordPolicy: PasswordPolicy = .standard
 
     /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
@@ -111,7 +111,7 @@ public struct CredentialStore: Sendable {
         try verify(username: username, password: Password(password), upgradeOnSuccess: upgradeOnSuccess).granted
     }
 
-    /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)``.
+    /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)-1axob``.
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
         let content = try firstEntryContent(named: username)
         // Classified once, here: the verifier judges the entry, the upgrade its secret.
@@ -129,10 +129,12 @@ public struct CredentialStore: Sendable {
     }
 
     /// Whether `username` has an entry, well-formed or not (NFC-compared), from a scan of
-    /// the file that never holds it whole (``firstEntryContent(named:pieceSize:)``): what
+    /// the file that never holds it whole (`firstEntryContent(named:pieceSize:)`): what
     /// `passwd` asks before its prompt.
-    /// - Parameter missingFileIsEmpty: a missing file has no entries (what `add` asks
-    ///   before its prompt: it creates the file); otherwise it is an error.
+    /// - Parameters:
+    ///   - username: the name to look for.
+    ///   - missingFileIsEmpty: a missing file has no entries (what `add` asks
+    ///     before its prompt: it creates the file); otherwise it is an error.
     /// - Throws: ``CredFileError/Code/io`` when the file is unreadable, or missing and
     ///   `missingFileIsEmpty` is false.
     public func hasEntry(named username: String, missingFileIsEmpty: Bool = false) throws -> Bool {

@@ -22,7 +22,9 @@ public struct ParallelHasher: Sendable {
     }
 
     /// One new hash per password, in order.
-    /// - Parameter progress: called with (done, total) after each hash, one call at a time.
+    /// - Parameters:
+    ///   - passwords: the passwords to hash.
+    ///   - progress: called with (done, total) after each hash, one call at a time.
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
     public func hash(_ passwords: [Password], progress: (@Sendable (Int, Int) -> Void)?) throws -> [PasswordHash] {
         try hash(passwords, until: { _ in false }, progress: progress)
@@ -35,6 +37,7 @@ public struct ParallelHasher: Sendable {
     /// password it took, so the answer is the hashes of a prefix of `passwords` (all of
     /// them when `shouldStop` never answers true). A stop costs at most one hash's time.
     /// - Parameters:
+    ///   - passwords: the passwords to hash, in order.
     ///   - shouldStop: asked from the hashing threads with the count of finished hashes,
     ///     so it must be cheap and thread-safe.
     ///   - progress: called with (done, total) after each hash, one call at a time.
