@@ -10,7 +10,8 @@ signature (swift-demangle of the digester's mangled name: labels, types, `async`
 property, which parameters have defaults, the declaration's attributes (`@available`,
 `@discardableResult`, `@MainActor`, `final`, …) and a type's conformances. `CredFile.` and
 `Swift.` are left out of names. Imports are not API (an `internal import` of a new C
-module is not a change), nor are the digester's notes on storage and initial values.
+module is not a change), nor are `package` declarations (the digester dumps them, marked
+internal), nor the digester's notes on storage and initial values.
 """
 
 import json
@@ -32,6 +33,8 @@ def without_imports(node):
 
 
 def declarations(node, found):
+    if node.get("isInternal"):  # `package` or `@usableFromInline internal`: not public API
+        return
     kind = node.get("declKind")
     if kind and kind not in ("Import", "Accessor") and node.get("mangledName"):
         found.append(node)
