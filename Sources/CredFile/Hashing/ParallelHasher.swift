@@ -34,7 +34,7 @@ public struct ParallelHasher: Sendable {
     ///
     /// The work is cut into units, taken in order by the threads: pairs of passwords
     /// hashed at once where the policy's PRF interleaves on this CPU
-    /// (``PBKDF2/interleaves(_:)``: two chains per core, ~1.6× one chain's rate), as many
+    /// (`PBKDF2.interleaves(_:)`: two chains per core, ~1.6× one chain's rate), as many
     /// as leave every thread a unit, then single passwords. Each thread asks `shouldStop`
     /// (with the number of hashes finished so far) before it takes the next unit, and
     /// finishes any unit it took, so the answer is the hashes of a prefix of `passwords`
