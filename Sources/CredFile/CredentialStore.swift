@@ -99,7 +99,7 @@ public struct CredentialStore: Sendable {
     /// `password` matches it. Unknown users, wrong passwords, malformed entries and
     /// unsupported hashes are all denied alike, in about the same time.
     /// - Throws: ``CredFileError/Code/io`` when the file cannot be read.
-    @available(*, noasync, message: "blocks its thread for the hashing and file I/O; in async code use the async form (try await)")
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func authenticate(username: String, password: String) throws -> Bool {
         try verify(username: username, password: Password(password), upgradeOnSuccess: false).granted
     }
@@ -108,13 +108,13 @@ public struct CredentialStore: Sendable {
     /// policy, rehashes it (passlib's `verify_and_update`). A failed rehash does not
     /// deny the login.
     /// - Throws: ``CredFileError/Code/io`` when the file cannot be read.
-    @available(*, noasync, message: "blocks its thread for the hashing and file I/O; in async code use the async form (try await)")
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func authenticate(username: String, password: String, upgradeOnSuccess: Bool) throws -> Bool {
         try verify(username: username, password: Password(password), upgradeOnSuccess: upgradeOnSuccess).granted
     }
 
     /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)-1axob``.
-    @available(*, noasync, message: "blocks its thread for the hashing and file I/O; in async code use the async form (try await)")
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
         let content = try firstEntryContent(named: username)
         // Classified once, here: the verifier judges the entry, the upgrade its secret.
@@ -190,13 +190,13 @@ public struct CredentialStore: Sendable {
     /// - Throws: ``CredFileError/Code/usage`` for an invalid name or password,
     ///   ``CredFileError/Code/userExists`` when the name has an entry (even a malformed one),
     ///   or an I/O or lock error. Nothing is written then.
-    @available(*, noasync, message: "blocks its thread for the hashing and file I/O; in async code use the async form (try await)")
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func register(username: String, password: String) throws {
         try register(username: username, password: Password(password), storage: .hashed)
     }
 
     /// Adds a user, hashed or in the legacy plaintext form.
-    @available(*, noasync, message: "blocks its thread for the hashing and file I/O; in async code use the async form (try await)")
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func register(username: String, password: Password, storage: Storage) throws {
         try Username.validate(username)
         try passwordPolicy.validate(password, username: username, path: path)
@@ -214,13 +214,13 @@ public struct CredentialStore: Sendable {
     /// Replaces the password of `username`'s first entry, in place.
     /// - Throws: ``CredFileError/Code/userNotFound``; ``CredFileError/Code/malformedFile``
     ///   when that entry is malformed (fix or delete it first); usage, I/O or lock errors.
-    @available(*, noasync, message: "blocks its thread for the hashing and file I/O; in async code use the async form (try await)")
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func changePassword(username: String, to newPassword: String) throws {
         try changePassword(username: username, to: Password(newPassword), storage: .hashed)
     }
 
     /// Replaces the password of `username`, hashed or in plaintext.
-    @available(*, noasync, message: "blocks its thread for the hashing and file I/O; in async code use the async form (try await)")
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func changePassword(username: String, to newPassword: Password, storage: Storage) throws {
         try passwordPolicy.validate(newPassword, username: username, path: path)
         let secret = try makeSecret(newPassword, storage: storage)
@@ -235,7 +235,7 @@ public struct CredentialStore: Sendable {
     /// - Returns: how many lines were removed.
     /// - Throws: ``CredFileError/Code/userNotFound``, or an I/O or lock error.
     @discardableResult
-    @available(*, noasync, message: "blocks its thread for the hashing and file I/O; in async code use the async form (try await)")
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func remove(username: String) throws -> Int {
         try rewrite { file in
             let lines = file.entries(named: username)
@@ -257,7 +257,7 @@ public struct CredentialStore: Sendable {
     ///   (``CredFileError/Refusal/sameUser(asItem:)`` for a repeated name);
     ///   ``CredFileError/Code/malformedFile`` when a user's entry is malformed; nothing
     ///   is written then.
-    @available(*, noasync, message: "blocks its thread for the hashing and file I/O; in async code use the async form (try await)")
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func importUsers(
         _ users: [(username: String, password: Password)], storage: Storage = .hashed,
         jobs: Int = ParallelHasher.defaultJobs
