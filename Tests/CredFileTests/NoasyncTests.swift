@@ -38,6 +38,12 @@ private func typecheck(_ source: String, topLevel: Bool) throws -> ProcessResult
     return try ChildProcess.run(try ExternalTool.path("swiftc"), arguments, timeout: .seconds(300))
 }
 
+/// A client file: one function, `signature`, that makes every front-door call with `prefix`.
+private func function(_ signature: String, calling prefix: String) -> String {
+    let body = frontDoorCalls.map { "    _ = \(prefix) \($0)" }.joined(separator: "\n")
+    return "import CredFile\n\n\(signature) {\n\(body)\n}\n"
+}
+
 /// The 1-based lines of `source` whose call the compiler refused as unavailable from
 /// asynchronous contexts.
 private func refusedLines(_ result: ProcessResult) -> Set<Int> {
@@ -73,8 +79,7 @@ struct NoasyncTests {
         // The blocking forms are unavailable here, so a clean compile (warnings are errors:
         // "no 'async' operations occur within 'await'" would mean a blocking form) shows the
         // async one was chosen.
-        let body = frontDoorCalls.map { "    _ = try await " + $0 }.joined(separator: "\n")
-        let source = "import CredFile\n\nfunc serve(store: CredentialStore) async throws {\n\(body)\n}\n"
+        let source = function("func serve(store: CredentialStore) async throws", calling: "try await")
         let result = try typecheck(source, topLevel: false)
         #expect(result.status == 0, "\(result.stderr)")
     }
@@ -98,8 +103,7 @@ struct NoasyncTests {
 
     @Test("synchronous code (scripts, the command line) still calls the blocking forms")
     func synchronousCodeKeepsTheBlockingForms() throws {
-        let body = frontDoorCalls.map { "    _ = try " + $0 }.joined(separator: "\n")
-        let source = "import CredFile\n\nfunc administer(store: CredentialStore) throws {\n\(body)\n}\n"
+        let source = function("func administer(store: CredentialStore) throws", calling: "try")
         let result = try typecheck(source, topLevel: false)
         #expect(result.status == 0, "\(result.stderr)")
     }
