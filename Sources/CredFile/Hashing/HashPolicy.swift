@@ -221,7 +221,7 @@ public struct HashPolicy: Equatable, Sendable {
     }
 
     /// Whether a hash costs more to verify than the policy (SPEC §3.1): `check` warns,
-    /// since every login of the file then costs what that entry costs (``LoginPlan``).
+    /// since every login of the file then costs what that entry costs.
     public func isCostlier(_ hash: any KnownHash) -> Bool { hash.estimatedWork > estimatedWork * 1.05 }
 
     /// Whether a hash in credfile's own format costs more to verify than the policy.

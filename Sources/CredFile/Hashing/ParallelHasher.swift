@@ -69,7 +69,9 @@ public struct ParallelHasher: Sendable {
 
     /// One new secret per password, in order: the hash string of the policy's algorithm
     /// (``HashPolicy/hash(_:)``), as the file stores it.
-    /// - Parameter progress: called with (done, total) after each hash, one call at a time.
+    /// - Parameters:
+    ///   - passwords: the passwords to hash.
+    ///   - progress: called with (done, total) after each hash, one call at a time.
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL or libargon2 fails.
     public func secrets(for passwords: [Password], progress: (@Sendable (Int, Int) -> Void)?) throws -> [String] {
         try secrets(for: passwords, until: { _ in false }, progress: progress)
@@ -78,6 +80,12 @@ public struct ParallelHasher: Sendable {
     /// New secrets for the passwords in order, until `shouldStop` says so: the PBKDF2
     /// hashes of ``hash(_:until:progress:)`` as strings, or argon2id's, one password a
     /// unit. The answer is the secrets of a prefix of `passwords`, as there.
+    /// - Parameters:
+    ///   - passwords: the passwords to hash.
+    ///   - shouldStop: asked from the hashing threads with the count of finished hashes,
+    ///     so it must be cheap and thread-safe.
+    ///   - progress: called with (done, total) after each hash, one call at a time.
+    /// - Returns: the hash strings of `passwords[0..<n]` for some `n`.
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL or libargon2 fails.
     public func secrets(
         for passwords: [Password], until shouldStop: @Sendable (_ finished: Int) -> Bool,
