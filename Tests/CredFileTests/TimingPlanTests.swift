@@ -125,7 +125,7 @@ struct TimingPlanTests {
     @Test(
         "the census of random files equals a naive reading: each line split by hand, each secret classified in full",
         arguments: 0..<40)
-    func theCensusMatchesANaiveReading(seed: UInt64) {
+    func theCensusMatchesANaiveReading(seed: UInt64) throws {
         var random = SeededRandom(seed: seed)
         let pieces = [
             Self.own(.sha256, 1_000), Self.own(.sha256, 7_000), Self.own(.sha512, 300), "$pbkdf2-sha256$90000$bad$bad",
@@ -157,6 +157,22 @@ struct TimingPlanTests {
         #expect(fast.pbkdf2Rounds == naive.pbkdf2Rounds, "seed \(seed)")
         #expect(Set(fast.schemes.keys) == Set(naive.schemes.keys), "seed \(seed)")
         #expect(fast.droppedWork == naive.droppedWork, "seed \(seed)")
+
+        // A login's one pass finds the line the parser's firstEntry(named:) finds, for every
+        // name (NFC-compared: "w" + U+0301 is found as "ẃ"), through pieces of any size.
+        let directory = try TemporaryDirectory.make(prefix: "census-names")
+        defer { directory.remove() }
+        let path = directory.file("users.txt")
+        try writeBytes(path, text)
+        let parsed = CredentialFile(bytes: text)
+        let store = CredentialStore(path: path)
+        for name in ["u", " v", "w\u{0301}", "\u{1E83}", "x", "last", "#c", "nobody"] {
+            let expected = parsed.firstEntry(named: name).map { Array($0.content) }
+            for pieceSize in [5, 1 << 17] {
+                let found = try store.loginLookUp(named: name, pieceSize: pieceSize).0.map(Array.init)
+                #expect(found == expected, "seed \(seed), \(name.debugDescription), pieces of \(pieceSize)")
+            }
+        }
     }
 
     @Test("a census is bounded: the cheapest scheme classes are dropped and their work remembered")

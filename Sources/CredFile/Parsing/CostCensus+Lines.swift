@@ -15,7 +15,13 @@ extension CostCensus {
     /// a hash in credfile's own format is fully validated only when its rounds are more
     /// than the census has seen for its PRF (a file of a million hashes at the same
     /// rounds validates one).
-    mutating func addEntries(inLines lines: UnsafeRawBufferPointer) {
+    ///
+    /// `eachName`, when given, is called with every such line's name field and the
+    /// line's content range in `lines` (a login's lookup of its name rides on this pass).
+    mutating func addEntries(
+        inLines lines: UnsafeRawBufferPointer,
+        eachName: ((_ name: UnsafeRawBufferPointer, _ content: Range<Int>) -> Void)? = nil
+    ) {
         var start = 0
         while start < lines.count {
             let (content, ending) = FileSyntax.line(at: start, in: lines)
@@ -24,6 +30,7 @@ extension CostCensus {
                 let comma = Bytes.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
                 comma > 0
             {
+                eachName?(UnsafeRawBufferPointer(rebasing: line[..<comma]), content)
                 addSecret(UnsafeRawBufferPointer(rebasing: line[(comma + 1)...]))
             }
             start = content.upperBound + ending.bytes.count
