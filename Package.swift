@@ -30,10 +30,17 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
+        // SQLite, for the guard database of SPEC §9 (failures per name, shared by every
+        // process that checks logins against one credential file).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
         .target(name: "CCredFile", dependencies: ["COpenSSL"]),
         .target(
-            name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2"],
+            name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite"],
             // The built-in blocklist's provenance, licence and generator (not sources).
             exclude: ["Policy/Blocklist/README.md", "Policy/Blocklist/LICENSE.django", "Policy/Blocklist/make-builtin.sh"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile"]),

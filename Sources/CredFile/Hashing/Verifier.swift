@@ -21,23 +21,24 @@ struct Verifier {
     /// A fixed salt for the dummy work; its result is thrown away.
     private static let dummySalt = [UInt8](repeating: 0xA5, count: HashPolicy.saltCount)
 
-    /// Whether `password` matches the entry whose line content is `content`
-    /// (nil: no entry of that name). A password holding a NUL byte never matches (no
-    /// password can be stored with one, SPEC §2), though it costs the same work: HMAC pads
-    /// its key with zero bytes, so PBKDF2 alone would take `pw\0` for `pw`.
-    func verify(_ password: Password, against content: ArraySlice<UInt8>?) throws -> Bool {
-        let matched = try match(password, against: content)
+    /// Why `password` does not match the entry whose line content is `content` (nil: no
+    /// entry of that name), or nil when it matches; the same work whatever the answer.
+    /// A password holding a NUL byte never matches (no password can be stored with one,
+    /// SPEC §2), though it costs the same work: HMAC pads its key with zero bytes, so
+    /// PBKDF2 alone would take `pw\0` for `pw`.
+    func denial(of password: Password, against content: ArraySlice<UInt8>?) throws -> LoginDenial? {
+        let denial = try match(password, against: content)
         let holdsNUL = password.bytes.withUnsafeBytes { $0.contains(0) }
-        return matched && !holdsNUL
+        return denial ?? (holdsNUL ? .wrongPassword : nil)
     }
 
-    /// ``verify(_:against:)`` before the NUL rule.
-    private func match(_ password: Password, against content: ArraySlice<UInt8>?) throws -> Bool {
+    /// ``denial(of:against:)`` before the NUL rule.
+    private func match(_ password: Password, against content: ArraySlice<UInt8>?) throws -> LoginDenial? {
         let forms = password.typedBytes == nil ? 1 : 2
         let budget = policy.rounds * forms
         guard let content, case .entry(let entry) = LineClassifier.classify(content) else {
             try dummyWork(rounds: budget, password)
-            return false
+            return .unknownUser
         }
         switch entry.secret {
         case .pbkdf2(let hash):
@@ -51,7 +52,7 @@ struct Verifier {
             } else {
                 try measuredPadding(spent: ContinuousClock.now - start, budget: budget, password)
             }
-            return granted
+            return granted ? nil : .wrongPassword
         case .peer(let peer):
             let start = ContinuousClock.now
             var granted = false
@@ -64,7 +65,7 @@ struct Verifier {
             } else {
                 try measuredPadding(spent: ContinuousClock.now - start, budget: budget, password)
             }
-            return granted
+            return granted ? nil : .wrongPassword
         case .plaintext:
             // Compare fixed-size digests in constant time, so neither length nor
             // content leaks through an early exit.
@@ -72,10 +73,13 @@ struct Verifier {
             let given = password.bytes.withUnsafeBytes { OpenSSL.sha256($0) }
             let granted = stored.withUnsafeBytes { s in given.withUnsafeBytes { OpenSSL.constantTimeEqual(s, $0) } }
             try dummyWork(rounds: budget, password)
-            return granted
-        case .unsupportedHash, .malformed:
+            return granted ? nil : .wrongPassword
+        case .unsupportedHash:
             try dummyWork(rounds: budget, password)
-            return false
+            return .unsupported
+        case .malformed:
+            try dummyWork(rounds: budget, password)
+            return .malformed
         }
     }
 
