@@ -23,9 +23,17 @@ extension CredentialStore {
     /// The full answer of a login attempt, off the cooperative pool; see
     /// ``verify(username:password:upgradeOnSuccess:)``.
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) async throws -> Verification {
+        try await verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess, client: nil)
+    }
+
+    /// The guarded login off Swift's cooperative pool (the guard database's small
+    /// transactions run there too); see ``verify(username:password:upgradeOnSuccess:client:)``.
+    public func verify(username: String, password: Password, upgradeOnSuccess: Bool, client: String?) async throws
+        -> Verification
+    {
         let store = self
         return try await HashingThreads.shared.run {
-            try store.verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess)
+            try store.verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess, client: client)
         }
     }
 

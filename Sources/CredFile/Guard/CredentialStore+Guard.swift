@@ -20,14 +20,4 @@ extension CredentialStore {
         }
     }
 
-    /// The guarded login off Swift's cooperative pool (the guard database's small
-    /// transactions run there too); see ``verify(username:password:upgradeOnSuccess:client:)``.
-    public func verify(username: String, password: Password, upgradeOnSuccess: Bool, client: String?) async throws
-        -> Verification
-    {
-        let store = self
-        return try await HashingThreads.shared.run {
-            try store.verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess, client: client)
-        }
-    }
 }

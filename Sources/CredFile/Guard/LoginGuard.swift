@@ -63,7 +63,7 @@ public final class LoginGuard: Sendable {
         self.policy = policy
         self.log = log
         self.service = service
-        let resolvedFile = try AtomicWriter(path: credentialFile).resolvedPath()
+        let resolvedFile = try FileReader.resolvedPath(credentialFile)
         let defaultPath = Self.defaultDatabasePath(forResolved: resolvedFile)
         let path = state ?? defaultPath
         databasePath = path
@@ -77,7 +77,7 @@ public final class LoginGuard: Sendable {
     /// file its path resolves to.
     /// - Throws: ``CredFileError/Code/io`` when the path cannot be resolved.
     public static func defaultDatabasePath(forCredentialFile path: String) throws -> String {
-        defaultDatabasePath(forResolved: try AtomicWriter(path: path).resolvedPath())
+        defaultDatabasePath(forResolved: try FileReader.resolvedPath(path))
     }
 
     private static func defaultDatabasePath(forResolved resolved: String) -> String {

@@ -21,22 +21,23 @@ struct Verifier {
     /// A fixed salt for the dummy work; its result is thrown away.
     private static let dummySalt = [UInt8](repeating: 0xA5, count: HashPolicy.saltCount)
 
-    /// Why `password` does not match the entry whose line content is `content` (nil: no
-    /// entry of that name), or nil when it matches; the same work whatever the answer.
-    /// A password holding a NUL byte never matches (no password can be stored with one,
-    /// SPEC §2), though it costs the same work: HMAC pads its key with zero bytes, so
-    /// PBKDF2 alone would take `pw\0` for `pw`.
-    func denial(of password: Password, against content: ArraySlice<UInt8>?) throws -> LoginDenial? {
-        let denial = try match(password, against: content)
+    /// Why `password` does not match `entry`, the classified first entry of a name (nil:
+    /// no entry of that name), or nil when it matches; the same work whatever the answer.
+    /// The caller classifies the line (it also asks the secret whether to upgrade), so
+    /// this layer never parses one. A password holding a NUL byte never matches (no
+    /// password can be stored with one, SPEC §2), though it costs the same work: HMAC pads
+    /// its key with zero bytes, so PBKDF2 alone would take `pw\0` for `pw`.
+    func denial(of password: Password, against entry: Entry?) throws -> LoginDenial? {
+        let denial = try match(password, against: entry)
         let holdsNUL = password.bytes.withUnsafeBytes { $0.contains(0) }
         return denial ?? (holdsNUL ? .wrongPassword : nil)
     }
 
     /// ``denial(of:against:)`` before the NUL rule.
-    private func match(_ password: Password, against content: ArraySlice<UInt8>?) throws -> LoginDenial? {
+    private func match(_ password: Password, against entry: Entry?) throws -> LoginDenial? {
         let forms = password.typedBytes == nil ? 1 : 2
         let budget = policy.rounds * forms
-        guard let content, case .entry(let entry) = LineClassifier.classify(content) else {
+        guard let entry else {
             try dummyWork(rounds: budget, password)
             return .unknownUser
         }
