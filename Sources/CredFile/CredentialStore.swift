@@ -176,7 +176,7 @@ public struct CredentialStore: Sendable {
         case .plaintext: true
         case .pbkdf2(let hash): policy.needsUpdate(hash)
         case .peer: true
-        case .unsupportedHash, .malformed: false
+        case .unsupportedHash, .malformed, .locked: false
         }
     }
 

@@ -101,22 +101,37 @@ struct GuardTests {
     @Test("after the free failures an early attempt is denied unchecked and not counted; waiting is enough")
     func throttling() throws {
         try withTemporaryDirectory { directory in
-            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 2, maximumFailures: 100, maximumDelay: 0.3))
+            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 2, maximumFailures: 100, maximumDelay: 60))
             let guardian = try #require(store.loginGuard)
             for _ in 0..<2 { #expect(try login(store, "bob", "wrong").denial == .wrongPassword) }
             // Free failures: the third attempt is checked at once (and fails).
             #expect(try login(store, "bob", "wrong").denial == .wrongPassword)
             #expect(try guardian.failureRecord(username: "bob")?.failures == 3)
-            // Now too early, even with the right password: denied unchecked, not counted.
+            // After a 9th failure just now (written directly: the guard would not let 9
+            // come so fast), the delay is 2^(9-2-1) = 64 s, capped at 60: an attempt now is
+            // too early, even with the right password: denied unchecked and not counted.
+            let now = LoginGuard.now()
+            try guardian.database.insert([.init(name: Array("bob".utf8), count: 9, lastFailure: now, lockedOut: false)])
             let early = try login(store, "bob", "tangerine-river-stone")
             #expect(!early.granted && early.denial == .throttled)
-            #expect(try guardian.failureRecord(username: "bob")?.failures == 3)
-            #expect(try guardian.failureRecord(username: "bob")?.throttledUntil != nil)
-            usleep(350_000)
+            let record = try #require(try guardian.failureRecord(username: "bob"))
+            #expect(record.failures == 9)
+            #expect(record.throttledUntil.map { $0 - record.lastFailure } == 60)
+            // The failure moved 61 s back (as if the client had waited): checked, granted, reset.
+            try guardian.database.insert([.init(name: Array("bob".utf8), count: 9, lastFailure: now - 61_000, lockedOut: false)])
             let later = try login(store, "bob", "tangerine-river-stone")
             #expect(later.granted && later.denial == nil)
-            // A good login resets the count.
             #expect(try guardian.failureRecord(username: "bob") == nil)
+        }
+    }
+
+    @Test("the delay is measured on the real clock: after max-delay the next attempt is checked")
+    func realClock() throws {
+        try withTemporaryDirectory { directory in
+            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 0, maximumFailures: 100, maximumDelay: 0.2))
+            _ = try login(store, "bob", "wrong")
+            usleep(250_000)  // waiting is always enough
+            #expect(try login(store, "bob", "tangerine-river-stone").granted)
         }
     }
 
@@ -165,9 +180,12 @@ struct GuardTests {
     @Test("a throttled or locked-out answer never reads the credential file: it stands with the file gone")
     func throttledWithoutFile() throws {
         try withTemporaryDirectory { directory in
-            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 0, maximumFailures: 2, maximumDelay: 60))
-            _ = try login(store, "bob", "wrong")
-            _ = try login(store, "nobody", "wrong")
+            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 0, maximumFailures: 100, maximumDelay: 60))
+            // Ten failures a moment ago: throttled for a minute (recorded directly: the
+            // guard would not count ten in a row so fast).
+            try store.loginGuard?.database.insert(["bob", "nobody"].map {
+                .init(name: Array($0.utf8), count: 10, lastFailure: LoginGuard.now(), lockedOut: false)
+            })
             unlink(store.path)
             #expect(try login(store, "bob", "tangerine-river-stone").denial == .throttled)
             #expect(try login(store, "nobody", "x").denial == .throttled)
@@ -317,8 +335,11 @@ struct GuardTests {
     @MainActor
     func asyncAndModel() async throws {
         try await withTemporaryDirectoryAsync { directory in
-            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 0, maximumFailures: 100, maximumDelay: 60))
+            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 1, maximumFailures: 100, maximumDelay: 60))
             #expect(try await store.authenticate(username: "bob", password: "wrong") == false)
+            try store.loginGuard?.database.insert([
+                .init(name: Array("bob".utf8), count: 10, lastFailure: LoginGuard.now(), lockedOut: false)
+            ])
             // Throttled now: the right password is denied, through the async form and the model.
             #expect(try await store.authenticate(username: "bob", password: "tangerine-river-stone") == false)
             let model = LoginModel(store: store, language: .english)
@@ -327,7 +348,7 @@ struct GuardTests {
             await model.login()
             #expect(!model.isAuthenticated)
             #expect(model.errorMessage == LoginModel.Message.wrongCredentials.text(in: .english))
-            #expect(try store.loginGuard?.failureRecord(username: "bob")?.failures == 1)
+            #expect(try store.loginGuard?.failureRecord(username: "bob")?.failures == 10)
         }
     }
 }

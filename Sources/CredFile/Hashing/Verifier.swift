@@ -81,6 +81,10 @@ struct Verifier {
         case .malformed:
             try dummyWork(rounds: budget, password)
             return .malformed
+        case .locked:
+            // Costs what an unknown user costs: the hash behind the `!` is not looked at.
+            try dummyWork(rounds: budget, password)
+            return .locked
         }
     }
 
