@@ -107,6 +107,15 @@ struct Messages {
             return "otros pueden escribir en el directorio del archivo sin el bit sticky (modo \(octal(mode))); pueden reemplazar el archivo"
         case .blocklisted(let user):
             return "la contraseña en texto plano\(who(user)) está en una lista de contraseñas prohibidas (de uso común o filtradas)"
+        case .guardDatabase(let problem):
+            let (who, path): (String, String) =
+                switch problem {
+                case .ownerCannotWrite(let uid, let path): ("su dueño (uid \(uid))", path)
+                case .groupCannotWrite(let gid, let path): ("su grupo (gid \(gid))", path)
+                case .othersCannotWrite(let path): ("otros", path)
+                }
+            return "el archivo lo puede leer \(who), que no puede escribir la base de datos de protección \(Escaped.path(path)): "
+                + "sus inicios de sesión fallan (configure state con una base de datos que pueda escribir)"
         }
     }
 

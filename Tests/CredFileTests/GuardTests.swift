@@ -257,6 +257,38 @@ struct GuardTests {
         }
     }
 
+    @Test("check: FILE's group and others who may read it but not write the guard database are reported",
+        .enabled(if: isRoot && getpwnam("proxy") != nil, "needs root and the proxy user"))
+    func accessFindings() throws {
+        try withTemporaryDirectory { directory in
+            let proxy = try #require(getpwnam("proxy")).pointee
+            let store = try guardedStore(directory, policy: .standard)
+            chmod(directory.path, 0o755)
+            chown(store.path, 0, proxy.pw_gid)
+            chmod(store.path, 0o640)
+            // The default database beside FILE, made by root: FILE's owner and group, 0600.
+            let beside = try LoginGuard(credentialFile: store.path, log: .none, service: "test")
+            #expect(beside.accessFindings().map(\.detail) == [
+                .guardDatabase(.groupCannotWrite(gid: proxy.pw_gid, path: beside.databasePath))
+            ])
+            _ = try beside.failureRecords()  // created now: still not the group's to write
+            #expect(beside.accessFindings().map(\.kind) == [.guardDatabase])
+            // A state directory of the proxy user's own: the database root creates there is proxy's.
+            let state = directory.file("proxy-state")
+            mkdir(state, 0o700)
+            chown(state, proxy.pw_uid, proxy.pw_gid)
+            let own = try LoginGuard(credentialFile: store.path, state: state + "/app.guard.db", log: .none, service: "test")
+            #expect(own.accessFindings().isEmpty, "\(own.accessFindings().map(\.message))")
+            _ = try own.failureRecords()
+            #expect(try statInfo(own.databasePath).st_uid == proxy.pw_uid)
+            #expect(own.accessFindings().isEmpty, "\(own.accessFindings().map(\.message))")
+            // Readable by everyone: others cannot write a 0600 database.
+            chmod(store.path, 0o644)
+            #expect(own.accessFindings().map(\.detail) == [.guardDatabase(.othersCannotWrite(path: own.databasePath))])
+            #expect(own.accessFindings().first?.message.contains("set state") == true)
+        }
+    }
+
     @Test("a database that cannot be opened or written: the login is not checked and throws an I/O error naming state")
     func unusableDatabase() throws {
         try withTemporaryDirectory { directory in
