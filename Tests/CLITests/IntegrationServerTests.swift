@@ -33,9 +33,11 @@ import Glibc
             try #require(access(Self.nginxPAMModule, R_OK) == 0, "\(Self.nginxPAMModule) is missing: install libnginx-mod-http-auth-pam (Scripts/setup.sh)")
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
             // Workers run as nobody: FILE is 0644 in a directory only root can write, so
-            // this is the read-only path of an unprivileged caller.
+            // this is the read-only path of an unprivileged caller, which needs a guard
+            // database of its own.
+            let state = try Integration.guardState(in: session, for: "nobody")
             let service = try SystemPAMService(lines: [
-                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) \(file)",
+                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) --state \(state) \(file)",
                 "account required pam_permit.so",
             ])
             defer { service.remove() }
@@ -133,7 +135,8 @@ import Glibc
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose], plaintext: [("legacy", "Legacy-Pass-9")])
             let before = session.bytes("users.txt")
             let credfile = try Integration.credfile(in: session)
-            try Self.withDovecot(session, args: "\(credfile) checkpassword --iterations \(Integration.rounds) \(file)") { authTest in
+            let state = try Integration.guardState(in: session, for: "dovecot")
+            try Self.withDovecot(session, args: "\(credfile) checkpassword --iterations \(Integration.rounds) --state \(state) \(file)") { authTest in
                 for (user, password) in [Self.alice, Self.jose, ("legacy", "Legacy-Pass-9")] {
                     let good = try authTest(user, password)
                     #expect(good.status == 0 && good.stdout.contains("passdb: \(user) auth succeeded"), "\(good)")
@@ -183,7 +186,7 @@ import Glibc
                 cache deny all
                 cache_mem 8 MB
                 shutdown_lifetime 1 seconds
-                auth_param basic program \(try Integration.credfile(in: session)) helper --iterations \(Integration.rounds) \(file) --protocol squid
+                auth_param basic program \(try Integration.credfile(in: session)) helper --iterations \(Integration.rounds) --state \(try Integration.guardState(in: session, for: "proxy")) \(file) --protocol squid
                 auth_param basic children 2 startup=1 idle=1 concurrency=4
                 auth_param basic realm credfile
                 auth_param basic credentialsttl 1 second

@@ -52,6 +52,18 @@ enum Integration {
         return copy
     }
 
+    /// The guard database (SPEC §9) of a caller that runs as `user`, in a directory of its
+    /// own (as `install -d -o USER -m 0700 /var/lib/credfile/USER` makes it): the caller
+    /// may read FILE but not write beside it, so without this every login would be a
+    /// temporary failure.
+    static func guardState(in session: CLISession, for user: String) throws -> String {
+        let directory = session.path("state-\(user)")
+        mkdir(directory, 0o700)
+        let entry = try #require(getpwnam(user), "no user \(user)").pointee
+        chown(directory, entry.pw_uid, entry.pw_gid)
+        return directory + "/app.guard.db"
+    }
+
     /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

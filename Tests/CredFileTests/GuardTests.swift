@@ -312,7 +312,7 @@ struct GuardTests {
                         return try store.verifyUnguarded(username: "bob", password: Password("legacy-password-1"), upgradeOnSuccess: false)
                     }
                 }
-                #expect(error?.code == .io && error?.message.contains("`state`") == true, "\(state)")
+                #expect(error?.code == .guardDatabase && error?.message.contains("`state`") == true, "\(state)")
                 #expect(!checked, "\(state): the password was looked at")
                 #expect(throws: CredFileError.self) { try store.authenticate(username: "bob", password: "legacy-password-1") }
             }

@@ -223,7 +223,7 @@ final class GuardDatabase: Sendable {
     private func failure(_ error: SQLiteError) -> CredFileError {
         let errno = error.systemErrno ?? (error.isReadOnly ? EACCES : EIO)
         let doing = error.isReadOnly ? "cannot write the guard database \(Escaped.path(path))" : "cannot use the guard database \(Escaped.path(path))"
-        return CredFileError(.io, "\(doing): \(error.message)", cause: .init(syscall: "sqlite3", errno: errno))
+        return CredFileError(.guardDatabase, "\(doing): \(error.message)", cause: .init(syscall: "sqlite3", errno: errno))
     }
 
     /// Creates the file when missing (0600, given ``owner`` when root creates it), opens
@@ -234,7 +234,7 @@ final class GuardDatabase: Sendable {
             let connection = try SQLiteConnection(path: path, busyTimeout: Self.busyTimeout)
             guard !connection.isReadOnly else {
                 throw CredFileError(
-                    .io, "cannot write the guard database \(Escaped.path(path))", cause: .init(syscall: "open", errno: EACCES))
+                    .guardDatabase, "cannot write the guard database \(Escaped.path(path))", cause: .init(syscall: "open", errno: EACCES))
             }
             connection.keepWriteAheadLogFiles()
             try connection.execute("PRAGMA journal_mode = WAL")
@@ -248,7 +248,7 @@ final class GuardDatabase: Sendable {
         } catch let error as CredFileError {
             throw error
         } catch {
-            throw CredFileError(.io, "cannot use the guard database \(Escaped.path(path))")
+            throw CredFileError(.guardDatabase, "cannot use the guard database \(Escaped.path(path))")
         }
     }
 
@@ -261,7 +261,7 @@ final class GuardDatabase: Sendable {
         } catch where error.errno == EEXIST {
             return
         } catch {
-            throw error.credFileError("cannot create the guard database \(Escaped.path(path))")
+            throw error.credFileError("cannot create the guard database \(Escaped.path(path))", code: .guardDatabase)
         }
         defer { Syscall.close(fd) }
         do {
@@ -271,7 +271,7 @@ final class GuardDatabase: Sendable {
             }
         } catch {
             Syscall.unlink(path)
-            throw error.credFileError("cannot create the guard database \(Escaped.path(path))")
+            throw error.credFileError("cannot create the guard database \(Escaped.path(path))", code: .guardDatabase)
         }
     }
 }

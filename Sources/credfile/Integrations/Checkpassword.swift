@@ -38,9 +38,11 @@ extension CommandContext {
         guard let user = String(validating: request.username, as: UTF8.self) else {
             throw CredFileError.usage("checkpassword: the login is not valid UTF-8")
         }
-        let store = try store()
+        let store = try loginStore(service: "checkpassword")
+        // Dovecot (and tcpserver before qmail) pass the client's address as TCPREMOTEIP.
+        let client = LoginCheck.client(environmentValue("TCPREMOTEIP"))
         let granted = try request.password.withUnsafeBytes {
-            try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false).granted
+            try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false, client: client).granted
         }
         guard granted else { return .failure }
         let program = invocation.programArguments  // PROG and its ARGs, byte for byte
