@@ -187,6 +187,18 @@ struct GuardCLITests {
         }
     }
 
+    @Test("a process per login leaves the database's log empty: it does not grow with logins")
+    func logDoesNotGrow() throws {
+        try withSession { session in
+            let file = try Self.file(session)
+            let options = ["--iterations", "1000", "--log", "none"]
+            for n in 0..<30 { _ = try Self.verify(session, file, "someone-\(n)", "wrong", options) }
+            let log = try statInfo(file + ".guard.db-wal")
+            #expect(log.st_size < 64 * 1024, "the write-ahead log holds \(log.st_size) bytes after 30 logins")
+            #expect(try Self.failures(session, file, options).count == 30)
+        }
+    }
+
     @Test("lock and unlock: list shows locked, the right password is denied, export refuses it; unlock restores the login")
     func lockAndUnlock() throws {
         try withSession { session in

@@ -241,6 +241,13 @@ final class GuardDatabase: Sendable {
             // In WAL mode NORMAL syncs at checkpoints, not at each commit: a power cut may
             // forget the last failures; a crashed process loses nothing.
             try connection.execute("PRAGMA synchronous = NORMAL")
+            // The last connection to close checkpoints the log; with the log's file kept
+            // (above), a size limit is what empties it then. Without one, a process per
+            // login (pam_exec, checkpassword) left every frame in place, the next process
+            // alone read them all back to rebuild the log's index, and the log never
+            // started over: it grew with every login. 1 MiB also bounds it while a
+            // long-running helper keeps it open.
+            try connection.execute("PRAGMA journal_size_limit = 1048576")
             try Statements.createSchema(connection)
             return try Statements(connection)
         } catch let error as SQLiteError {
