@@ -231,63 +231,28 @@ struct GuardIntegrationTests {
             defer { syslog.stop() }
             let state = try Integration.guardState(in: session, for: "proxy")
             let configuration = try writeConfiguration(session, file: file, state: state)
-            let squid = try ExternalTool.path("squid")
-            let curl = try ExternalTool.path("curl")
-            let python = try ExternalTool.path("python3")
-            let www = session.path("www")
-            mkdir(www, 0o755)
-            try session.write("www/index.html", "origin page\n")
-            chmod(www + "/index.html", 0o644)
-            let originPort = try Integration.freePort()
-            let origin = try Daemon(python, ["-m", "http.server", "\(originPort)", "--bind", "127.0.0.1", "--directory", www], logIn: session)
-            defer { origin.stop() }
-            let proxyPort = try Integration.freePort()
-            let base = session.path("squid")
-            mkdir(base, 0o777)
-            chmod(base, 0o777)  // squid drops to the proxy user, which writes its logs here
-            try session.write("squid/squid.conf", """
-                http_port 127.0.0.1:\(proxyPort)
-                pid_filename \(base)/squid.pid
-                cache_log \(base)/cache.log
-                access_log \(base)/access.log
-                cache_store_log none
-                coredump_dir \(base)
-                cache deny all
-                cache_mem 8 MB
-                shutdown_lifetime 1 seconds
-                auth_param basic program \(try Integration.credfile(in: session)) helper --config \(configuration) \(file) --protocol squid
-                auth_param basic children 2 startup=2 idle=1 concurrency=4
-                auth_param basic realm credfile
-                auth_param basic credentialsttl 1 second
-                # Names as typed: Squid lowercases them by default.
-                auth_param basic casesensitive on
-                acl authenticated proxy_auth REQUIRED
-                http_access allow authenticated
-                http_access deny all
-
-                """)
-            let (program, arguments) = syslog.namespaced(squid, ["-N", "-f", base + "/squid.conf"])
-            let proxy = try Daemon(program, arguments, logIn: session)
-            defer { proxy.stop() }
-            try Integration.waitForPort(originPort, of: origin)
-            try Integration.waitForPort(proxyPort, of: proxy)
-            func attempt(_ user: String, _ password: String) throws -> Bool {
-                try session.write("curl.cfg", "proxy-user = \"\(user):\(password)\"\n")
-                let status = try Integration.run(
-                    curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-K", session.path("curl.cfg"),
-                           "-x", "http://127.0.0.1:\(proxyPort)", "http://127.0.0.1:\(originPort)/"], in: session).stdout
-                #expect(status == "200" || status == "407", "status \(status)")
-                return status == "200"
+            let helper = "\(try Integration.credfile(in: session)) helper --config \(configuration) \(file) --protocol squid"
+            let lines = [
+                "auth_param basic children 2 startup=2 idle=1 concurrency=4",
+                "# Names as typed: Squid lowercases them by default.",
+                "auth_param basic casesensitive on",
+            ]
+            try withSquid(session, helper: helper, lines: lines, namespaced: syslog.namespaced) { status, proxy in
+                func attempt(_ user: String, _ password: String) throws -> Bool {
+                    let code = try status(user, password)
+                    #expect(code == "200" || code == "407", "status \(code)")
+                    return code == "200"
+                }
+                for (user, password) in users { #expect(try attempt(user, session.password(password)), "\(user): \(proxy.output)") }
+                #expect(try !attempt("ALICE", users[2].1), "ALICE is not alice")
+                try exerciseGuard(user: "Carol", password: users[0].1) { try attempt("Carol", $0) }
+                let logged = syslog.waitForLines(in: syslog.authLog, containing: "locked-out", count: 1)
+                let (reasons, lockedOut) = loggedReasons(logged, user: "Carol")
+                #expect(reasons == expectedReasons, "\(logged.joined(separator: "\n"))")
+                #expect(lockedOut)
+                #expect(logged.contains { $0.contains("authentication failure; service=helper user=Carol rhost= ") })
+                #expect(try statInfo(state).st_uid == getpwnam("proxy")!.pointee.pw_uid)  // the user exists: guardState found it
             }
-            for (user, password) in users { #expect(try attempt(user, session.password(password)), "\(user): \(proxy.output)") }
-            #expect(try !attempt("ALICE", users[2].1), "ALICE is not alice")
-            try exerciseGuard(user: "Carol", password: users[0].1) { try attempt("Carol", $0) }
-            let lines = syslog.waitForLines(in: syslog.authLog, containing: "locked-out", count: 1)
-            let (reasons, lockedOut) = loggedReasons(lines, user: "Carol")
-            #expect(reasons == expectedReasons, "\(lines.joined(separator: "\n"))")
-            #expect(lockedOut)
-            #expect(lines.contains { $0.contains("authentication failure; service=helper user=Carol rhost= ") })
-            #expect(try statInfo(state).st_uid == getpwnam("proxy")!.pointee.pw_uid)  // the user exists: guardState found it
         }
     }
 }
