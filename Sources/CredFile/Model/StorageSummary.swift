@@ -7,7 +7,7 @@ public struct StorageSummary: Equatable, Sendable, CustomStringConvertible {
     public let unsupportedScheme: String?
     /// The hash's cost parameter (PBKDF2 rounds); nil when it has none.
     public let cost: Int?
-    /// Whether the hash is weak under the policy asked (``HashPolicy/isWeak(_:)``).
+    /// Whether the hash is weak under the policy asked (``HashPolicy/isWeak(_:)-(StoredSecret)``).
     public let isWeak: Bool
     /// Whether the entry is locked (`!` before the hash, SPEC §2): ``scheme`` and ``cost``
     /// are then the hash's behind the `!`.
