@@ -10,6 +10,7 @@ extension CredentialStore {
     ///   ``CredFileError/Code/malformedFile`` when its entry is malformed or holds a hash
     ///   credfile does not verify (there is no password to keep); I/O or lock errors.
     @discardableResult
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func lock(username: String) throws -> Bool {
         // A plaintext entry is hashed before the lock is taken; under the lock the line
         // must still be the one that was hashed.
@@ -47,6 +48,7 @@ extension CredentialStore {
     /// - Throws: ``CredFileError/Code/userNotFound`` when the name has no entry; I/O or
     ///   lock errors (of the file or of the guard database).
     @discardableResult
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func unlock(username: String) throws -> Bool {
         let unlocked = try rewrite { file in
             guard let line = file.firstEntry(named: username), let entry = line.entry else {

@@ -26,8 +26,8 @@ public struct CredentialStore: Sendable {
     /// Applied by ``register(username:password:)-2jetq``, ``changePassword(username:to:)-23wqv`` and
     /// ``importUsers(_:storage:jobs:)-2jjlu``; never to passwords already in the file.
     public var passwordPolicy: PasswordPolicy = .standard
-    /// The guard of this store's logins (SPEC §9): when set, every ``authenticate(username:password:)``
-    /// and ``verify(username:password:upgradeOnSuccess:client:)`` (and their `async`
+    /// The guard of this store's logins (SPEC §9): when set, every ``authenticate(username:password:)-i2ow``
+    /// and ``verify(username:password:upgradeOnSuccess:client:)-86r45`` (and their `async`
     /// forms, and ``LoginModel``) is throttled, counted and logged by it. Nil (the default): unguarded.
     public var loginGuard: LoginGuard?
 
@@ -122,7 +122,7 @@ public struct CredentialStore: Sendable {
 
     /// The full answer of a login attempt, guarded by ``loginGuard`` when the store has
     /// one; see ``authenticate(username:password:upgradeOnSuccess:)-1axob`` and
-    /// ``verify(username:password:upgradeOnSuccess:client:)``.
+    /// ``verify(username:password:upgradeOnSuccess:client:)-86r45``.
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
         try verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess, client: nil)

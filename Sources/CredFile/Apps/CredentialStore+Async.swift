@@ -37,6 +37,22 @@ extension CredentialStore {
         }
     }
 
+    /// Locks a user's entry off the cooperative pool (a plaintext one is hashed first);
+    /// see ``lock(username:)``.
+    @discardableResult
+    public func lock(username: String) async throws -> Bool {
+        let store = self
+        return try await HashingThreads.shared.run { try store.lock(username: username) }
+    }
+
+    /// Unlocks a user's entry and clears its failures off the cooperative pool; see
+    /// ``unlock(username:)``.
+    @discardableResult
+    public func unlock(username: String) async throws -> Bool {
+        let store = self
+        return try await HashingThreads.shared.run { try store.unlock(username: username) }
+    }
+
     /// Adds a user, hashed, off the cooperative pool; see ``register(username:password:)``.
     public func register(username: String, password: String) async throws {
         try await register(username: username, password: Password(password), storage: .hashed)

@@ -23,7 +23,10 @@ import Glibc
 ///   login is not checked: ``attempt(username:client:_:)`` throws
 ///   ``CredFileError/Code/io`` (a temporary failure: exit 5, checkpassword 111, Squid
 ///   `BH`, HTTP 503) and logs why, naming the `state` setting.
-/// * **Bounded and concurrent**: see ``GuardDatabase``.
+/// * **Bounded and concurrent.** At most 100,000 names (the least recently failed below
+///   the lockout dropped first); an attempt is counted in one SQLite transaction before
+///   its password is looked at, so concurrent processes see each other's attempts and
+///   lose no count.
 ///
 /// The clock is the system's real time; a test configures short delays.
 public final class LoginGuard: Sendable {
@@ -115,6 +118,7 @@ public final class LoginGuard: Sendable {
     ///   `throttled` or `lockedOut`.
     /// - Throws: ``CredFileError/Code/io`` when the guard database cannot be opened or
     ///   written (logged; the login was not checked), or what `check` throws.
+    @available(*, noasync, message: "it blocks its thread while `check` hashes; call it from the hashing threads")
     public func attempt(
         username: some Collection<UInt8>, client: String?, _ check: () throws -> CredentialStore.Verification
     ) throws -> CredentialStore.Verification {
