@@ -55,8 +55,14 @@ struct GuardCLITests {
             let wrong = try Self.verify(session, file, Self.bob.0, "wrong-password-1", options)
             #expect(wrong.status == 1)
             #expect(wrong.stderr.contains("authentication failure; service=verify user=bob rhost= file=\(file) reason=wrong-password"), "\(wrong)")
+            // Two free failures; the delays after the 3rd and 4th (1 and 2 s) waited out;
+            // the right password within the 4 s after the 5th.
             _ = try Self.verify(session, file, Self.bob.0, "wrong-password-2", options)
             _ = try Self.verify(session, file, Self.bob.0, "wrong-password-3", options)
+            usleep(1_100_000)
+            _ = try Self.verify(session, file, Self.bob.0, "wrong-password-4", options)
+            usleep(2_100_000)
+            _ = try Self.verify(session, file, Self.bob.0, "wrong-password-5", options)
             let throttled = try Self.verify(session, file, Self.bob.0, Self.bob.1, options)
             #expect(throttled.status == 1 && throttled.stdout == wrong.stdout)
             #expect(throttled.stderr.contains("reason=throttled"), "\(throttled)")
@@ -67,7 +73,7 @@ struct GuardCLITests {
             #expect(records.count == 1)
             let record = try #require(records.first)
             #expect(Set(record.keys) == ["user", "failures", "last_failure", "throttled_until", "locked_out"])
-            #expect(record["user"] as? String == "bob" && record["failures"] as? Int == 3)
+            #expect(record["user"] as? String == "bob" && record["failures"] as? Int == 5)
             #expect(record["locked_out"] as? Bool == false)
             let last = try #require(record["last_failure"] as? String)
             #expect(last.count == 20 && last.hasSuffix("Z") && last.dropFirst(10).first == "T", "RFC 3339 in UTC: \(last)")
@@ -100,6 +106,27 @@ struct GuardCLITests {
             #expect(try Self.failures(session, file, ["mallory"]).count == 1)
             let over = try BuiltBinary.run(["verify", file, Self.bob.0, "--max-failures", "101"], stdin: Array("x\n".utf8), in: session)
             #expect(over.status == 2, "\(over)")
+        }
+    }
+
+    @Test("the login screen is guarded: throttled, the right password gets the same wrong-credentials answer")
+    func loginScreen() throws {
+        try withSession { session in
+            let file = try Self.file(session)
+            let options = guardOptions(free: 0, maxDelay: "60")
+            func login(_ password: String) throws -> CLIResult {
+                try BuiltBinary.run(["login", file] + options, stdin: Array("\(Self.bob.0)\n\(password)\n".utf8), in: session)
+            }
+            // Delays of 1 and 2 s waited out; the right password within the 4 s after the 3rd failure.
+            let first = try login("wrong-password-1")
+            usleep(1_100_000)
+            let second = try login("wrong-password-2")
+            usleep(2_100_000)
+            _ = try login("wrong-password-3")
+            let throttled = try login(Self.bob.1)
+            #expect(first.status == 1 && second.status == 1 && throttled.status == 1, "\(throttled)")
+            #expect(throttled.stdout == first.stdout, "the throttled answer differs from a wrong password's")
+            #expect(throttled.stderr.contains("service=login user=bob rhost= file=\(file) reason=throttled"), "\(throttled)")
         }
     }
 
