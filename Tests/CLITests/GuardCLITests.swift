@@ -159,6 +159,10 @@ struct GuardCLITests {
                 ["helper", file, "--protocol", "squid"] + options, stdin: Array("bob \(Self.bob.1)\n".utf8), in: session)
             #expect(helper.status == 0 && helper.stdout.hasPrefix("BH message=\""), "\(helper)")
             #expect(helper.stderr.contains("state="), "\(helper)")
+            // A FILE that is not there: the I/O error of an unguarded check, and no database beside it.
+            let missing = try Self.verify(session, session.path("missing.cred"), Self.bob.0, Self.bob.1, guardOptions())
+            #expect(missing.status == 5 && missing.stderr.contains("cannot open"), "\(missing)")
+            #expect(!fileExists(session.path("missing.cred.guard.db")))
         }
     }
 

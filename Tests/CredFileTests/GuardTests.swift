@@ -177,7 +177,7 @@ struct GuardTests {
         }
     }
 
-    @Test("a throttled or locked-out answer never reads the credential file: it stands with the file gone")
+    @Test("a throttled or locked-out answer never reads the credential file: it stands with the file unreadable")
     func throttledWithoutFile() throws {
         try withTemporaryDirectory { directory in
             let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 0, maximumFailures: 100, maximumDelay: 60))
@@ -186,7 +186,9 @@ struct GuardTests {
             try store.loginGuard?.database.insert(["bob", "nobody"].map {
                 .init(name: Array($0.utf8), count: 10, lastFailure: LoginGuard.now(), lockedOut: false)
             })
+            // A directory in the file's place: it exists, but any read of it fails.
             unlink(store.path)
+            mkdir(store.path, 0o700)
             #expect(try login(store, "bob", "tangerine-river-stone").denial == .throttled)
             #expect(try login(store, "nobody", "x").denial == .throttled)
             // A check that cannot read the file is not counted against the name.

@@ -124,6 +124,9 @@ public final class LoginGuard: Sendable {
     ) throws -> CredentialStore.Verification {
         let name = Array(username)
         let key = FileSyntax.nameKey(name)
+        // No credential file, no login to guard: `check` fails as it would unguarded, and
+        // no database is created beside a file that is not there.
+        guard (try? Syscall.status(of: credentialFile)) != nil else { return try check() }
         let reservation: GuardDatabase.Reservation
         do {
             reservation = try database.reserve(key, now: Self.now(), policy: policy)
