@@ -16,8 +16,8 @@
 * the time of a throttled answer for a known name ÷ an unknown one, and of a locked-out
   answer, through the helper (one process, requests in turn) and through `verify` (one
   process per login, as pam_exec runs credfile). The throttled and locked-out rows are
-  written into the guard database with the sqlite3 shell beforehand (the guard itself
-  would take minutes of real delays to get there).
+  written into the guard database beforehand with Python's sqlite3 module (the guard
+  itself would take minutes of real delays to get there).
 """
 import json
 import os
@@ -122,7 +122,12 @@ def per_request_seconds(helper, users, requests):
 
 
 def sqlite(database, statement):
-    subprocess.run(["sqlite3", database, statement], check=True, capture_output=True)
+    """Runs statements on the guard database (Python's own sqlite3 module: no sqlite3 shell needed)."""
+    import sqlite3
+    connection = sqlite3.connect(database)
+    connection.executescript(statement)
+    connection.commit()
+    connection.close()
 
 
 def guard_section(credfile, work, row, quick):
