@@ -207,11 +207,11 @@ struct TimingPlanTests {
         var steps: [String: [WorkMeter.Step]] = [:]
         for (index, secret) in secrets.enumerated() {
             meter.reset()
-            #expect(try !verifier.verify(Password(password), against: file.firstEntry(named: "user\(index)")?.entry))
+            #expect(try verifier.denial(of: Password(password), against: file.firstEntry(named: "user\(index)")?.entry) != nil)
             steps[secret] = meter.steps
         }
         meter.reset()
-        #expect(try !verifier.verify(Password(password), against: nil))
+        #expect(try verifier.denial(of: Password(password), against: nil) == .unknownUser)
         steps["unknown name"] = meter.steps
         return steps
     }
@@ -304,8 +304,8 @@ struct TimingPlanTests {
         let file = CredentialFile(bytes: bytes)
         for index in secrets.indices {
             let entry = file.firstEntry(named: "user\(index)")?.entry
-            #expect(try verifier.verify(Password(password), against: entry), "user\(index)")
-            #expect(try !verifier.verify(Password("x" + password), against: entry), "user\(index)")
+            #expect(try verifier.denial(of: Password(password), against: entry) == nil, "user\(index)")
+            #expect(try verifier.denial(of: Password("x" + password), against: entry) == .wrongPassword, "user\(index)")
         }
     }
 

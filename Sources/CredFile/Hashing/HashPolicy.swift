@@ -185,7 +185,8 @@ public struct HashPolicy: Equatable, Sendable {
     /// PBKDF2 hash with fewer rounds or another algorithm than the policy; any other
     /// program's hash (weak or not), except, under an argon2id policy, a PHC `$argon2id$`
     /// string (credfile's own spelling of it) whose memory, passes, salt and tag are
-    /// no weaker than the policy's. Unsupported and malformed secrets are never rehashed.
+    /// no weaker than the policy's. Unsupported, malformed and locked secrets are never
+    /// rehashed (a locked entry never logs in).
     public func needsUpdate(_ secret: StoredSecret) -> Bool {
         switch secret {
         case .plaintext: true
@@ -196,7 +197,7 @@ public struct HashPolicy: Equatable, Sendable {
             } else {
                 true
             }
-        case .unsupportedHash, .malformed: false
+        case .unsupportedHash, .malformed, .locked: false
         }
     }
 
@@ -283,6 +284,7 @@ extension StoredSecret {
             StorageSummary(scheme: "unsupported", unsupportedScheme: scheme, cost: nil, isWeak: false)
         case .malformed:
             StorageSummary(scheme: "malformed", unsupportedScheme: nil, cost: nil, isWeak: false)
+        case .locked(let hash): hash.storage(under: policy).locked()
         }
     }
 }
@@ -296,6 +298,7 @@ extension HashPolicy {
         switch secret {
         case .pbkdf2(let hash): isWeak(hash.header)
         case .peer(let peer): isWeak(peer.hash)
+        case .locked(let hash): isWeak(hash)  // weak again the day it is unlocked
         case .plaintext, .unsupportedHash, .malformed: false
         }
     }

@@ -182,12 +182,12 @@ struct CostCensus: Sendable {
     init() {}
 
     /// Counts a stored secret: a hash that can verify; nothing else (plaintext,
-    /// malformed and unsupported entries are checked as unknown names).
+    /// malformed, unsupported and locked entries are checked as unknown names).
     mutating func add(_ secret: StoredSecret) {
         switch secret {
         case .pbkdf2(let hash): addPBKDF2(hash.algorithm.prf, rounds: hash.rounds)
         case .peer(let peer): add(peer.hash)
-        case .plaintext, .unsupportedHash, .malformed: break
+        case .plaintext, .unsupportedHash, .malformed, .locked: break
         }
     }
 

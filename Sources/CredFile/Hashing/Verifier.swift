@@ -5,8 +5,8 @@ import Synchronization
 /// file's costliest allowed entry costs (at least the policy's own hash), per password
 /// form tried (one; two when the typed bytes differ from their NFC form, see
 /// ``Password/peerForms``, whatever the entry). The entry's own verification takes the
-/// place in the plan of its cost class; an unknown name, a plaintext, malformed or
-/// unsupported entry takes the place of a fresh policy hash (a dummy of it: PBKDF2 at
+/// place in the plan of its cost class; an unknown name, a plaintext, malformed,
+/// unsupported or locked entry takes the place of a fresh policy hash (a dummy of it: PBKDF2 at
 /// the policy's rounds and PRF, or argon2id at its parameters). Padding is by cost, not
 /// by rounds (Django's `harden_runtime`): PBKDF2 of the host's PRF by the rounds
 /// missing, anything else by measurement (see ``LoginPlan``).
@@ -24,30 +24,30 @@ struct Verifier {
         self.meter = meter
     }
 
-    /// Whether `password` matches `entry`, the classified first entry of a name (nil: no
-    /// entry of that name). The caller classifies the line (it also asks the secret
-    /// whether to upgrade), so this layer never parses one. A password holding a NUL byte
-    /// never matches (no password can be stored with one, SPEC §2), though it costs the
-    /// same work: HMAC pads its key with zero bytes, so PBKDF2 alone would take `pw\0`
-    /// for `pw`.
-    func verify(_ password: Password, against entry: Entry?) throws -> Bool {
-        let matched = try match(password, against: entry)
+    /// Why `password` does not match `entry`, the classified first entry of a name (nil:
+    /// no entry of that name), or nil when it matches; the same work whatever the answer.
+    /// The caller classifies the line (it also asks the secret whether to upgrade), so
+    /// this layer never parses one. A password holding a NUL byte never matches (no
+    /// password can be stored with one, SPEC §2), though it costs the same work: HMAC pads
+    /// its key with zero bytes, so PBKDF2 alone would take `pw\0` for `pw`.
+    func denial(of password: Password, against entry: Entry?) throws -> LoginDenial? {
+        let denial = try match(password, against: entry)
         let holdsNUL = password.bytes.withUnsafeBytes { $0.contains(0) }
-        return matched && !holdsNUL
+        return denial ?? (holdsNUL ? .wrongPassword : nil)
     }
 
-    /// ``verify(_:against:)`` before the NUL rule.
-    private func match(_ password: Password, against entry: Entry?) throws -> Bool {
+    /// ``denial(of:against:)`` before the NUL rule.
+    private func match(_ password: Password, against entry: Entry?) throws -> LoginDenial? {
         guard let entry else {
             _ = try run(policyDummy(), password)
-            return false
+            return .unknownUser
         }
         switch entry.secret {
         case .pbkdf2(let hash):
             // passlib writes this format too, from the bytes as given: NFD is tried as for peers.
-            return try run(.pbkdf2(hash), password)
+            return try run(.pbkdf2(hash), password) ? nil : .wrongPassword
         case .peer(let peer):
-            return try run(.peer(peer.hash), password)
+            return try run(.peer(peer.hash), password) ? nil : .wrongPassword
         case .plaintext:
             // Compare fixed-size digests in constant time, so neither length nor
             // content leaks through an early exit.
@@ -55,10 +55,17 @@ struct Verifier {
             let given = password.bytes.withUnsafeBytes { OpenSSL.sha256($0) }
             let granted = stored.withUnsafeBytes { s in given.withUnsafeBytes { OpenSSL.constantTimeEqual(s, $0) } }
             _ = try run(policyDummy(), password)
-            return granted
-        case .unsupportedHash, .malformed:
+            return granted ? nil : .wrongPassword
+        case .unsupportedHash:
             _ = try run(policyDummy(), password)
-            return false
+            return .unsupported
+        case .malformed:
+            _ = try run(policyDummy(), password)
+            return .malformed
+        case .locked:
+            // Costs what an unknown user costs: the hash behind the `!` is not looked at.
+            _ = try run(policyDummy(), password)
+            return .locked
         }
     }
 
