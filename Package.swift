@@ -30,13 +30,25 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
+        // GNU libmicrohttpd: the HTTP/1.1 server of `credfile serve` (SPEC §10), CLI only.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // libsystemd: socket activation and readiness for `credfile serve`, CLI only.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
         .target(name: "CCredFile", dependencies: ["COpenSSL"]),
         .target(
             name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2"],
             // The built-in blocklist's provenance, licence and generator (not sources).
             exclude: ["Policy/Blocklist/README.md", "Policy/Blocklist/LICENSE.django", "Policy/Blocklist/make-builtin.sh"]),
-        .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile"]),
+        .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile", "CMicroHTTPD", "CSystemd"]),
         // An example server-side client of the library (public names only), and the
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
         .executableTarget(
