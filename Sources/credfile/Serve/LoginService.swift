@@ -1,0 +1,227 @@
+import CredFile
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The numbers that bound `credfile serve` (SPEC §10: header and body sizes,
+/// connections, queued logins, time per request), in one place.
+struct ServeLimits: Sendable {
+    /// Threads of libmicrohttpd per listener, answering requests (never hashing).
+    var connectionThreads = 2
+    /// Open connections per listener; more are refused at accept.
+    var connections = 1024
+    /// Memory per connection for the request head, and so the largest header block that
+    /// is read (libmicrohttpd answers 431 past it). 32 KiB: nginx's own default header
+    /// space, since `auth_request` passes the client's headers on unless told not to.
+    var connectionMemory = 32 * 1024
+    /// The largest request body accepted (forward-auth requests have none); 413 past it.
+    var body = 64 * 1024
+    /// Seconds a connection may be idle (a slow or stalled client) before it is closed.
+    var idleSeconds = 30
+    /// Logins queued or being hashed at once, over all listeners; one more is answered 503
+    /// at once. 16 per hashing thread: with the default policy about 16 × 0.1 s of waiting.
+    var pendingLogins = 16 * CredentialStore.hashingThreadCount
+    /// A queued login that could not start within this is answered 503 without hashing.
+    var queueWait: Duration = .seconds(10)
+    /// How long SIGTERM waits for the requests in flight before it stops anyway.
+    var drain: Duration = .seconds(30)
+}
+
+/// What `serve` answers (SPEC §10).
+enum ServeAnswer: Sendable, Equatable {
+    /// 200 with `X-Credfile-User: <name>`.
+    case granted(user: String)
+    /// 401 with `WWW-Authenticate: Basic realm="…", charset="UTF-8"`: every kind of denial.
+    case denied
+    /// 503: FILE or the guard database unusable, or too many logins waiting; the reason
+    /// goes to the service's own log, never to the client.
+    case unavailable(reason: String)
+    /// 413: a request body over ``ServeLimits/body``.
+    case tooLarge
+}
+
+/// What a request brings that `serve` reads: the headers it needs, and who sent it.
+struct ServeRequest: Sendable {
+    /// The `Authorization` header's value; nil when there is none.
+    var authorization: [UInt8]?
+    /// More than one `Authorization` header (never a login: which would count?).
+    var repeatedAuthorization = false
+    /// `X-Real-IP`, and every `X-Forwarded-For` joined by commas (as HTTP combines them).
+    var realIP: [UInt8]?
+    var forwardedFor: [UInt8]?
+    /// The declared body length (`Content-Length`), or nil.
+    var bodyCount: UInt64?
+    /// The connection's other end.
+    var peer: ForwardedClient.Peer
+}
+
+/// §9's guard as `serve` calls it: asked before a password is hashed, told the outcome
+/// after, and asked whether a name is locked out before a cached login is answered.
+/// The guard itself (issue "Guard the door", throttling, lockout and the syslog lines)
+/// plugs in here; until it lands every login is checked and nothing is recorded.
+struct ServeGuard: Sendable {
+    /// What the guard says before a password is looked at.
+    enum Admission: Sendable {
+        /// Check the password.
+        case check
+        /// Deny without looking (throttled, locked out); the guard has logged it.
+        case deny
+    }
+
+    /// Before hashing: may this attempt be checked? Throws when the guard database is
+    /// unusable (answered 503).
+    func admit(user: [UInt8], rhost: IPAddress?) throws -> Admission { .check }
+
+    /// Before a cached login is answered: a lockout denies even a cached login (§9).
+    func isLockedOut(user: [UInt8]) throws -> Bool { false }
+
+    /// After hashing: the outcome, for the failure count and the log line.
+    func record(user: [UInt8], rhost: IPAddress?, granted: Bool) throws {}
+}
+
+/// The login logic of `credfile serve`, apart from HTTP: decides each request at once
+/// when it can (no or malformed credentials, a cached good login, overload) and
+/// otherwise hands the check to the library's hashing threads, bounded by
+/// ``ServeLimits/pendingLogins``. Its settings are replaced as a whole on SIGHUP.
+final class LoginService: Sendable {
+    /// The settings that SIGHUP re-reads.
+    struct Settings: Sendable {
+        var file: String
+        var policy: HashPolicy
+        var realm = "credfile"
+        /// How long a good login is cached; zero turns the cache off.
+        var cacheLifetime: Duration = .seconds(300)
+        var trustedProxies: [AddressRange] = []
+    }
+
+    /// One generation of settings with the store and cache made from them.
+    final class Generation: Sendable {
+        let settings: Settings
+        let store: CredentialStore
+        let cache: GoodLoginCache?
+        /// `Basic realm="…", charset="UTF-8"`, with `"` and `\` escaped (RFC 9110 quoted-string).
+        let challenge: String
+
+        init(_ settings: Settings) throws {
+            self.settings = settings
+            store = CredentialStore(path: settings.file, policy: settings.policy, caching: true)  // read-only
+            cache = settings.cacheLifetime > .zero ? try GoodLoginCache(path: settings.file, lifetime: settings.cacheLifetime) : nil
+            let quoted = settings.realm.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : String($0) }.joined()
+            challenge = "Basic realm=\"\(quoted)\", charset=\"UTF-8\""
+        }
+    }
+
+    /// A login to check on a hashing thread.
+    struct Job: Sendable {
+        let login: BasicCredentials.Login
+        let name: String
+        let rhost: IPAddress?
+        let generation: Generation
+        let queued: ContinuousClock.Instant
+    }
+
+    /// What to do with a request.
+    enum Decision: Sendable {
+        case answer(ServeAnswer)
+        case check(Job)
+    }
+
+    let limits: ServeLimits
+    private let guardian: ServeGuard
+    private let current: Mutex<Generation>
+    /// Logins queued or being hashed now.
+    private let pending = Atomic<Int>(0)
+
+    init(settings: Settings, limits: ServeLimits = ServeLimits(), guardian: ServeGuard = ServeGuard()) throws {
+        self.limits = limits
+        self.guardian = guardian
+        current = Mutex(try Generation(settings))
+    }
+
+    /// The settings and store in force.
+    var generation: Generation { current.withLock { $0 } }
+
+    /// Replaces the settings (SIGHUP): the old cache is emptied, requests already
+    /// queued finish under the settings they started with.
+    func reload(_ settings: Settings) throws {
+        let fresh = try Generation(settings)
+        let old = current.withLock { generation in
+            defer { generation = fresh }
+            return generation
+        }
+        old.cache?.removeAll()
+    }
+
+    /// Empties the cache (the end of the process: its entries are zeroed).
+    func forget() { generation.cache?.removeAll() }
+
+    /// Decides `request` at once, or says which login to check.
+    func decide(_ request: ServeRequest) -> Decision {
+        if let count = request.bodyCount, count > UInt64(limits.body) { return .answer(.tooLarge) }
+        guard !request.repeatedAuthorization else { return .answer(.denied) }
+        guard case .login(let login) = BasicCredentials.parse(request.authorization),
+            let name = String(validating: login.username, as: UTF8.self)
+        else { return .answer(.denied) }  // no name that could be in FILE: nothing to hash or count
+        let generation = self.generation
+        let rhost = ForwardedClient.address(
+            peer: request.peer, realIP: request.realIP, forwardedFor: request.forwardedFor,
+            trustedProxies: generation.settings.trustedProxies)
+        if let cache = generation.cache, cache.contains(username: login.username, password: login.password) {
+            do {
+                return .answer(try guardian.isLockedOut(user: login.username) ? .denied : .granted(user: name))
+            } catch {
+                return .answer(.unavailable(reason: "the guard database cannot be read: \(error)"))
+            }
+        }
+        if pending.add(1, ordering: .relaxed).newValue > limits.pendingLogins {
+            pending.subtract(1, ordering: .relaxed)
+            return .answer(.unavailable(reason: "more than \(limits.pendingLogins) logins are waiting"))
+        }
+        return .check(Job(login: login, name: name, rhost: rhost, generation: generation, queued: .now))
+    }
+
+    /// Checks `job` on a hashing thread and calls `completion` there with the answer.
+    func start(_ job: Job, completion: @escaping @Sendable (ServeAnswer) -> Void) {
+        let limits = self.limits
+        CredentialStore.runOnHashingThreads { [self] in
+            defer { pending.subtract(1, ordering: .relaxed) }
+            guard ContinuousClock.now - job.queued <= limits.queueWait else {
+                return completion(.unavailable(reason: "a login waited more than \(limits.queueWait) to start"))
+            }
+            completion(check(job))
+        }
+    }
+
+    /// The check itself: guard, PBKDF2, guard, cache.
+    private func check(_ job: Job) -> ServeAnswer {
+        let user = job.login.username
+        do {
+            guard try guardian.admit(user: user, rhost: job.rhost) == .check else { return .denied }
+        } catch {
+            return .unavailable(reason: "the guard database cannot be used: \(error)")
+        }
+        let version = job.generation.cache?.currentVersion()
+        let granted: Bool
+        do {
+            granted = try job.login.password.withUnsafeBytes {
+                try LoginCheck.verify(job.generation.store, username: user, password: $0, upgrade: false).granted
+            }
+        } catch {
+            return .unavailable(reason: "\(error)")
+        }
+        do {
+            try guardian.record(user: user, rhost: job.rhost, granted: granted)
+        } catch {
+            return .unavailable(reason: "the guard database cannot be written: \(error)")
+        }
+        guard granted else { return .denied }
+        if let cache = job.generation.cache, let version {
+            cache.remember(username: user, password: job.login.password, checkedAgainst: version)
+        }
+        return .granted(user: job.name)
+    }
+}
+
+extension ServeGuard.Admission: Equatable {}
