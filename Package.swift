@@ -44,10 +44,11 @@ let package = Package(
         ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
         .target(name: "CCredFile", dependencies: ["COpenSSL"]),
+        // The built-in blocklist's generated data (Scripts/make-builtin-blocklist.sh), with
+        // its provenance and licence: data only, kept apart from the code.
+        .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),
         .target(
-            name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2"],
-            // The built-in blocklist's provenance, licence and generator (not sources).
-            exclude: ["Policy/Blocklist/README.md", "Policy/Blocklist/LICENSE.django", "Policy/Blocklist/make-builtin.sh"]),
+            name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CredFileBlocklist"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile", "CMicroHTTPD", "CSystemd"]),
         // An example server-side client of the library (public names only), and the
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.

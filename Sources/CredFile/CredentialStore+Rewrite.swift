@@ -24,7 +24,7 @@ extension CredentialStore {
         _ change: (CredentialFile) throws -> (CredentialFile.Changes, R)
     ) throws -> R {
         try writer.rewriteSplicing(createIfMissing: createIfMissing) {
-            (current: FileBytes?) throws -> (AtomicWriter.Content?, R) in
+            (current: FileBytes?) throws -> (Splice.Content?, R) in
             let file = CredentialFile(storage: current ?? FileBytes([]))
             let (changes, result) = try change(file)
             guard !changes.isEmpty else { return (nil, result) }

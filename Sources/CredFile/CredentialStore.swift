@@ -63,7 +63,7 @@ public struct CredentialStore: Sendable {
     /// The file as it is now, read without a lock.
     /// - Throws: ``CredFileError/Code/io`` when it is missing or cannot be read.
     public func read() throws -> CredentialFile {
-        guard let bytes = try AtomicWriter.read(path) else { throw missingFile() }
+        guard let bytes = try FileReader.read(path) else { throw missingFile() }
         return CredentialFile(bytes: bytes)
     }
 
@@ -78,7 +78,7 @@ public struct CredentialStore: Sendable {
     /// without the sticky bit (SPEC §5).
     public func findings() throws -> [Finding] {
         // Mapped when large: `check` of a million lines reads every byte once, in place.
-        let found = try AtomicWriter.withBytes(path) { CredentialFile.findings(in: $0, policy: policy) }
+        let found = try FileReader.withBytes(path) { CredentialFile.findings(in: $0, policy: policy) }
         guard let findings = found else { throw missingFile() }
         return FilePermissions.findings(path: path) + findings
     }
@@ -114,9 +114,11 @@ public struct CredentialStore: Sendable {
     /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)``.
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
         let content = try firstEntryContent(named: username)
-        let granted = try Verifier(policy: policy).verify(password, against: content)
-        guard granted, upgradeOnSuccess, let content,
-            case .entry(let entry) = LineClassifier.classify(content), needsUpgrade(entry.secret)
+        // Classified once, here: the verifier judges the entry, the upgrade its secret.
+        let entry: Entry? =
+            if let content, case .entry(let entry) = LineClassifier.classify(content) { entry } else { nil }
+        let granted = try Verifier(policy: policy).verify(password, against: entry)
+        guard granted, upgradeOnSuccess, let content, let entry, needsUpgrade(entry.secret)
         else { return Verification(granted: granted, upgraded: false, upgradeError: nil) }
         do {
             let upgraded = try rehash(username: username, password: password, ifStill: Array(content))
@@ -142,48 +144,14 @@ public struct CredentialStore: Sendable {
     }
 
     /// The content of `username`'s first entry line (NFC-compared), from the cache when
-    /// the store has one, else from a scan of the file in pieces of `pieceSize` bytes
-    /// through one buffer (tests use tiny ones): a 100 MB file read whole costs its size
-    /// in fresh pages, which a VM fills at ~1 GB/s; the scan reuses 128 KiB, which stays
-    /// in the L2 cache (measured here: 100 MB through 128 KiB in 16 ms, through 1 MiB in 63).
+    /// the store has one, else from a scan of the file that never holds it whole
+    /// (``LineScanner/firstEntryContent(named:inFileAt:pieceSize:)``; tests pass tiny
+    /// `pieceSize`s).
     /// - Throws: ``CredFileError/Code/io`` when the file is missing or unreadable.
     func firstEntryContent(named username: String, pieceSize: Int = 1 << 17) throws -> ArraySlice<UInt8>? {
         let key = FileSyntax.nameKey(of: username)
         if let cache { return try cache.snapshot(of: path).content(named: key) }
-        var partial: [UInt8] = []  // the start of a line that continues in the next piece
-        var atFileStart = true  // only the file's first line may start with a BOM
-        var found: [UInt8]?
-        /// Looks in whole lines; the first one starts the buffer.
-        func lookIn(_ lines: UnsafeRawBufferPointer) -> [UInt8]? {
-            defer { atFileStart = false }
-            let first = atFileStart ? FileSyntax.firstLineStart(lines) : 0
-            return LineScanner.firstEntry(named: key, in: lines, from: first, number: 1).map { Array(lines[$0.content]) }
-        }
-        let scanned: Void? = try AtomicWriter.scan(path, chunkSize: pieceSize) { piece in
-            var start = 0
-            if !partial.isEmpty || atFileStart {
-                guard let lf = FileSyntax.index(of: FileSyntax.lf, in: piece, from: 0, to: piece.count) else {
-                    partial.append(contentsOf: piece)
-                    return true
-                }
-                partial.append(contentsOf: piece[...lf])
-                found = partial.withUnsafeBytes { lookIn($0) }
-                partial.removeAll(keepingCapacity: true)
-                start = lf + 1
-            }
-            // The whole lines of the piece, in place; the unfinished last one is kept.
-            if found == nil, let lastLF = piece[start...].lastIndex(of: FileSyntax.lf) {
-                found = lookIn(UnsafeRawBufferPointer(rebasing: piece[start...lastLF]))
-                start = lastLF + 1
-            }
-            partial.append(contentsOf: piece[start...])
-            return found == nil
-        }
-        guard scanned != nil else {
-            throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOENT))
-        }
-        if found == nil, !partial.isEmpty { found = partial.withUnsafeBytes { lookIn($0) } }
-        return found?[...]
+        return try LineScanner.firstEntryContent(named: key, inFileAt: path, pieceSize: pieceSize)?[...]
     }
 
     /// Whether upgrade-on-login rehashes this secret: plaintext, fewer rounds than the

@@ -55,7 +55,7 @@ struct CopyRangeTests {
         try withTemporaryDirectory { directory in
             let path = directory.path + "/changing.txt"
             let original = Self.lines(20_000)  // below the mapping minimum: read into memory
-            #expect(original.count < AtomicWriter.mappingMinimum)
+            #expect(original.count < FileReader.mappingMinimum)
             try writeBytes(path, original)
             let newLine = Array("inserted,line\n".utf8)
             let cut = (100_000, 100_000 + 300)
@@ -63,7 +63,7 @@ struct CopyRangeTests {
                 let current = try #require(current)
                 #expect(!current.isMapped)
                 Self.overwriteInPlace(path, size: original.count)
-                let content: AtomicWriter.Content = { sink in
+                let content: Splice.Content = { sink in
                     try sink(.original(0..<cut.0))
                     try sink(.new(newLine[...]))
                     try sink(.original(cut.1..<current.count))
@@ -89,7 +89,7 @@ struct CopyRangeTests {
         try withTemporaryDirectory { directory in
             let path = directory.path + "/changing.txt"
             let original = Self.lines(100_000)  // ~2.4 MB: mapped
-            #expect(original.count >= AtomicWriter.mappingMinimum)
+            #expect(original.count >= FileReader.mappingMinimum)
             try writeBytes(path, original)
             var seen: [(mapped: Bool, first: UInt8)] = []
             let cut = (100_000, 100_000 + 300)
@@ -97,7 +97,7 @@ struct CopyRangeTests {
                 let current = try #require(current)
                 seen.append((current.isMapped, current[0]))
                 if seen.count == 1 { Self.overwriteInPlace(path, size: original.count) }
-                let content: AtomicWriter.Content = { sink in
+                let content: Splice.Content = { sink in
                     try sink(.original(0..<cut.0))
                     try sink(.new(Array("inserted,line\n".utf8)[...]))
                     try sink(.original(cut.1..<current.count))

@@ -61,7 +61,7 @@ struct FastPathTests {
                     let piece = bytes[offset..<(offset + length)]
                     let plain: Int? = piece.contains { $0 >= 0x80 } ? nil : piece.filter { $0 == 0x0A }.count
                     let fast = bytes.withUnsafeBytes {
-                        FileSyntax.lineFeedsIfASCII(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)]))
+                        Bytes.lineFeedsIfASCII(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)]))
                     }
                     #expect(fast == plain, "length \(length) at offset \(offset)")
                     if fast != plain { return }
@@ -88,7 +88,7 @@ struct FastPathTests {
                 for from in 0...min(length, 3) {
                     let plain = bytes[from...].firstIndex(of: UInt8(ascii: ","))
                     let near = bytes.withUnsafeBytes {
-                        FileSyntax.index(ofNear: UInt8(ascii: ","), in: $0, from: from, to: length)
+                        Bytes.index(ofNear: UInt8(ascii: ","), in: $0, from: from, to: length)
                     }
                     #expect(near == plain, "length \(length), from \(from): \(bytes)")
                     if near != plain { return }
@@ -111,8 +111,8 @@ struct FastPathTests {
                 let printable = bytes.allSatisfy { (0x20...0x7E).contains($0) }
                 let withoutDollar = printable && !bytes.contains(0x24)
                 bytes.withUnsafeBytes { buffer in
-                    #expect(FileSyntax.isPrintableASCII(buffer) == printable, "\(bytes)")
-                    #expect(FileSyntax.isPrintableASCII(buffer, without: 0x24) == withoutDollar, "\(bytes)")
+                    #expect(Bytes.isPrintableASCII(buffer) == printable, "\(bytes)")
+                    #expect(Bytes.isPrintableASCII(buffer, without: 0x24) == withoutDollar, "\(bytes)")
                 }
             }
         }
@@ -133,7 +133,7 @@ struct FastPathTests {
                     var probe = Array(text[..<length])
                     if length > 0, random.next() % 2 == 0 { probe[Int(random.next() % UInt64(length))] ^= 0x01 }
                     let expected = probe.starts(with: bytes)
-                    #expect(probe.withUnsafeBytes { FileSyntax.hasPrefix($0, prefix) } == expected, "\(prefix) \(probe)")
+                    #expect(probe.withUnsafeBytes { Bytes.hasPrefix($0, prefix) } == expected, "\(prefix) \(probe)")
                 }
             }
         }
@@ -191,11 +191,11 @@ struct FastPathTests {
     func mappedFileChanges() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path + "/changing.txt"
-            let size = AtomicWriter.mappingMinimum * 2
+            let size = FileReader.mappingMinimum * 2
             for change in ["shrink", "grow"] {
                 try writeBytes(path, [UInt8](repeating: UInt8(ascii: "a"), count: size))
                 var sizesSeen: [Int] = []
-                let last = try AtomicWriter.withBytes(path) { buffer -> UInt8? in
+                let last = try FileReader.withBytes(path) { buffer -> UInt8? in
                     sizesSeen.append(buffer.count)
                     if sizesSeen.count == 1 {
                         // Another program changes the file in place while it is mapped.

@@ -92,7 +92,7 @@ struct FindingsOracleTests {
             // Above the mapping threshold, and with every kind of line.
             var generator = ParserPropertyTests.Generator(rng: SeededRandom(seed: 7))
             var bytes: [UInt8] = []
-            while bytes.count < AtomicWriter.mappingMinimum + 4096 { bytes += generator.file() + [0x0A] }
+            while bytes.count < FileReader.mappingMinimum + 4096 { bytes += generator.file() + [0x0A] }
             let path = directory.path + "/big.txt"
             try writeBytes(path, bytes)
             let store = CredentialStore(path: path)

@@ -71,7 +71,7 @@ struct PasswordPolicyTests {
     /// The built-in list's entries, read from the generated source file (not through the code under test).
     static let builtInEntries: [String] = {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/CredFile/Policy/Blocklist/BuiltInBlocklistData.swift")
+            .deletingLastPathComponent().appendingPathComponent("Sources/CredFileBlocklist/BuiltInBlocklistData.swift")
         let text = (try? String(contentsOf: source, encoding: .utf8)) ?? ""
         guard let start = text.range(of: "#\"\"\"\n"), let end = text.range(of: "\n\"\"\"#") else { return [] }
         return text[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)

@@ -76,7 +76,11 @@ struct WriteSafetyTests {
         let storage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/CredFile/Storage")
         let files = try FileManager.default.contentsOfDirectory(atPath: storage.path).filter { $0.hasSuffix(".swift") }
-        #expect(files.sorted() == ["AtomicWriter.swift", "FileBytes.swift", "FileLock.swift", "Syscall.swift"])
+        #expect(
+            files.sorted() == [
+                "AtomicWriter.swift", "FileLock.swift", "FileReader.swift", "PathResolution.swift", "SidecarNames.swift",
+                "Splice.swift",
+            ])
         let upperNames = [
             "CredentialFile", "CredentialLine", "LineScanner", "LineClassifier", "Username", "Password",
             "PasswordHash", "HashPolicy", "Finding", "CredentialStore(",
@@ -204,12 +208,12 @@ struct WriteSafetyTests {
                 real, dir.file("ab/creds.txt"), dir.file("a/up"), dir.file("abs"), dir.file("a/./b/../b//creds.txt"),
                 dir.file("ab/../b/creds.txt"),  // `..` of a link's target is the target's parent, as in the kernel
             ] {
-                #expect(try AtomicWriter(path: path).resolvedPath() == real, "\(path)")
+                #expect(try FileReader.resolvedPath(path) == real, "\(path)")
             }
-            #expect(try AtomicWriter(path: dir.file("ab/new.txt")).resolvedPath() == dir.file("a/b/new.txt"))
-            #expect(throws: CredFileError(.io, "")) { try AtomicWriter(path: dir.file("ab/../ab/creds.txt")).resolvedPath() }
-            #expect(throws: CredFileError(.io, "")) { try AtomicWriter(path: dir.file("a/b/creds.txt/x")).resolvedPath() }
-            #expect(throws: CredFileError(.io, "")) { try AtomicWriter(path: "").resolvedPath() }
+            #expect(try FileReader.resolvedPath(dir.file("ab/new.txt")) == dir.file("a/b/new.txt"))
+            #expect(throws: CredFileError(.io, "")) { try FileReader.resolvedPath(dir.file("ab/../ab/creds.txt")) }
+            #expect(throws: CredFileError(.io, "")) { try FileReader.resolvedPath(dir.file("a/b/creds.txt/x")) }
+            #expect(throws: CredFileError(.io, "")) { try FileReader.resolvedPath("") }
             // A relative path, resolved from the working directory, in a child (the test
             // process's working directory is shared).
             let child = try CLI.shell(

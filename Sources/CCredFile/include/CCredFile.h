@@ -1,8 +1,9 @@
 // credfile's own C code: what must be written in C, declared here, defined in the .c
 // files beside this folder (where _GNU_SOURCE and OPENSSL_SUPPRESS_DEPRECATED stay
 // local). Every function takes `const void *` + `size_t`, so Swift never binds memory
-// to C types, and does its casts and `int` narrowing after one argument check. Only a
-// few marked Swift files import this module (OpenSSL.swift, FastPBKDF2_OpenSSL.swift).
+// to C types, and does its casts and `int` narrowing after one argument check. Only the
+// library's files in Sources/CredFile/Internals/ import this module (Scripts/layers.sh
+// checks that), and the CLI's main.swift and Terminal.swift.
 #ifndef CCREDFILE_H
 #define CCREDFILE_H
 

@@ -1,5 +1,3 @@
-internal import CCredFile  // credfile_adapted_base64_run: the alphabet scan in SSE2
-
 /// passlib's "adapted base64": standard base64 with `.` for `+`, and no `=` padding.
 ///
 /// Decoding is strict, so each byte string has exactly one spelling: a length of
@@ -49,8 +47,7 @@ enum AdaptedBase64 {
     /// million hashes spent a quarter of its time in the byte-at-a-time loop, and 15 %
     /// in a word-at-a-time one in Swift.)
     static func alphabetEnd(of text: UnsafeRawBufferPointer, from: Int) -> Int {
-        guard from < text.count, let base = text.baseAddress else { return from }
-        return from + credfile_adapted_base64_run(base + from, text.count - from)
+        from + Bytes.adaptedBase64Run(text, from: from)
     }
 }
 

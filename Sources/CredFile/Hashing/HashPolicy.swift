@@ -104,3 +104,72 @@ public struct HashPolicy: Equatable, Sendable {
     /// Whether a hash in credfile's own format costs more to verify than the policy.
     public func isCostlier(_ hash: PasswordHash) -> Bool { costRatio(hash.header) != nil }
 }
+
+extension HashAlgorithm {
+    /// The PRF of this policy algorithm.
+    var prf: PRF { self == .sha256 ? .sha256 : .sha512 }
+}
+
+// MARK: Judging stored secrets
+
+extension StoredSecret {
+    /// How this secret is stored, judged under `policy`.
+    public func storage(under policy: HashPolicy) -> StorageSummary {
+        switch self {
+        case .plaintext:
+            StorageSummary(scheme: "plaintext", unsupportedScheme: nil, cost: nil, isWeak: false)
+        case .pbkdf2(let hash): hash.header.storage(under: policy)
+        case .peer(let peer):
+            StorageSummary(scheme: peer.hash.scheme, unsupportedScheme: nil, cost: peer.hash.cost, isWeak: policy.isWeak(self))
+        case .unsupportedHash(let scheme):
+            StorageSummary(scheme: "unsupported", unsupportedScheme: scheme, cost: nil, isWeak: false)
+        case .malformed:
+            StorageSummary(scheme: "malformed", unsupportedScheme: nil, cost: nil, isWeak: false)
+        }
+    }
+}
+
+extension HashPolicy {
+    /// Whether `secret` is a hash that still verifies but is weak under this policy
+    /// (SPEC §3.1: fewer rounds than ``minimumRounds``; SPEC §3.2: a scheme that no longer
+    /// resists offline attack, or less work than the minimum): `check` warns, `list` and
+    /// `upgrade` count it. The one place that decides it for a stored secret.
+    public func isWeak(_ secret: StoredSecret) -> Bool {
+        switch secret {
+        case .pbkdf2(let hash): isWeak(hash.header)
+        case .peer(let peer): isWeak(peer.hash)
+        case .plaintext, .unsupportedHash, .malformed: false
+        }
+    }
+
+    /// Whether `secret` costs more to verify than this policy (SPEC §3.1: a `check`
+    /// warning, since such logins take longer and tell that the user exists), and how
+    /// many times the policy's work it is.
+    public func costRatio(_ secret: StoredSecret) -> Double? {
+        switch secret {
+        case .pbkdf2(let hash): costRatio(hash.header)
+        case .peer(let peer) where isCostlier(peer.hash):
+            peer.hash.estimatedWork / estimatedWork
+        default: nil
+        }
+    }
+}
+
+extension PasswordHash.Header {
+    /// How a hash with this header is stored, judged under `policy`.
+    func storage(under policy: HashPolicy) -> StorageSummary {
+        StorageSummary(scheme: algorithm.identifier, unsupportedScheme: nil, cost: rounds, isWeak: policy.isWeak(self))
+    }
+}
+
+extension HashPolicy {
+    /// Whether a hash in credfile's own format is weak: fewer rounds than ``minimumRounds``.
+    func isWeak(_ header: PasswordHash.Header) -> Bool { header.rounds < minimumRounds }
+
+    /// How many times this policy's work a hash in credfile's own format costs, when it
+    /// costs more (``isCostlier(_:)-(PasswordHash)``); nil otherwise.
+    func costRatio(_ header: PasswordHash.Header) -> Double? {
+        let work = Double(header.rounds) * header.algorithm.workPerRound
+        return work > estimatedWork * 1.05 ? work / estimatedWork : nil
+    }
+}

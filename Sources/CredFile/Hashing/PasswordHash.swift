@@ -74,7 +74,7 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
         var positions = (0, 0, 0, 0)
         var found = 0
         var from = 0
-        while let index = FileSyntax.index(of: dollar, in: text, from: from, to: text.count) {
+        while let index = Bytes.index(of: dollar, in: text, from: from, to: text.count) {
             switch found {
             case 0: positions.0 = index
             case 1: positions.1 = index
@@ -91,9 +91,9 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
         let dollars = positions
         let identifier = UnsafeRawBufferPointer(rebasing: text[1..<dollars.1])
         let algorithm: HashAlgorithm
-        if FileSyntax.equals(identifier, "pbkdf2-sha256") {  // HashAlgorithm.identifier, as StaticStrings
+        if Bytes.equals(identifier, "pbkdf2-sha256") {  // HashAlgorithm.identifier, as StaticStrings
             algorithm = .sha256
-        } else if FileSyntax.equals(identifier, "pbkdf2-sha512") {
+        } else if Bytes.equals(identifier, "pbkdf2-sha512") {
             algorithm = .sha512
         } else {
             throw ParseError(reason: "unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)")
@@ -127,14 +127,14 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
     )? {
         let dollar = UInt8(ascii: "$")
         let start = "$pbkdf2-sha256$".utf8.count  // where the rounds start
-        guard text.count > start, FileSyntax.hasPrefix(text, "$pbkdf2-sha"), text[start - 1] == dollar else {
+        guard text.count > start, Bytes.hasPrefix(text, "$pbkdf2-sha"), text[start - 1] == dollar else {
             return nil
         }
         let variant = UnsafeRawBufferPointer(rebasing: text[("$pbkdf2-sha".utf8.count)..<(start - 1)])
         let algorithm: HashAlgorithm
-        if FileSyntax.equals(variant, "256") {
+        if Bytes.equals(variant, "256") {
             algorithm = .sha256
-        } else if FileSyntax.equals(variant, "512") {
+        } else if Bytes.equals(variant, "512") {
             algorithm = .sha512
         } else {
             return nil

@@ -1,56 +1,8 @@
-/// The one home of secret syntax (SPEC §2, §3.2): what the bytes after the first comma
-/// are — plaintext, a hash of a known scheme, an unsupported hash, or malformed. Every
-/// other place (the line classifier, password rules, the CLI) asks here.
-/// What an entry's secret is (SPEC §2).
-public enum StoredSecret: Sendable, Equatable {
-    /// A legacy plaintext password.
-    case plaintext
-    /// A well-formed hash in credfile's own format (passlib's `$pbkdf2-sha256$`/`$pbkdf2-sha512$`).
-    case pbkdf2(PasswordHash)
-    /// A well-formed hash another program wrote, in a scheme credfile verifies (SPEC §3.2).
-    case peer(PeerHash)
-    /// A hash credfile does not verify (`$2y$`, `{SSHA}`, …): never authenticates.
-    /// `scheme` names a known format as written; any other reads `$?$` or `{?}`, since
-    /// it could be the start of a legacy password.
-    case unsupportedHash(scheme: String)
-    /// A broken entry: never authenticates, kept byte for byte.
-    case malformed(reason: String)
-
-    /// How the secret is stored, without the secret: `plaintext`, `pbkdf2-sha256 1200000`,
-    /// `django pbkdf2_sha256 1000000`, `unsupported $2y$`, `malformed`.
-    public var storageDescription: String {
-        switch self {
-        case .plaintext: "plaintext"
-        case .pbkdf2(let hash): hash.description
-        case .peer(let hash): hash.description
-        case .unsupportedHash(let scheme): "unsupported \(scheme)"
-        case .malformed: "malformed"
-        }
-    }
-}
-
-/// A hash written by another program in a scheme credfile verifies (SPEC §3.2): what its
-/// family's parser made of the secret. Two are equal when they are spelled the same.
-public struct PeerHash: Sendable, Equatable, CustomStringConvertible {
-    /// The parsed hash: scheme, cost, weakness, and how to verify it.
-    public let hash: any KnownHash
-    /// The secret's bytes, for equality only (never shown).
-    private let spelling: [UInt8]
-
-    init(_ hash: any KnownHash, spelling: ArraySlice<UInt8>) {
-        self.hash = hash
-        self.spelling = Array(spelling)
-    }
-
-    /// Equal when the hash strings are the same bytes.
-    public static func == (a: PeerHash, b: PeerHash) -> Bool { a.spelling == b.spelling }
-
-    /// `scheme cost`: `django pbkdf2_sha256 1000000`, `mosquitto sha512`.
-    public var description: String { hash.description }
-}
-
-/// Classifies secrets: the registry of every hash family. New hash schemes plug in here
-/// (one line in ``families``), not into the line classifier.
+/// The one home of secret syntax (SPEC §2, §3.2) and the registry of every hash family:
+/// what the bytes after the first comma are (a ``StoredSecret``: plaintext, a hash of a
+/// known scheme, an unsupported hash, or malformed). Every other place (the line
+/// classifier, password rules, the CLI) asks here; new hash schemes plug in here (one
+/// line in ``families``), not into the line classifier.
 enum SecretSyntax {
     /// Every family credfile verifies besides its own format, asked in this order; the
     /// first answer other than `.notThisFamily` decides. To add a family, add its parser
@@ -137,7 +89,7 @@ enum SecretSyntax {
     /// malformed). Reads raw bytes only: the per-line loops call it on several threads.
     static func quickSummary(_ raw: UnsafeRawBufferPointer) -> Summary? {
         guard mayHaveHashSyntax(raw) else { return .plaintext }
-        guard FileSyntax.hasPrefix(raw, "$pbkdf2-sha"), let valid = try? PasswordHash.validate(raw) else {
+        guard Bytes.hasPrefix(raw, "$pbkdf2-sha"), let valid = try? PasswordHash.validate(raw) else {
             return nil
         }
         return .own(valid.header)
@@ -173,7 +125,7 @@ enum SecretSyntax {
     /// legacy file's million lines).
     static func isCleanPlaintext(_ secret: UnsafeRawBufferPointer) -> Bool {
         guard let first = secret.first, first != UInt8(ascii: "$"), first != UInt8(ascii: "{") else { return false }
-        return FileSyntax.isPrintableASCII(secret, without: UInt8(ascii: "$"))
+        return Bytes.isPrintableASCII(secret, without: UInt8(ascii: "$"))
     }
 
     /// The crypt ids of real hash formats (passlib, libxcrypt, phpass). Only these are

@@ -21,21 +21,23 @@ struct Verifier {
     /// A fixed salt for the dummy work; its result is thrown away.
     private static let dummySalt = [UInt8](repeating: 0xA5, count: HashPolicy.saltCount)
 
-    /// Whether `password` matches the entry whose line content is `content`
-    /// (nil: no entry of that name). A password holding a NUL byte never matches (no
-    /// password can be stored with one, SPEC §2), though it costs the same work: HMAC pads
-    /// its key with zero bytes, so PBKDF2 alone would take `pw\0` for `pw`.
-    func verify(_ password: Password, against content: ArraySlice<UInt8>?) throws -> Bool {
-        let matched = try match(password, against: content)
+    /// Whether `password` matches `entry`, the classified first entry of a name (nil: no
+    /// entry of that name). The caller classifies the line (it also asks the secret
+    /// whether to upgrade), so this layer never parses one. A password holding a NUL byte
+    /// never matches (no password can be stored with one, SPEC §2), though it costs the
+    /// same work: HMAC pads its key with zero bytes, so PBKDF2 alone would take `pw\0`
+    /// for `pw`.
+    func verify(_ password: Password, against entry: Entry?) throws -> Bool {
+        let matched = try match(password, against: entry)
         let holdsNUL = password.bytes.withUnsafeBytes { $0.contains(0) }
         return matched && !holdsNUL
     }
 
     /// ``verify(_:against:)`` before the NUL rule.
-    private func match(_ password: Password, against content: ArraySlice<UInt8>?) throws -> Bool {
+    private func match(_ password: Password, against entry: Entry?) throws -> Bool {
         let forms = password.typedBytes == nil ? 1 : 2
         let budget = policy.rounds * forms
-        guard let content, case .entry(let entry) = LineClassifier.classify(content) else {
+        guard let entry else {
             try dummyWork(rounds: budget, password)
             return false
         }

@@ -50,6 +50,4 @@ public struct Entry: Sendable {
     public var isMalformed: Bool { malformation != nil }
     /// Whether the entry has a name, and so shadows later entries of that name.
     public var hasName: Bool { !username.isEmpty }
-    /// The bytes the name is compared by (NFC; see ``FileSyntax/nameKey(_:)``).
-    var usernameKey: [UInt8] { FileSyntax.nameKey(username) }
 }

@@ -1,6 +1,6 @@
 extension CredentialFile {
     /// Hands the bytes of ``render(applying:)`` to `sink` in order, without building the
-    /// new file in memory: stretches of the file as read (``AtomicWriter/Piece/original(_:)``,
+    /// new file in memory: stretches of the file as read (``Splice/Piece/original(_:)``,
     /// which the writer copies from the file itself) between the changed lines, and the
     /// changed lines' new bytes. Changing one user of a 100 MB file then costs the copy
     /// and the write, not a copy in memory (and its page faults), and an upgrade batch
@@ -11,7 +11,7 @@ extension CredentialFile {
     /// appended entries after the last line, which gains an ending if it had none; and a
     /// BOM in front when, without one, the new file would start with U+FEFF's bytes.
     func writeRendered<E: Error>(
-        applying changes: Changes, to sink: (AtomicWriter.Piece) throws(E) -> Void
+        applying changes: Changes, to sink: (Splice.Piece) throws(E) -> Void
     ) throws(E) {
         let chunk = 1 << 16
         var buffer: [UInt8] = []

@@ -99,7 +99,7 @@ extension CredentialFile {
     /// Nil means "classify it fully".
     static func cleanEntryComma(_ line: UnsafeRawBufferPointer) -> Int? {
         guard let comma = cleanNameComma(line),
-            FileSyntax.isPrintableASCII(UnsafeRawBufferPointer(rebasing: line[(comma + 1)...]))
+            Bytes.isPrintableASCII(UnsafeRawBufferPointer(rebasing: line[(comma + 1)...]))
         else { return nil }
         return comma
     }
@@ -108,11 +108,11 @@ extension CredentialFile {
     /// tests them itself (a well-formed own hash is printable ASCII by its grammar).
     static func cleanNameComma(_ line: UnsafeRawBufferPointer) -> Int? {
         guard line.count <= FileSyntax.maximumLineLength,
-            let comma = FileSyntax.index(ofNear: FileSyntax.comma, in: line, from: 0, to: line.count),
+            let comma = Bytes.index(ofNear: FileSyntax.comma, in: line, from: 0, to: line.count),
             comma + 1 < line.count
         else { return nil }
         let name = UnsafeRawBufferPointer(rebasing: line[..<comma])
-        guard FileSyntax.isPrintableASCII(name), Username.problem(ofPrintableASCII: name) == nil else { return nil }
+        guard Bytes.isPrintableASCII(name), Username.problem(ofPrintableASCII: name) == nil else { return nil }
         return comma
     }
 }
@@ -185,7 +185,7 @@ private struct LineJudge {
                 judge(header, user: Array(file[name]))
                 return (false, .inFile(name))
             }
-            if FileSyntax.isPrintableASCII(secret) {
+            if Bytes.isPrintableASCII(secret) {
                 if case .plaintext = summary { return (true, .inFile(name)) }
                 return (judge(SecretSyntax.classify(ArraySlice(secret)), user: Array(file[name])), .inFile(name))
             }

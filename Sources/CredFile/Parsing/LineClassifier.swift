@@ -20,3 +20,8 @@ enum LineClassifier {
         return entry(secret, nil)
     }
 }
+
+extension Entry {
+    /// The bytes the name is compared by (NFC; see ``FileSyntax/nameKey(_:)``).
+    var usernameKey: [UInt8] { FileSyntax.nameKey(username) }
+}

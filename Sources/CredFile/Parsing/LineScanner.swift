@@ -52,10 +52,10 @@ enum LineScanner {
             candidate = first
         } else {
             let rest = UnsafeRawBufferPointer(rebasing: buffer[first...])
-            candidate = pattern.withUnsafeBytes { FileSyntax.offset(of: $0, in: rest) }.map { first + $0 + 1 }
+            candidate = pattern.withUnsafeBytes { Bytes.offset(of: $0, in: rest) }.map { first + $0 + 1 }
         }
         let before = UnsafeRawBufferPointer(rebasing: buffer[first..<(candidate ?? buffer.count)])
-        guard let lineFeeds = FileSyntax.lineFeedsIfASCII(before) else {
+        guard let lineFeeds = Bytes.lineFeedsIfASCII(before) else {
             return scan(for: key, in: buffer, from: first, number: number)
         }
         return candidate.map { hit(at: $0, number: number + lineFeeds, in: buffer) }
@@ -67,10 +67,10 @@ enum LineScanner {
         var start = first
         var number = number
         while start < buffer.count {
-            let end = FileSyntax.index(of: FileSyntax.lf, in: buffer, from: start, to: buffer.count) ?? buffer.count
+            let end = Bytes.index(of: FileSyntax.lf, in: buffer, from: start, to: buffer.count) ?? buffer.count
             let line = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
             if !FileSyntax.isComment(line),
-                let comma = FileSyntax.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
+                let comma = Bytes.index(of: FileSyntax.comma, in: line, from: 0, to: line.count),
                 FileSyntax.field(UnsafeRawBufferPointer(rebasing: line[..<comma]), names: key)
             {
                 return hit(at: start, number: number, in: buffer)

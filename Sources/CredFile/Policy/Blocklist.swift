@@ -1,4 +1,5 @@
 import Synchronization
+internal import CredFileBlocklist  // builtInBlocklistText, the generated data
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +38,7 @@ public struct Blocklist: Sendable, Equatable {
 
     /// The built-in list: the 19,640 lowercased passwords Django 5.2 ships as
     /// `common-passwords.txt.gz` (Royce Williams' list of the 20,000 most common Pwned
-    /// Passwords, BSD licence; see `Sources/CredFile/Policy/Blocklist/README.md`).
+    /// Passwords, BSD licence; see `Sources/CredFileBlocklist/README.md`).
     public static let builtIn = Blocklist(path: nil, form: .builtIn)
 
     private init(path: String?, form: Form) {
@@ -135,7 +136,7 @@ enum BuiltInList {
         let needle = Array(("\n" + word + "\n").utf8)
         var text = "\n" + builtInBlocklistText + "\n"
         return text.withUTF8 { haystack in
-            needle.withUnsafeBytes { FileSyntax.offset(of: $0, in: UnsafeRawBufferPointer(haystack)) != nil }
+            needle.withUnsafeBytes { Bytes.offset(of: $0, in: UnsafeRawBufferPointer(haystack)) != nil }
         }
     }
 }

@@ -46,27 +46,7 @@ public struct AtomicWriter: Sendable {
 
     /// The file's bytes, read without a lock; nil when it does not exist.
     /// - Throws: ``CredFileError/Code/io`` when it exists but cannot be read.
-    public static func read(_ path: String) throws -> [UInt8]? {
-        try readWithInfo(path, followingLast: true)?.bytes
-    }
-
-    /// Runs `body` on the file's bytes, read without a lock, and gives its result; nil
-    /// when the file does not exist. A file of `mappingMinimum` bytes or more is mapped,
-    /// not copied (see ``Syscall/withMapping(_:size:_:)``); when it changes size while
-    /// mapped, `body` runs again on the bytes read the usual way. `body` must not keep
-    /// the buffer.
-    /// - Throws: ``CredFileError/Code/io`` when it exists but cannot be read.
-    static func withBytes<R>(_ path: String, _ body: (UnsafeRawBufferPointer) -> R) throws -> R? {
-        try withOpenedFile(path, followingLast: true) { fd, info throws(SyscallError) -> R in
-            let size = Int(info.st_size)
-            if size >= mappingMinimum, let result = try Syscall.withMapping(fd, size: size, body) { return result }
-            // mmap leaves the file offset where it was: at the start.
-            return try Syscall.readAll(fd, sizeHint: size).withUnsafeBytes(body)
-        }
-    }
-
-    /// The size from which ``withBytes(_:_:)`` maps a file: below it, a copy costs little.
-    static let mappingMinimum = 1 << 20
+    public static func read(_ path: String) throws -> [UInt8]? { try FileReader.read(path) }
 
     /// Reads the file under the lock, lets `change` compute its new bytes, and writes them
     /// in one atomic rewrite; nothing is written when `change` returns nil bytes or throws.
@@ -97,23 +77,9 @@ public struct AtomicWriter: Sendable {
         }
     }
 
-    /// One piece of new content.
-    enum Piece {
-        /// The bytes at these offsets of the file as read: copied by the kernel from the
-        /// file itself when it can (`copy_file_range`), without passing through memory.
-        case original(Range<Int>)
-        /// New bytes.
-        case new(ArraySlice<UInt8>)
-    }
-
-    /// New content handed to the writer piece by piece (each piece to `sink`, in order),
-    /// so it never has to be built whole in memory: a one-line change of a large file
-    /// is written as the stretches of the file around the new line, and the new line.
-    typealias Content = (_ sink: (Piece) throws -> Void) throws -> Void
-
     /// ``rewrite(createIfMissing:_:)`` whose `change` returns the new content as pieces.
     ///
-    /// With `mapping`, a file of ``mappingMinimum`` bytes or more is mapped, not read into
+    /// With `mapping`, a file of ``FileReader/mappingMinimum`` bytes or more is mapped, not read into
     /// memory (``FileBytes``): a one-user change then reads only the pages it looks at.
     /// A mapping shows what another program writes into the file in place (credfile
     /// itself never does), so when the file is not as it was once the new content is
@@ -121,9 +87,9 @@ public struct AtomicWriter: Sendable {
     /// memory: `change` must not do anything but compute, and it may run twice.
     func rewriteSplicing<R>(
         createIfMissing: Bool = false, mapping: Bool = true,
-        content change: (_ current: FileBytes?) throws -> (newContent: Content?, result: R)
+        content change: (_ current: FileBytes?) throws -> (newContent: Splice.Content?, result: R)
     ) throws -> R {
-        let target = try resolvedPath()
+        let target = try FileReader.resolvedPath(path)
         let (directory, name) = Self.split(target)
         // Whom the lock file and root's stale temporary files belong to: FILE's owner.
         let existing = ((try? Syscall.lstat(target)) ?? nil).flatMap { $0.st_mode & S_IFMT == S_IFREG ? $0 : nil }
@@ -135,12 +101,12 @@ public struct AtomicWriter: Sendable {
 
         // O_NOFOLLOW: the path was resolved link by link; a link planted there since is refused.
         // Kept open: the new file copies its unchanged stretches from it.
-        let opened = try Self.openForReading(target, followingLast: false)
+        let opened = try FileReader.openForReading(target, followingLast: false)
         defer { if let opened { Syscall.close(opened.fd) } }
         guard opened != nil || createIfMissing else {
             throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
         }
-        if mapping, let opened, opened.info.st_size >= Self.mappingMinimum,
+        if mapping, let opened, opened.info.st_size >= FileReader.mappingMinimum,
             let mapped = FileBytes(mapping: opened.fd, size: Int(opened.info.st_size))
         {
             let source = Source(fd: opened.fd, bytes: mapped, info: opened.info)
@@ -182,7 +148,7 @@ public struct AtomicWriter: Sendable {
     /// writes it over FILE (with the backup first, when kept).
     private func write<R>(
         _ directory: String, _ name: String,
-        _ change: (_ current: FileBytes?) throws -> (newContent: Content?, result: R), from current: Source?
+        _ change: (_ current: FileBytes?) throws -> (newContent: Splice.Content?, result: R), from current: Source?
     ) throws -> R {
         let (newContent, result) = try change(current?.bytes)
         // A mapping shows another program's changes made in place meanwhile: then what
@@ -229,112 +195,12 @@ public struct AtomicWriter: Sendable {
         }
     }
 
-    // MARK: Resolving FILE
-
-    /// How many symlinks one resolution follows at most (the kernel's limit, `ELOOP`).
-    static let maximumSymlinks = 40
-
-    /// FILE with every symlink resolved, link by link, each one checked against the
-    /// kernel's `protected_symlinks` rule (``checkFollowable(_:_:in:)``), which `realpath`
-    /// would sidestep. For a missing FILE: its resolved directory + its name.
-    func resolvedPath() throws -> String {
-        guard !path.isEmpty else {
-            throw CredFileError(.io, "cannot open an empty path", cause: .init(syscall: "open", errno: ENOENT))
-        }
-        var resolved: [String] = []
-        if !path.hasPrefix("/") {
-            do {
-                resolved = Self.components(try Syscall.currentDirectory())
-            } catch {
-                throw error.credFileError("cannot open \(path)")
-            }
-        }
-        var pending = Self.components(path)
-        var followed = 0
-        func absolute(_ parts: [String]) -> String { "/" + parts.joined(separator: "/") }
-        while !pending.isEmpty {
-            let component = pending.removeFirst()
-            if component == "." { continue }
-            if component == ".." {
-                // `resolved` holds no symlink, so `..` is its parent.
-                if !resolved.isEmpty { resolved.removeLast() }
-                continue
-            }
-            let candidate = absolute(resolved + [component])
-            let found: stat?
-            do {
-                found = try Syscall.lstat(candidate)
-            } catch {
-                throw error.credFileError("cannot open \(path)")
-            }
-            guard let info = found else {
-                guard pending.isEmpty else {
-                    throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
-                }
-                if let original = (try? Syscall.lstat(path)) ?? nil, original.st_mode & S_IFMT == S_IFLNK {
-                    throw CredFileError(.io, "\(path) is a symlink to a missing file")
-                }
-                return candidate
-            }
-            switch info.st_mode & S_IFMT {
-            case S_IFLNK:
-                followed += 1
-                guard followed <= Self.maximumSymlinks else {
-                    throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ELOOP))
-                }
-                try checkFollowable(candidate, info, in: absolute(resolved))
-                let target: String
-                do {
-                    target = try Syscall.readlink(candidate)
-                } catch {
-                    throw error.credFileError("cannot open \(path)")
-                }
-                if target.hasPrefix("/") { resolved = [] }
-                pending = Self.components(target) + pending
-            case S_IFDIR:
-                resolved.append(component)
-            default:
-                guard pending.isEmpty else {
-                    throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOTDIR))
-                }
-                resolved.append(component)
-            }
-        }
-        return absolute(resolved)
-    }
-
-    /// The kernel's `protected_symlinks` rule (SPEC §4): a symlink in a sticky,
-    /// world-writable directory is followed only when it belongs to the caller (euid) or
-    /// to the directory's owner. Checked here whatever the sysctl says, for every link on
-    /// the way, because a hostile link there could send a root writer anywhere.
-    /// - Throws: ``CredFileError/Code/io`` (`EACCES`) naming the link when it may not be followed.
-    private func checkFollowable(_ link: String, _ info: stat, in directory: String) throws {
-        let parent: stat?
-        do {
-            parent = try Syscall.lstat(directory)
-        } catch {
-            throw error.credFileError("cannot open \(path)")
-        }
-        guard let parent, parent.st_mode & (S_ISVTX | S_IWOTH) == (S_ISVTX | S_IWOTH) else { return }
-        guard info.st_uid == geteuid() || info.st_uid == parent.st_uid else {
-            throw CredFileError(
-                .io,
-                "refusing to follow the symlink \(link): it is in a sticky world-writable directory and belongs "
-                    + "to neither you nor the directory's owner (as the kernel's protected_symlinks rule); nothing was written",
-                cause: .init(syscall: "open", errno: EACCES))
-        }
-    }
-
-    private static func components(_ path: String) -> [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-    }
-
     // MARK: Writing
 
     /// Writes `content` to a temporary file in `directory` and renames it over `name` there;
     /// then, when `syncDirectory`, `fsync`s the directory.
     private func replace(
-        _ directory: String, _ name: String, with content: Content, copyingFrom source: Source?, mode: mode_t,
+        _ directory: String, _ name: String, with content: Splice.Content, copyingFrom source: Source?, mode: mode_t,
         owner: (uid_t, gid_t)?, syncDirectory: Bool
     ) throws {
         let target = directory + "/" + name
@@ -410,156 +276,6 @@ public struct AtomicWriter: Sendable {
             throw error.credFileError(
                 "\(path) was replaced with the new content, but the change may not survive a crash: "
                     + "its directory \(directory) could not be synced")
-        }
-    }
-
-    // MARK: Names beside FILE
-
-    /// The longest file name (bytes) on Linux file systems.
-    static let nameMax = 255
-
-    /// `NAME` + `suffix` (`.lock`, `.bak`) when it fits in `NAME_MAX`; else a shortened
-    /// name that still fits: see ``fitted(_:leaving:)``.
-    static func sidecarName(of name: String, suffix: String) -> String {
-        fitted(name, leaving: suffix.utf8.count) + suffix
-    }
-
-    /// `.NAME.credfile-`: the temporary files of NAME are this plus six `mkstemp`
-    /// characters, within `NAME_MAX` (a long NAME is shortened, see ``fitted(_:leaving:)``).
-    static func temporaryPrefix(of name: String) -> String {
-        "." + fitted(name, leaving: temporaryOverhead) + temporaryMarker
-    }
-
-    static let temporaryMarker = ".credfile-"
-    /// The bytes a temporary name adds to NAME: the dot, the marker, six random characters.
-    static let temporaryOverhead = 1 + temporaryMarker.utf8.count + 6
-
-    /// `name` when `name` plus `room` bytes fit in `NAME_MAX`; otherwise as many of its
-    /// leading characters (whole Unicode scalars) as fit with `~` and 16 hex digits of a
-    /// hash of the whole name, so that two long names with the same beginning get
-    /// different sidecars. (The hash is FNV-1a: it separates names, it guards nothing;
-    /// what guards the cleanup is that only the caller's own regular files are removed.)
-    static func fitted(_ name: String, leaving room: Int) -> String {
-        let bytes = Array(name.utf8)
-        guard bytes.count + room > nameMax else { return name }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        let hex = String(hash, radix: 16)
-        let tag = "~" + String(repeating: "0", count: 16 - hex.count) + hex
-        let budget = nameMax - room - tag.utf8.count
-        var kept = String.UnicodeScalarView()
-        var count = 0
-        for scalar in name.unicodeScalars {
-            let width = UTF8.width(scalar)
-            guard count + width <= budget else { break }
-            kept.append(scalar)
-            count += width
-        }
-        return String(kept) + tag
-    }
-
-    /// Whether `candidate` is exactly `prefix` followed by six `mkstemp` characters
-    /// (`A`–`Z`, `a`–`z`, `0`–`9`), compared byte for byte.
-    static func isTemporaryName(_ candidate: String, prefix: String) -> Bool {
-        let bytes = Array(candidate.utf8)
-        let head = Array(prefix.utf8)
-        guard bytes.count == head.count + 6, bytes.starts(with: head) else { return false }
-        return bytes[head.count...].allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-        }
-    }
-
-    /// Removes temporary files a crashed writer left beside NAME and NAME's backup (called
-    /// under the lock, so none of them can belong to a live writer). Only a name of the
-    /// exact pattern is touched, and only a regular file with one link (`lstat`: a link is
-    /// never followed) that belongs to the caller, or, for root, to the file's owner (root's
-    /// temporary files get the file's owner before a crash can leave them).
-    private func removeStaleTemporaryFiles(in directory: String, of name: String, fileOwner: uid_t?) {
-        guard let names = try? Syscall.directoryEntries(directory) else { return }
-        let me = geteuid()
-        let prefixes = [
-            Self.temporaryPrefix(of: name), Self.temporaryPrefix(of: Self.sidecarName(of: name, suffix: ".bak")),
-        ]
-        for prefix in prefixes {
-            for stale in names where Self.isTemporaryName(stale, prefix: prefix) {
-                let candidate = directory + "/" + stale
-                guard let info = (try? Syscall.lstat(candidate)) ?? nil,
-                    info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1,
-                    info.st_uid == me || (me == 0 && info.st_uid == fileOwner)
-                else { continue }
-                Syscall.unlink(candidate)
-            }
-        }
-    }
-
-    static func split(_ path: String) -> (directory: String, name: String) {
-        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-        let directory = String(path[..<slash])
-        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
-    }
-
-    // MARK: Reading
-
-    /// The file's bytes and `fstat`; nil when it does not exist.
-    /// - Parameter followingLast: follow a symlink at the last component (readers); a
-    ///   writer passes false for its resolved path (`O_NOFOLLOW`).
-    static func readWithInfo(_ path: String, followingLast: Bool = true) throws -> (bytes: [UInt8], info: stat)? {
-        try withOpenedFile(path, followingLast: followingLast) { fd, info throws(SyscallError) in
-            (try Syscall.readAll(fd, sizeHint: Int(info.st_size)), info)
-        }
-    }
-
-    /// Reads the file without a lock in pieces of at most `chunkSize` bytes through one
-    /// reused buffer, handing each to `body` until it returns false or the file ends: a
-    /// scan that never holds the file (a 100 MB file read whole costs its size in fresh
-    /// pages, which this machine fills at ~1 GB/s). Nil when the file does not exist.
-    static func scan(_ path: String, chunkSize: Int = 1 << 17, _ body: (UnsafeRawBufferPointer) -> Bool) throws
-        -> Void?
-    {
-        try withOpenedFile(path, followingLast: true) { fd, _ throws(SyscallError) in
-            try Syscall.readChunks(fd, chunkSize: chunkSize, body)
-        }
-    }
-
-    /// Opens a regular file for reading (O_NONBLOCK, O_NOFOLLOW unless `followingLast`)
-    /// and runs `body` on it; nil when it does not exist.
-    private static func withOpenedFile<R>(
-        _ path: String, followingLast: Bool, _ body: (Int32, stat) throws(SyscallError) -> R
-    ) throws -> R? {
-        guard let (fd, info) = try openForReading(path, followingLast: followingLast) else { return nil }
-        defer { Syscall.close(fd) }
-        do {
-            return try body(fd, info)
-        } catch {
-            throw error.credFileError("cannot read \(path)")
-        }
-    }
-
-    /// Opens a regular file for reading (O_NONBLOCK, O_NOFOLLOW unless `followingLast`);
-    /// nil when it does not exist. The caller closes the descriptor.
-    private static func openForReading(_ path: String, followingLast: Bool) throws -> (fd: Int32, info: stat)? {
-        let fd: Int32
-        do {
-            // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
-            // forever, and a writer would wait holding the lock. It changes nothing for
-            // a regular file, and anything else is refused below.
-            fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK | (followingLast ? 0 : O_NOFOLLOW))
-        } catch  where error.errno == ENOENT {
-            return nil
-        } catch {
-            throw error.credFileError("cannot open \(path)")
-        }
-        do {
-            let info = try Syscall.fstat(fd)
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                if info.st_mode & S_IFMT == S_IFDIR { throw SyscallError(name: "open", errno: EISDIR) }
-                throw CredFileError(.io, "cannot read \(path): not a regular file")
-            }
-            return (fd, info)
-        } catch {
-            Syscall.close(fd)
-            if let error = error as? SyscallError { throw error.credFileError("cannot read \(path)") }
-            throw error
         }
     }
 }

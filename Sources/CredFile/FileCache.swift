@@ -85,7 +85,7 @@ final class FileCache: Sendable {
             throw error.credFileError("cannot open \(path)")
         }
         if let cached = current.withLock({ $0 }), cached.identity == Identity(now) { return cached }
-        guard let (bytes, info) = try AtomicWriter.readWithInfo(path) else {
+        guard let (bytes, info) = try FileReader.readWithInfo(path) else {
             throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
         }
         reads.add(1, ordering: .relaxed)

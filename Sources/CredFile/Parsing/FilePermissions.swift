@@ -11,7 +11,7 @@ enum FilePermissions {
     /// writer does). A path that cannot be examined yields none: reading it already
     /// reported what was wrong.
     static func findings(path: String) -> [Finding] {
-        guard let resolved = try? AtomicWriter(path: path).resolvedPath(), let file = try? Syscall.lstat(resolved) else { return [] }
+        guard let resolved = try? FileReader.resolvedPath(path), let file = try? Syscall.lstat(resolved) else { return [] }
         var findings: [Finding] = []
         let fileMode = UInt32(file.st_mode)
         if fileMode & 0o066 != 0 {

@@ -1,4 +1,5 @@
-// The one file of the peer hash families that imports C: libxcrypt (`crypt_rn`),
+// The peer hash families' C calls, in Internals/ with every file that imports a C module
+// (Scripts/layers.sh checks that): libxcrypt (`crypt_rn`),
 // libargon2 (`argon2_ctx`) and credfile's OpenSSL wrappers for digests and scrypt
 // (Sources/CCredFile/digests.c). Parameters are checked by each family's parser
 // before they get here (SPEC §3.2 limits); no C type leaves this file.

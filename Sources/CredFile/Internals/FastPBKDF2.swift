@@ -1,5 +1,5 @@
-// The fast PBKDF2 path: the second file that imports the C boundary (next to
-// OpenSSL.swift). The loop itself lives in C, in Sources/CCredFile/pbkdf2.c (one
+// The fast PBKDF2 path. Like every file that imports a C module, it lives in Internals/
+// (Scripts/layers.sh checks that). The loop itself lives in C, in Sources/CCredFile/pbkdf2.c (one
 // template instantiated per hash); this file only checks the arguments and calls it.
 internal import CCredFile
 

@@ -59,7 +59,7 @@ public enum Username {
     /// The rule `bytes` break as a username, or nil; no allocation for a printable ASCII name.
     static func problem(_ bytes: UnsafeRawBufferPointer) -> Problem? {
         // The common case: printable ASCII, where the rules are byte tests.
-        if FileSyntax.isPrintableASCII(bytes) { return problem(ofPrintableASCII: bytes) }
+        if Bytes.isPrintableASCII(bytes) { return problem(ofPrintableASCII: bytes) }
         guard !bytes.isEmpty else { return .empty }
         guard bytes.count <= maximumCount else { return .tooLong(limit: maximumCount) }
         guard let name = String(validating: bytes, as: UTF8.self) else { return .invalidUTF8 }

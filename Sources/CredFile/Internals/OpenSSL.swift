@@ -1,7 +1,6 @@
-// The only file besides FastPBKDF2_OpenSSL.swift (and Storage/Syscall.swift, for
-// mkostemp) that imports the C boundary: CCredFile's checked wrappers over libcrypto
-// (Sources/CCredFile/openssl.c) and glibc's memmem. Every call checks its return code;
-// no C type leaves this file.
+// libcrypto through CCredFile's checked wrappers (Sources/CCredFile/openssl.c). Like
+// every file that imports a C module, it lives in Internals/ (Scripts/layers.sh checks
+// that). Every call checks its return code; no C type leaves this file.
 internal import CCredFile
 
 /// A hash behind PBKDF2's HMAC or a plain digest: SHA-1 only for peers' hashes
@@ -35,11 +34,6 @@ enum PRF: Sendable, CustomStringConvertible {
         case .sha512: Int32(CREDFILE_DIGEST_SHA512.rawValue)
         }
     }
-}
-
-extension HashAlgorithm {
-    /// The PRF of this policy algorithm.
-    var prf: PRF { self == .sha256 ? .sha256 : .sha512 }
 }
 
 /// Thin, checked Swift wrappers over the few libcrypto functions credfile uses.

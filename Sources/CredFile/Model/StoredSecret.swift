@@ -1,0 +1,47 @@
+/// What an entry's secret is (SPEC §2).
+public enum StoredSecret: Sendable, Equatable {
+    /// A legacy plaintext password.
+    case plaintext
+    /// A well-formed hash in credfile's own format (passlib's `$pbkdf2-sha256$`/`$pbkdf2-sha512$`).
+    case pbkdf2(PasswordHash)
+    /// A well-formed hash another program wrote, in a scheme credfile verifies (SPEC §3.2).
+    case peer(PeerHash)
+    /// A hash credfile does not verify (`$2y$`, `{SSHA}`, …): never authenticates.
+    /// `scheme` names a known format as written; any other reads `$?$` or `{?}`, since
+    /// it could be the start of a legacy password.
+    case unsupportedHash(scheme: String)
+    /// A broken entry: never authenticates, kept byte for byte.
+    case malformed(reason: String)
+
+    /// How the secret is stored, without the secret: `plaintext`, `pbkdf2-sha256 1200000`,
+    /// `django pbkdf2_sha256 1000000`, `unsupported $2y$`, `malformed`.
+    public var storageDescription: String {
+        switch self {
+        case .plaintext: "plaintext"
+        case .pbkdf2(let hash): hash.description
+        case .peer(let hash): hash.description
+        case .unsupportedHash(let scheme): "unsupported \(scheme)"
+        case .malformed: "malformed"
+        }
+    }
+}
+
+/// A hash written by another program in a scheme credfile verifies (SPEC §3.2): what its
+/// family's parser made of the secret. Two are equal when they are spelled the same.
+public struct PeerHash: Sendable, Equatable, CustomStringConvertible {
+    /// The parsed hash: scheme, cost, weakness, and how to verify it.
+    public let hash: any KnownHash
+    /// The secret's bytes, for equality only (never shown).
+    private let spelling: [UInt8]
+
+    init(_ hash: any KnownHash, spelling: ArraySlice<UInt8>) {
+        self.hash = hash
+        self.spelling = Array(spelling)
+    }
+
+    /// Equal when the hash strings are the same bytes.
+    public static func == (a: PeerHash, b: PeerHash) -> Bool { a.spelling == b.spelling }
+
+    /// `scheme cost`: `django pbkdf2_sha256 1000000`, `mosquitto sha512`.
+    public var description: String { hash.description }
+}
