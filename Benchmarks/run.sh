@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds credfile in release mode and prints the benchmark table (ratios measured side
 # by side in one run; nothing is asserted). BENCH_QUICK=1 for a short run; name
-# sections to run only those: pbkdf2 files scale upgrade timing apps.
+# sections to run only those: pbkdf2 files scale upgrade timing apps; `serve` runs
+# Benchmarks/serve.py instead (credfile serve beside nginx and Caddy; as root).
 #
 # credfile is built as the .deb ships it (Scripts/deb.sh, README "Install"): with the
 # Swift standard library linked in, which starts in ~7 ms where the dynamically linked
@@ -11,5 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 static=(-c release --static-swift-stdlib --scratch-path .build/release-static)
 swift build "${static[@]}" --product credfile 2>&1 | tail -1
+bin="$(swift build "${static[@]}" --show-bin-path)/credfile"
+if [ "${1:-}" = serve ]; then exec python3 Benchmarks/serve.py "$bin"; fi
 swift build -c release --product credfile-server-example 2>&1 | tail -1
-exec python3 Benchmarks/bench.py "$(swift build "${static[@]}" --show-bin-path)/credfile" "$@"
+exec python3 Benchmarks/bench.py "$bin" "$@"

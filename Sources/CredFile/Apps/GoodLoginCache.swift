@@ -83,23 +83,30 @@ public final class GoodLoginCache: Sendable {
     /// Whether this name and password were found good within ``lifetime`` against the
     /// file as it is now. A changed or missing file empties the cache first.
     public func contains(username: [UInt8], password: SecretBytes) -> Bool {
-        let now = currentVersion()
+        let identity = currentVersion()?.identity
         var mac = self.mac(username, password)
         defer { mac.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
         let time = Self.monotonicNanoseconds()
-        return state.withLock { state in
-            guard let now, state.version == now.identity else {
-                Self.clear(&state, version: now?.identity)
-                return false
+        let expiry: UInt64? = state.withLock { state in
+            guard identity != nil, state.version == identity else {
+                Self.clear(&state, version: identity)
+                return nil
             }
-            let set = Self.set(of: mac, in: state.entries)
-            for way in 0..<Self.ways {
-                let entry = UnsafeMutableRawBufferPointer(rebasing: set[(way * Self.entryCount)..<((way + 1) * Self.entryCount)])
-                let found = mac.withUnsafeBytes { OpenSSL.constantTimeEqual($0, UnsafeRawBufferPointer(rebasing: entry[..<32])) }
-                if found { return entry.load(fromByteOffset: 32, as: UInt64.self) > time }
-            }
-            return false
+            return Self.expiry(of: mac, in: Self.set(of: mac, in: state.entries))
         }
+        return (expiry ?? 0) > time
+    }
+
+    /// The expiry of the entry holding `mac` in `set`, if one does.
+    private static func expiry(of mac: [UInt8], in set: UnsafeMutableRawBufferPointer) -> UInt64? {
+        for way in 0..<ways {
+            let offset = way * entryCount
+            let found = mac.withUnsafeBytes {
+                OpenSSL.constantTimeEqual($0, UnsafeRawBufferPointer(rebasing: set[offset..<(offset + 32)]))
+            }
+            if found { return set.load(fromByteOffset: offset + 32, as: UInt64.self) }
+        }
+        return nil
     }
 
     /// Records a good login, checked against the file at `version`; nothing is recorded

@@ -21,8 +21,13 @@ struct ServeLimits: Sendable {
     /// Seconds a connection may be idle (a slow or stalled client) before it is closed.
     var idleSeconds = 30
     /// Logins queued or being hashed at once, over all listeners; one more is answered 503
-    /// at once. 16 per hashing thread: with the default policy about 16 × 0.1 s of waiting.
-    var pendingLogins = 16 * CredentialStore.hashingThreadCount
+    /// at once. 16 per hashing thread (one per core): with the default policy about 16 ×
+    /// 0.4 s of waiting at most.
+    var pendingLogins = 16 * ParallelHasher.defaultJobs
+    /// The nice value of the hashing threads (the connection threads keep the process's):
+    /// a flood of logins then yields the CPU to the web server's own work and to the
+    /// answers that need no hash.
+    var hashingNice: Int32 = 10
     /// A queued login that could not start within this is answered 503 without hashing.
     var queueWait: Duration = .seconds(10)
     /// How long SIGTERM waits for the requests in flight before it stops anyway.

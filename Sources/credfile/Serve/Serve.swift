@@ -62,6 +62,11 @@ enum ServeCommand {
             for daemon in daemons { daemon.stop() }
             throw error
         }
+        // The hashing threads start now, from this thread at a lower priority, which they
+        // inherit (on Linux the nice value is a thread's); libmicrohttpd's threads,
+        // started above, keep the process's. This thread only waits for signals from here on.
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, configuration.limits.hashingNice)  // 0: the calling thread (Linux)
+        _ = CredentialStore.hashingThreadCount
         let names = listeners.map(\.name).joined(separator: ", ")
         ServeLog.notice("answering on \(names) for \(Escaped.path(service.generation.settings.file))")
         Systemd.notify("READY=1\nSTATUS=answering on \(names)")
