@@ -102,9 +102,10 @@ def wrk(url, connections, seconds=SECONDS, script=None, latency=False):
 
 
 def during_flood(flood_url, flood_script, public_url):
-    """The public page's p99 (ms) while 50 clients send bad logins to flood_url."""
+    """The public page's p99 (ms) while 50 clients send bad logins to flood_url (or, with
+    no script, fetch it: the control, what any flood of requests costs this machine)."""
     flood = subprocess.Popen(
-        ["wrk", "-t", "2", "-c", "50", "-d", f"{SECONDS + 3}s", "-s", flood_script, flood_url],
+        ["wrk", "-t", "2", "-c", "50", "-d", f"{SECONDS + 3}s"] + (["-s", flood_script] if flood_script else []) + [flood_url],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.5)  # the flood is under way
     _, p99, _ = wrk(public_url, 1, latency=True)
@@ -204,7 +205,8 @@ def main():
     row("    cached auth_request logins/s (nginx → serve)", f"{cached_rate:,.0f}" + (f" ({errors} not 2xx)" if errors else ""))
     row("    ratio", f"{cached_rate / static_rate:.2f}", "goal ≥ 0.33")
     flooded = during_flood(private, bad, public)
-    serve_p99 = (idle, flooded)
+    control = during_flood(public, None, public)
+    serve_p99 = (idle, flooded, control)
     stop(web)
     stop(serve)
 
@@ -226,6 +228,8 @@ def main():
 
     row("(3) public page p99 idle / during 50 bad-login clients, nginx → serve", f"{serve_p99[0]:.2f} / {serve_p99[1]:.2f} ms")
     row("    ratio", f"{serve_p99[1] / serve_p99[0]:.1f}", "goal ≤ 5")
+    row("    control: p99 while 50 clients fetch the public page itself (no login)",
+        f"{serve_p99[2]:.2f} ms (×{serve_p99[2] / serve_p99[0]:.1f})")
 
     # The auth_pam recipe: nginx's workers run PAM, pam_exec, credfile pam.
     service = f"credfile-bench-{os.getpid()}"
