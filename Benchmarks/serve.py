@@ -113,6 +113,16 @@ def during_flood(flood_url, flood_script, public_url):
     return p99
 
 
+def checker(port, good, bad):
+    """Good logins/s, the public page's p99 idle and during the bad-login flood (ms), of a
+    web server on `port` that checks logins for /private/ itself."""
+    wait_port(port)
+    public, private = f"http://127.0.0.1:{port}/index.html", f"http://127.0.0.1:{port}/private/index.html"
+    idle = wrk(public, 1, latency=True)[1]
+    rate = wrk(private, 8, script=good)[0]
+    return rate, idle, during_flood(private, bad, public)
+
+
 def web_root():
     root = os.path.join(WORK, "html")
     os.makedirs(os.path.join(root, "private"), exist_ok=True)
@@ -240,11 +250,7 @@ def main():
         port = free_port()
         module = "load_module /usr/lib/nginx/modules/ngx_http_auth_pam_module.so;"
         web = nginx("nginx-pam", simple_site(port, root, f'auth_pam "bench"; auth_pam_service_name "{service}";'), module)
-        wait_port(port)
-        public, private = f"http://127.0.0.1:{port}/index.html", f"http://127.0.0.1:{port}/private/index.html"
-        idle = wrk(public, 1, latency=True)[1]
-        pam_rate, _, _ = wrk(private, 8, script=good)
-        flooded = during_flood(private, bad, public)
+        pam_rate, idle, flooded = checker(port, good, bad)
         row("    the same for auth_pam (nginx → PAM → credfile pam)", f"{idle:.2f} / {flooded:.2f} ms")
         row("    ratio", f"{flooded / idle:.1f}")
         stop(web)
@@ -256,12 +262,7 @@ def main():
     write("htpasswd", htpasswd + "\n")
     port = free_port()
     web = nginx("nginx-basic", simple_site(port, root, f'auth_basic "bench"; auth_basic_user_file {WORK}/htpasswd;'))
-    wait_port(port)
-    public, private = f"http://127.0.0.1:{port}/index.html", f"http://127.0.0.1:{port}/private/index.html"
-    idle = wrk(public, 1, latency=True)[1]
-    basic_rate, _, _ = wrk(private, 8, script=good)
-    flooded = during_flood(private, bad, public)
-    nginx_basic = (basic_rate, idle, flooded)
+    nginx_basic = checker(port, good, bad)
     stop(web)
 
     port = free_port()
@@ -281,20 +282,13 @@ http://127.0.0.1:{port} {{
     os.makedirs(home, exist_ok=True)
     web = start(["caddy", "run", "--config", caddyfile, "--adapter", "caddyfile"],
                 env={"HOME": home, "XDG_DATA_HOME": home, "XDG_CONFIG_HOME": home, "PATH": "/usr/bin:/bin"})
-    wait_port(port)
-    public, private = f"http://127.0.0.1:{port}/index.html", f"http://127.0.0.1:{port}/private/index.html"
-    idle = wrk(public, 1, latency=True)[1]
-    caddy_rate, _, errors = wrk(private, 8, script=good)
-    flooded = during_flood(private, bad, public)
-    caddy_basic = (caddy_rate, idle, flooded)
+    caddy_basic = checker(port, good, bad)
     stop(web)
 
     row("(4) good logins/s: serve cached / auth_pam / nginx auth_basic / Caddy basic_auth",
         f"{cached_rate:,.0f} / {pam_rate:,.1f} / {nginx_basic[0]:,.1f} / {caddy_basic[0]:,.1f}")
-    row("    public p99 idle → flood, nginx auth_basic bcrypt 10",
-        f"{nginx_basic[1]:.2f} → {nginx_basic[2]:.2f} ms (×{nginx_basic[2] / nginx_basic[1]:.1f})")
-    row("    public p99 idle → flood, Caddy basic_auth bcrypt 10",
-        f"{caddy_basic[1]:.2f} → {caddy_basic[2]:.2f} ms (×{caddy_basic[2] / caddy_basic[1]:.1f})")
+    for name, (_, idle, flooded) in [("nginx auth_basic", nginx_basic), ("Caddy basic_auth", caddy_basic)]:
+        row(f"    public p99 idle → flood, {name} bcrypt 10", f"{idle:.2f} → {flooded:.2f} ms (×{flooded / idle:.1f})")
 
 
 if __name__ == "__main__":
