@@ -62,28 +62,17 @@ struct ServeRequest: Sendable {
     var peer: ForwardedClient.Peer
 }
 
-/// §9's guard as `serve` calls it: asked before a password is hashed, told the outcome
-/// after, and asked whether a name is locked out before a cached login is answered.
-/// The guard itself (issue "Guard the door", throttling, lockout and the syslog lines)
-/// plugs in here; until it lands every login is checked and nothing is recorded.
+/// §9's guard as `serve` calls it, in the shape of the library's `LoginGuard` (issue
+/// "Guard the door", branch guard): ``attempt(user:client:_:)`` judges the attempt from
+/// the guard database before `check` hashes and records the outcome after;
+/// ``admitsCachedLogin(user:client:)`` lets a lockout deny even a cached login. Until
+/// the guard lands every login is checked and nothing is recorded or logged.
 struct ServeGuard: Sendable {
-    /// What the guard says before a password is looked at.
-    enum Admission: Sendable {
-        /// Check the password.
-        case check
-        /// Deny without looking (throttled, locked out); the guard has logged it.
-        case deny
-    }
+    /// Guards one login; throws when the guard database is unusable (answered 503).
+    func attempt(user: [UInt8], client: String?, _ check: () throws -> Bool) throws -> Bool { try check() }
 
-    /// Before hashing: may this attempt be checked? Throws when the guard database is
-    /// unusable (answered 503).
-    func admit(user: [UInt8], rhost: IPAddress?) throws -> Admission { .check }
-
-    /// Before a cached login is answered: a lockout denies even a cached login (§9).
-    func isLockedOut(user: [UInt8]) throws -> Bool { false }
-
-    /// After hashing: the outcome, for the failure count and the log line.
-    func record(user: [UInt8], rhost: IPAddress?, granted: Bool) throws {}
+    /// Whether a login answered from the cache may stand (false when the name is locked out).
+    func admitsCachedLogin(user: [UInt8], client: String?) throws -> Bool { true }
 }
 
 /// The login logic of `credfile serve`, apart from HTTP: decides each request at once
@@ -175,7 +164,8 @@ final class LoginService: Sendable {
             trustedProxies: generation.settings.trustedProxies)
         if let cache = generation.cache, cache.contains(username: login.username, password: login.password) {
             do {
-                return .answer(try guardian.isLockedOut(user: login.username) ? .denied : .granted(user: name))
+                let stands = try guardian.admitsCachedLogin(user: login.username, client: rhost?.description)
+                return .answer(stands ? .granted(user: name) : .denied)
             } catch {
                 return .answer(.unavailable(reason: "the guard database cannot be read: \(error)"))
             }
@@ -199,27 +189,19 @@ final class LoginService: Sendable {
         }
     }
 
-    /// The check itself: guard, PBKDF2, guard, cache.
+    /// The check itself: the guard around the PBKDF2, then the cache.
     private func check(_ job: Job) -> ServeAnswer {
         let user = job.login.username
-        do {
-            guard try guardian.admit(user: user, rhost: job.rhost) == .check else { return .denied }
-        } catch {
-            return .unavailable(reason: "the guard database cannot be used: \(error)")
-        }
         let version = job.generation.cache?.currentVersion()
         let granted: Bool
         do {
-            granted = try job.login.password.withUnsafeBytes {
-                try LoginCheck.verify(job.generation.store, username: user, password: $0, upgrade: false).granted
+            granted = try guardian.attempt(user: user, client: job.rhost?.description) {
+                try job.login.password.withUnsafeBytes {
+                    try LoginCheck.verify(job.generation.store, username: user, password: $0, upgrade: false).granted
+                }
             }
         } catch {
             return .unavailable(reason: "\(error)")
-        }
-        do {
-            try guardian.record(user: user, rhost: job.rhost, granted: granted)
-        } catch {
-            return .unavailable(reason: "the guard database cannot be written: \(error)")
         }
         guard granted else { return .denied }
         if let cache = job.generation.cache, let version {
@@ -228,5 +210,3 @@ final class LoginService: Sendable {
         return .granted(user: job.name)
     }
 }
-
-extension ServeGuard.Admission: Equatable {}
