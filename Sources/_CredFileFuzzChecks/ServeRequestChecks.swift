@@ -4,13 +4,16 @@ extension FuzzChecks {
     /// FuzzServeRequests: what `credfile serve` itself parses of a request (SPEC §10).
     /// The first byte chooses: even → the rest is an `Authorization` header's value;
     /// odd → the second byte picks the peer and the trusted proxies, and the rest is
-    /// `X-Real-IP` LF `X-Forwarded-For` (an empty part is a missing header).
+    /// `X-Real-IP` LF `X-Forwarded-For` (an empty part is a missing header). When bit 1
+    /// of the first byte is set, headers built from the input right at each limit (and
+    /// one over) are checked too: kilobytes each, so not on every input.
     public static func serveRequests(_ input: [UInt8]) throws(FuzzFailure) {
         guard let selector = input.first else { return }
+        let atLimits = selector & 2 != 0
         if selector % 2 == 0 {
-            try basicCredentials(Array(input.dropFirst()))
+            try basicCredentials(Array(input.dropFirst()), atLimits: atLimits)
         } else {
-            try forwardedClient(Array(input.dropFirst()))
+            try forwardedClient(Array(input.dropFirst()), atLimits: atLimits)
         }
     }
 
@@ -19,8 +22,9 @@ extension FuzzChecks {
     /// The parser agrees with a naive reading of RFC 7617 and the limits, field for field;
     /// a login re-encoded canonically parses to the same login; and headers built from
     /// the input right at each limit are accepted, one byte over refused.
-    static func basicCredentials(_ value: [UInt8]) throws(FuzzFailure) {
+    static func basicCredentials(_ value: [UInt8], atLimits: Bool) throws(FuzzFailure) {
         try compareBasic(value)
+        guard atLimits else { return }
         // At the limits: the input's bytes (as name and password material) stretched to the
         // longest decoded length and the longest password, then one byte more.
         let material = value.isEmpty ? [UInt8(ascii: "x")] : value.map { $0 == UInt8(ascii: ":") || $0 == 0 ? 0x78 : $0 }
@@ -76,7 +80,7 @@ extension FuzzChecks {
     /// The chosen address agrees with a naive reading of the rules (trust, X-Real-IP
     /// before X-Forwarded-For, right to left past trusted hops, the size and hop limits);
     /// an untrusted peer's own address always wins; addresses print canonically.
-    static func forwardedClient(_ input: [UInt8]) throws(FuzzFailure) {
+    static func forwardedClient(_ input: [UInt8], atLimits: Bool) throws(FuzzFailure) {
         guard let flags = input.first else { return }
         let peer = peers[Int(flags & 3)]
         let trusted = flags & 4 != 0
@@ -86,6 +90,11 @@ extension FuzzChecks {
         let realIP = newline.map { Array(rest[..<$0]) } ?? Array(rest)
         let forwardedFor = newline.map { Array(rest[($0 + 1)...]) } ?? []
         try compareForwarded(peer, trusted, realIP.isEmpty ? nil : realIP, forwardedFor.isEmpty ? nil : forwardedFor)
+        // IPv4 text: glibc's inet_pton and a naive dotted-quad reading agree (no leading zeros, ≤ 255).
+        for field in [realIP, forwardedFor] where !field.isEmpty && field.allSatisfy({ $0 == 0x2E || (0x30...0x39).contains($0) }) {
+            try expect((IPAddress(parsing: field)?.bytes) == Reference.dottedQuad(field), "inet_pton and the naive IPv4 reading disagree")
+        }
+        guard atLimits else { return }
         // At the limits: the list stretched to exactly the hop and size limits, then one over.
         let hop = Array("203.0.113.9".utf8)
         for hops in [ForwardedClient.maximumHops, ForwardedClient.maximumHops + 1] {
@@ -96,10 +105,6 @@ extension FuzzChecks {
             let padded = [UInt8](repeating: 0x20, count: count - hop.count) + hop
             try compareForwarded(.unixSocket, trusted, padded, nil)
             try compareForwarded(.unixSocket, trusted, nil, padded)
-        }
-        // IPv4 text: glibc's inet_pton and a naive dotted-quad reading agree (no leading zeros, ≤ 255).
-        for field in [realIP, forwardedFor] where !field.isEmpty && field.allSatisfy({ $0 == 0x2E || (0x30...0x39).contains($0) }) {
-            try expect((IPAddress(parsing: field)?.bytes) == Reference.dottedQuad(field), "inet_pton and the naive IPv4 reading disagree")
         }
     }
 
@@ -144,7 +149,6 @@ extension Reference {
     /// Standard base64 decoded four characters at a time; the last group may have 2 or 3
     /// characters with no padding, or be padded to 4 with `=` (one or two).
     static func base64Decode(_ text: [UInt8]) -> [UInt8]? {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
         var groups: [[UInt8]] = stride(from: 0, to: text.count, by: 4).map { Array(text[$0..<min($0 + 4, text.count)]) }
         guard var last = groups.popLast() else { return nil }
         if last.count == 4, last[3] == UInt8(ascii: "=") {
@@ -156,7 +160,8 @@ extension Reference {
         for group in groups + [last] {
             var values: [Int] = []
             for character in group {
-                guard let value = alphabet.firstIndex(of: character) else { return nil }
+                let value = base64Values[Int(character)]
+                guard value >= 0 else { return nil }
                 values.append(value)
             }
             let bits = values.reduce(0) { $0 << 6 | $1 } << (6 * (4 - values.count))
@@ -165,9 +170,14 @@ extension Reference {
         return out
     }
 
+    /// The standard base64 alphabet.
+    static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    /// Each byte's value in ``base64Alphabet``, or -1.
+    static let base64Values: [Int] = (0..<256).map { byte in base64Alphabet.firstIndex(of: UInt8(byte)) ?? -1 }
+
     /// Padded standard base64.
     static func base64(_ bytes: [UInt8]) -> [UInt8] {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let alphabet = base64Alphabet
         var out: [UInt8] = []
         for start in stride(from: 0, to: bytes.count, by: 3) {
             let chunk = Array(bytes[start..<min(start + 3, bytes.count)])
