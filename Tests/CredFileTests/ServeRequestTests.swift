@@ -139,6 +139,11 @@ import Glibc
             #expect(cache.count == 1)
             cache.removeAll()
             #expect(cache.count == 0 && !cache.contains(username: Array("alice".utf8), password: password))
+            cache.remember(username: Array("alice".utf8), password: password, checkedAgainst: try #require(cache.currentVersion()))
+            cache.erase()
+            #expect(cache.count == 0 && !cache.contains(username: Array("alice".utf8), password: password), "erase kept an entry")
+            cache.remember(username: Array("alice".utf8), password: password, checkedAgainst: try #require(cache.currentVersion()))
+            #expect(cache.count == 0, "an erased cache took a new entry")
         }
     }
 

@@ -16,8 +16,9 @@ import Glibc
 /// a changed password or a removed user takes effect at the next request.
 ///
 /// Bounded: ``capacity`` entries in one block of memory (40 bytes each), four to a set
-/// chosen by the HMAC; a full set gives up its entry that expires first. The key and
-/// every entry are zeroed by ``removeAll()`` and when the cache is released.
+/// chosen by the HMAC; a full set gives up its entry that expires first. ``removeAll()``
+/// zeroes every entry; ``erase()`` (at the end of a server) and releasing the cache zero
+/// the key too.
 public final class GoodLoginCache: Sendable {
     /// The entries a cache holds by default: 16,384 (640 KiB).
     public static let defaultCapacity = 16_384
@@ -39,7 +40,10 @@ public final class GoodLoginCache: Sendable {
         var version: FileCache.Identity?
     }
 
-    private let key: SecretBytes
+    /// The HMAC key: 32 bytes of its own, so ``erase()`` can zero it in place. Written only
+    /// by `init`, by `erase()` (when the server has stopped) and by `deinit`; read by `mac`.
+    nonisolated(unsafe) private let key: UnsafeMutableRawBufferPointer
+    private let erased = Atomic<Bool>(false)
     private let state: Mutex<State>
 
     /// The version of the file a login was checked against, taken before the check
@@ -61,7 +65,9 @@ public final class GoodLoginCache: Sendable {
         let sets = (capacity + Self.ways - 1) / Self.ways
         self.capacity = sets * Self.ways
         var random = try OpenSSL.randomBytes(count: 32)
-        key = SecretBytes(random)
+        let key = UnsafeMutableRawBufferPointer.allocate(byteCount: 32, alignment: 16)
+        random.withUnsafeBytes { key.copyMemory(from: $0) }
+        self.key = key
         random.withUnsafeMutableBytes { OpenSSL.cleanse($0) }
         let entries = UnsafeMutableRawBufferPointer.allocate(byteCount: self.capacity * Self.entryCount, alignment: 16)
         entries.initializeMemory(as: UInt8.self, repeating: 0)
@@ -73,6 +79,18 @@ public final class GoodLoginCache: Sendable {
             OpenSSL.cleanse(state.entries)
             state.entries.deallocate()
         }
+        OpenSSL.cleanse(key)
+        key.deallocate()
+    }
+
+    /// Zeroes the key and every entry, for good: the cache answers nothing from then on
+    /// (the end of a server, whose process exits without releasing its objects).
+    public func erase() {
+        erased.store(true, ordering: .sequentiallyConsistent)
+        state.withLock { state in
+            Self.clear(&state, version: nil)
+            OpenSSL.cleanse(key)
+        }
     }
 
     /// The file's version now; nil when it cannot be `stat`ed (then nothing is cached).
@@ -83,6 +101,7 @@ public final class GoodLoginCache: Sendable {
     /// Whether this name and password were found good within ``lifetime`` against the
     /// file as it is now. A changed or missing file empties the cache first.
     public func contains(username: [UInt8], password: SecretBytes) -> Bool {
+        guard !erased.load(ordering: .sequentiallyConsistent) else { return false }
         let identity = currentVersion()?.identity
         var mac = self.mac(username, password)
         defer { mac.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
@@ -112,11 +131,13 @@ public final class GoodLoginCache: Sendable {
     /// Records a good login, checked against the file at `version`; nothing is recorded
     /// when the file has changed since (the login might no longer be good).
     public func remember(username: [UInt8], password: SecretBytes, checkedAgainst version: FileVersion) {
+        guard !erased.load(ordering: .sequentiallyConsistent) else { return }
         guard let now = currentVersion(), now.identity == version.identity else { return }
         var mac = self.mac(username, password)
         defer { mac.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
         let expiry = Self.monotonicNanoseconds() &+ UInt64(lifetime.nanoseconds)
         state.withLock { state in
+            guard !erased.load(ordering: .sequentiallyConsistent) else { return }
             if state.version != now.identity { Self.clear(&state, version: now.identity) }
             let set = Self.set(of: mac, in: state.entries)
             // The same login, else an empty or expired entry, else the one expiring first.
@@ -183,8 +204,8 @@ public final class GoodLoginCache: Sendable {
             }
         }
         var out = [UInt8](repeating: 0, count: 32)
-        key.withUnsafeBytes { key in
-            message.withUnsafeBytes { data in out.withUnsafeMutableBytes { OpenSSL.hmacSHA256(key: key, data, into: $0) } }
+        message.withUnsafeBytes { data in
+            out.withUnsafeMutableBytes { OpenSSL.hmacSHA256(key: UnsafeRawBufferPointer(key), data, into: $0) }
         }
         return out
     }

@@ -148,8 +148,8 @@ final class LoginService: Sendable {
         old.cache?.removeAll()
     }
 
-    /// Empties the cache (the end of the process: its entries are zeroed).
-    func forget() { generation.cache?.removeAll() }
+    /// Zeroes the cache's key and entries (the end of the process).
+    func forget() { generation.cache?.erase() }
 
     /// Decides `request` at once, or says which login to check.
     func decide(_ request: ServeRequest) -> Decision {
