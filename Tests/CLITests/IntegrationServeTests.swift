@@ -99,10 +99,14 @@ import Glibc
         try withSession { session in
             let file = try Self.users(session)
             let port = try Integration.freePort()
-            let service = try Service(session, file: file, listen: "127.0.0.1:\(port)", ["--realm", "Zona \"privada\""])
+            let port6 = try Integration.freePort()
+            let service = try Service(
+                session, file: file, listen: "127.0.0.1:\(port)", ["--realm", "Zona \"privada\"", "--listen", "[::1]:\(port6)"])
             let url = "http://127.0.0.1:\(port)/auth"
             let good = try Self.ask(session, url, user: Self.alice)
             #expect(good.status == "200", "\(good.headers) \(service.log)")
+            let six = try Self.ask(session, "http://[::1]:\(port6)/", user: Self.alice)
+            #expect(six.status == "200", "the second listener, on IPv6 loopback: \(six.headers) \(service.log)")
             #expect(good.header("X-Credfile-User") == "alice")
             #expect(good.header("Cache-Control") == "no-store")
             let jose = try Self.ask(session, url, user: Self.jose)

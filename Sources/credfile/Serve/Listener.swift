@@ -78,24 +78,7 @@ struct Listener {
             var yes: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
             if !ip.isIPv4 { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &yes, socklen_t(MemoryLayout<Int32>.size)) }
-            let bound: Int32
-            if ip.isIPv4 {
-                var socketAddress = sockaddr_in()
-                socketAddress.sin_family = sa_family_t(AF_INET)
-                socketAddress.sin_port = port.bigEndian
-                withUnsafeMutableBytes(of: &socketAddress.sin_addr) { $0.copyBytes(from: ip.bytes) }
-                bound = withUnsafePointer(to: &socketAddress) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
-            } else {
-                var socketAddress = sockaddr_in6()
-                socketAddress.sin6_family = sa_family_t(AF_INET6)
-                socketAddress.sin6_port = port.bigEndian
-                withUnsafeMutableBytes(of: &socketAddress.sin6_addr) { $0.copyBytes(from: ip.bytes) }
-                bound = withUnsafePointer(to: &socketAddress) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-                }
-            }
+            let bound = bind(fd, ip, port)
             guard bound == 0, listen(fd, SOMAXCONN) == 0 else {
                 let error = failure(bound == 0 ? "listen" : "bind", name)
                 close(fd)
@@ -111,7 +94,7 @@ struct Listener {
             // Created 0600 (never wider than asked for, even for a moment), then the group, then the mode.
             let previous = umask(0o177)
             let bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
             umask(previous)
             guard bound == 0 else {
@@ -164,6 +147,34 @@ struct Listener {
             throw CredFileError.usage("systemd passed a socket on \(ip):\(port), not a loopback address: add --listen-public to answer on it")
         }
         return Listener(fd: fd, name: (ip.isIPv4 ? "\(ip):\(port)" : "[\(ip)]:\(port)") + " (from systemd)", isUnixSocket: false, createdPath: nil)
+    }
+
+    /// `bind(2)` of `fd` to `ip`:`port`, in the family of `ip`; 0 or -1 with errno.
+    private static func bind(_ fd: Int32, _ ip: IPAddress, _ port: UInt16) -> Int32 {
+        var storage = sockaddr_storage()
+        let length: Int
+        if ip.isIPv4 {
+            length = withUnsafeMutablePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                    address.pointee.sin_family = sa_family_t(AF_INET)
+                    address.pointee.sin_port = port.bigEndian
+                    withUnsafeMutableBytes(of: &address.pointee.sin_addr) { $0.copyBytes(from: ip.bytes) }
+                    return MemoryLayout<sockaddr_in>.size
+                }
+            }
+        } else {
+            length = withUnsafeMutablePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    address.pointee.sin6_family = sa_family_t(AF_INET6)
+                    address.pointee.sin6_port = port.bigEndian
+                    withUnsafeMutableBytes(of: &address.pointee.sin6_addr) { $0.copyBytes(from: ip.bytes) }
+                    return MemoryLayout<sockaddr_in6>.size
+                }
+            }
+        }
+        return withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(length)) }
+        }
     }
 
     /// The IP address of a `sockaddr` (IPv4, or IPv6), or nil.
