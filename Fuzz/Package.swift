@@ -19,6 +19,8 @@ let package = Package(
         .executableTarget(name: "FuzzImport", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
         .executableTarget(name: "FuzzSecret", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
         .executableTarget(
+            name: "FuzzConfiguration", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
+        .executableTarget(
             name: "FuzzServeRequests", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
     ],
     swiftLanguageModes: [.v6]

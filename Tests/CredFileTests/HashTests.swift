@@ -143,8 +143,8 @@ struct PasslibTests {
 
     @Test(
         "hashes credfile writes verify in passlib",
-        // Recorded as skipped (not passed) where passlib is missing; CI installs it.
-        .enabled(if: Passlib.isInstalled, "passlib is not installed (pip install passlib==1.7.4)"))
+        // Recorded as skipped (not passed) where the peers' Python is missing; fails under CI=true.
+        .enabled(if: ExternalTool.runnable(ExternalTool.peerPython), Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
     func credfileHashesVerifyInPasslib() throws {
         var rows: [(typed: String, hash: String)] = []
         let typed = ["password", "valencia,contrasena123", "pa$$word", "cafe\u{301}", "🔑 密码 пароль", " x "]
@@ -173,10 +173,8 @@ struct PasslibTests {
     }
 }
 
-/// Runs passlib through `python3`. Passwords go through a 0600 temporary file, never argv.
+/// Runs passlib through the peers' Python. Passwords go through a 0600 temporary file, never argv.
 enum Passlib {
-    static let isInstalled: Bool = (try? run(["-c", "import passlib.hash"], quiet: true).status) == 0
-
     /// For each row, "1 0" when passlib accepts the NFC form of `typed` and refuses it + "x".
     static func verify(_ rows: [(typed: String, hash: String)]) throws -> [String] {
         let directory = try TemporaryDirectory.make(prefix: "credfile-passlib")
@@ -194,14 +192,14 @@ enum Passlib {
                 print(int(handler.verify(password, hash)), int(handler.verify(password + "x", hash)))
             """
         let result = try run(["-c", script, path])
-        guard result.status == 0 else { throw VectorFileError("python3 exited \(result.status)") }
+        guard result.status == 0 else { throw VectorFileError("the peers' python3 exited \(result.status)") }
         return result.output.split(separator: "\n").map(String.init)
     }
 
-    /// Runs `python3 arguments…` (stderr is kept out of the result).
-    private static func run(_ arguments: [String], quiet: Bool = false) throws -> (status: Int32, output: String) {
-        let result = try ChildProcess.run("/usr/bin/env", ["python3"] + arguments)
-        if !quiet, !result.stderrBytes.isEmpty { print(result.stderr) }
+    /// Runs the peers' `python3 arguments…` (stderr is printed, kept out of the result).
+    private static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let result = try ChildProcess.run(try ExternalTool.path(ExternalTool.peerPython), arguments)
+        if !result.stderrBytes.isEmpty { print(result.stderr) }
         return (result.shellStatus, result.stdout)
     }
 }
