@@ -118,3 +118,45 @@ enum ServeCommand {
         return found.pointee.gr_gid
     }
 }
+
+extension CommandContext {
+    /// `credfile serve FILE`: the options turned into ``ServeCommand/Configuration``; SIGHUP
+    /// reads the configuration file again over the same command line.
+    func serve() throws -> ExitStatus {
+        var configuration = ServeCommand.Configuration(settings: { [self] in try Self.serveSettings(reconfigured()) })
+        _ = try configuration.settings()  // a bad value is a usage error now, not at the first SIGHUP
+        configuration.listen = try invocation.listen.map(Listener.Address.init(parsing:))
+        configuration.listenPublic = invocation.listenPublic
+        if let mode = invocation.socketMode { configuration.socketFile.mode = mode_t(mode) }
+        if let group = invocation.socketGroup { configuration.socketFile.group = try ServeCommand.group(named: group) }
+        return try ServeCommand.run(configuration)
+    }
+
+    /// The invocation with the configuration file read again: the command line's own
+    /// values kept, the file's filled in under them.
+    private func reconfigured() throws -> Invocation {
+        var fresh = invocation
+        fresh.values = invocation.values.filter { name, _ in invocation.given.contains { $0.name == name } }
+        if let command = invocation.command {
+            try CredFileCLI.configure(&fresh, for: command, environment: terminal.environment)
+        }
+        return fresh
+    }
+
+    /// What SIGHUP replaces: the policy, realm, cache lifetime and trusted proxies.
+    private static func serveSettings(_ invocation: Invocation) throws -> LoginService.Settings {
+        let proxies = try invocation.trustedProxies.map { text in
+            guard let range = AddressRange(parsing: Array(text.utf8)) else {
+                throw CredFileError.usage("--trusted-proxy takes an address or a block such as 10.0.0.0/8 (host bits clear)")
+            }
+            return range
+        }
+        let realm = invocation.realm ?? "credfile"
+        guard realm.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+            throw CredFileError.usage("--realm may not hold control characters (it is sent in a header)")
+        }
+        return LoginService.Settings(
+            file: invocation.positionals[0], policy: try invocation.policy(), realm: realm,
+            cacheLifetime: .seconds(invocation.cacheSeconds ?? 300), trustedProxies: proxies)
+    }
+}
