@@ -79,6 +79,9 @@ import Glibc
         try withSession { session in
             let file = try Serve.users(session)
             let (service, socket) = try Self.startServe(session, file: file)
+            var info = stat()
+            #expect(lstat(socket, &info) == 0 && info.st_mode & 0o7777 == 0o660, "the default mode is not 0660")
+            #expect(info.st_gid == getgrnam("www-data")?.pointee.gr_gid)
             let port = try Integration.freePort()
             let nginx = try Self.startNginx(session, port: port, socket: socket)
             defer { nginx.stop() }

@@ -164,7 +164,7 @@ import Glibc
     }
 
     @Test(
-        "unix socket: mode 0660 and the group asked for; curl --unix-socket; SIGTERM drains a login in flight, exits 0 and removes the socket",
+        "unix socket: the mode and group asked for; curl --unix-socket; SIGTERM drains a login in flight, exits 0 and removes the socket",
         .enabled(if: ExternalTool.runnable("curl"), Comment(rawValue: ExternalTool.skipNote("curl"))))
     func unixSocketAndDrain() throws {
         try withSession { session in
@@ -175,10 +175,10 @@ import Glibc
             try store.register(username: "slow", password: Password(session.password("Lento-pero-seguro-26")), storage: .hashed)
             let socketPath = session.path("serve.sock")
             let group = getgrnam("www-data") != nil ? "www-data" : "0"
-            let service = try Service(session, file: file, listen: "unix:" + socketPath, ["--socket-group", group])
+            let service = try Service(session, file: file, listen: "unix:" + socketPath, ["--socket-group", group, "--socket-mode", "0640"])
             var info = stat()
             #expect(lstat(socketPath, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK)
-            #expect(info.st_mode & 0o7777 == 0o660, "mode \(String(info.st_mode & 0o7777, radix: 8))")
+            #expect(info.st_mode & 0o7777 == 0o640, "mode \(String(info.st_mode & 0o7777, radix: 8))")
             #expect(info.st_gid == (getgrnam(group)?.pointee.gr_gid ?? 0))
             let good = try Self.ask(session, "http://localhost/", user: Self.alice, unixSocket: socketPath)
             #expect(good.status == "200" && good.header("X-Credfile-User") == "alice", "\(good.headers) \(service.log)")
@@ -206,6 +206,10 @@ import Glibc
                 ("no listener", [String]()), ("public", ["--listen", "0.0.0.0:1"]), ("public v6", ["--listen", "[::]:1"]),
                 ("no port", ["--listen", "127.0.0.1"]), ("a host name", ["--listen", "example.org:80"]),
                 ("relative unix path", ["--listen", "unix:web.sock"]),
+                ("a block with host bits", ["--listen", "127.0.0.1:1", "--trusted-proxy", "10.0.0.1/8"]),
+                ("a realm with a line break", ["--listen", "127.0.0.1:1", "--realm", "a\r\nSet-Cookie: x"]),
+                ("no such group", ["--listen", "unix:" + session.path("s.sock"), "--socket-group", "no-such-group-here"]),
+                ("a mode that is not octal", ["--listen", "unix:" + session.path("s.sock"), "--socket-mode", "0668"]),
             ] {
                 let result = try session.spawn(credfile, ["serve", file] + extra, environment: ["PATH": "/usr/bin:/bin"])
                 #expect(result.status == 2, "\(name): \(result)")
@@ -215,22 +219,33 @@ import Glibc
     }
 
     @Test(
-        "SIGHUP re-reads the configuration and empties the cache; the service keeps answering",
+        "SIGHUP re-reads the configuration file (realm, cache-seconds) over the command line, and empties the cache",
         .enabled(if: ExternalTool.runnable("curl"), Comment(rawValue: ExternalTool.skipNote("curl"))))
     func reload() throws {
         try withSession { session in
             let file = try Self.users(session)
+            let config = try session.write("credfile.conf", "realm = Primera\n[\(file)]\ncache-seconds = 300\n")
             let port = try Integration.freePort()
-            let service = try Service(session, file: file, listen: "127.0.0.1:\(port)")
+            let service = try Service(session, file: file, listen: "127.0.0.1:\(port)", ["--config", config])
             let url = "http://127.0.0.1:\(port)/"
-            #expect(try Self.ask(session, url, user: Self.alice).status == "200")
+            #expect(try Self.ask(session, url, user: Self.alice).status == "200", "\(service.log)")
+            #expect(try Self.ask(session, url).header("WWW-Authenticate") == #"Basic realm="Primera", charset="UTF-8""#)
+            try session.write("credfile.conf", "realm = Segunda\n")
             #expect(service.child.kill(SIGHUP))
             let deadline = ContinuousClock.now + .seconds(10)
             while !service.log.contains("reloaded") && ContinuousClock.now < deadline { usleep(20_000) }
             #expect(service.log.contains("reloaded the configuration"), "\(service.log)")
-            #expect(service.child.isRunning)
+            #expect(try Self.ask(session, url).header("WWW-Authenticate") == #"Basic realm="Segunda", charset="UTF-8""#)
             #expect(try Self.ask(session, url, user: Self.alice).status == "200")
             #expect(try Self.ask(session, url, user: (Self.alice.0, "wrong-password-here")).status == "401")
+            // A configuration that does not parse keeps the one in force (and says so).
+            try session.write("credfile.conf", "realm = Tercera\nno-such-key = 1\n")
+            #expect(service.child.kill(SIGHUP))
+            let again = ContinuousClock.now + .seconds(10)
+            while !service.log.contains("reload failed") && ContinuousClock.now < again { usleep(20_000) }
+            #expect(service.log.contains("reload failed"), "\(service.log)")
+            #expect(try Self.ask(session, url).header("WWW-Authenticate") == #"Basic realm="Segunda", charset="UTF-8""#)
+            #expect(service.child.isRunning)
         }
     }
 
