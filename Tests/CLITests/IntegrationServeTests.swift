@@ -52,6 +52,12 @@ import Glibc
 
         var log: String { String(decoding: child.output.stderr, as: UTF8.self) }
 
+        /// Waits (at most 10 s) until the service's log holds `text`.
+        func waitForLog(_ text: String) {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !log.contains(text) && ContinuousClock.now < deadline { usleep(20_000) }
+        }
+
         deinit { child.stop() }
     }
 
@@ -232,8 +238,7 @@ import Glibc
             #expect(try Self.ask(session, url).header("WWW-Authenticate") == #"Basic realm="Primera", charset="UTF-8""#)
             try session.write("credfile.conf", "realm = Segunda\n")
             #expect(service.child.kill(SIGHUP))
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !service.log.contains("reloaded") && ContinuousClock.now < deadline { usleep(20_000) }
+            service.waitForLog("reloaded")
             #expect(service.log.contains("reloaded the configuration"), "\(service.log)")
             #expect(try Self.ask(session, url).header("WWW-Authenticate") == #"Basic realm="Segunda", charset="UTF-8""#)
             #expect(try Self.ask(session, url, user: Self.alice).status == "200")
@@ -241,8 +246,7 @@ import Glibc
             // A configuration that does not parse keeps the one in force (and says so).
             try session.write("credfile.conf", "realm = Tercera\nno-such-key = 1\n")
             #expect(service.child.kill(SIGHUP))
-            let again = ContinuousClock.now + .seconds(10)
-            while !service.log.contains("reload failed") && ContinuousClock.now < again { usleep(20_000) }
+            service.waitForLog("reload failed")
             #expect(service.log.contains("reload failed"), "\(service.log)")
             #expect(try Self.ask(session, url).header("WWW-Authenticate") == #"Basic realm="Segunda", charset="UTF-8""#)
             #expect(service.child.isRunning)
