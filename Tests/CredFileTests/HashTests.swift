@@ -35,34 +35,38 @@ func label(_ password: [UInt8]) -> String {
     return "\"" + escaped + "\" (\(password.count) bytes)"
 }
 
-// MARK: - PBKDF2 against RFC 7914 and Wycheproof
+// MARK: - PBKDF2 against RFC 6070, RFC 7914 and Wycheproof
 
+/// A published PBKDF2 vector, with the PRF its source names.
 struct PBKDF2Vector: Sendable, CustomTestStringConvertible {
     let name: String
-    let algorithm: HashAlgorithm
+    let prf: PRF
     let password: [UInt8]
     let salt: [UInt8]
     let rounds: Int
     let derivedKey: [UInt8]
     var testDescription: String { name }
 
-    static func load(_ file: String, _ algorithm: HashAlgorithm, source: String) throws -> [PBKDF2Vector] {
+    static func load(_ file: String, _ prf: PRF, source: String) throws -> [PBKDF2Vector] {
         try VectorFile.load(file).map { block in
             let derivedKey = try block.bytes("DK")
             guard derivedKey.count == (try block.int("dkLen")) else {
                 throw VectorFileError("\(block): DK is not dkLen bytes")
             }
-            var name = "\(source) \(algorithm) c=\(try block.int("c")) dkLen=\(derivedKey.count)"
+            var name = "\(source) \(prf) c=\(try block.int("c")) dkLen=\(derivedKey.count)"
             if let id = block["tcId"] { name += " tcId \(id)" }
             if let comment = block["comment"] { name += " (\(comment))" }
             return PBKDF2Vector(
-                name: name, algorithm: algorithm, password: try block.bytes("P"), salt: try block.bytes("S"),
+                name: name, prf: prf, password: try block.bytes("P"), salt: try block.bytes("S"),
                 rounds: try block.int("c"), derivedKey: derivedKey)
         }
     }
 
+    /// RFC 6070 (SHA-1, the peers' PRF), RFC 7914 §11 and the committed Wycheproof
+    /// selections (SHA-256, SHA-512).
     static func all() throws -> [PBKDF2Vector] {
-        try load("rfc7914-pbkdf2-sha256.txt", .sha256, source: "RFC 7914 §11")
+        try load("rfc6070-pbkdf2-sha1.txt", .sha1, source: "RFC 6070")
+            + load("rfc7914-pbkdf2-sha256.txt", .sha256, source: "RFC 7914 §11")
             + load("wycheproof-pbkdf2-sha256.txt", .sha256, source: "Wycheproof")
             + load("pbkdf2-sha512.txt", .sha512, source: "Wycheproof")
     }
@@ -74,7 +78,7 @@ struct PBKDF2Tests {
     func publishedVector(_ v: PBKDF2Vector) throws {
         // SecretBytes, not Password: the vectors hold raw (even non-UTF-8, non-NFC) bytes.
         let key = try PBKDF2.deriveKey(
-            v.algorithm, password: SecretBytes(v.password), salt: v.salt, rounds: v.rounds,
+            prf: v.prf, password: SecretBytes(v.password), salt: v.salt, rounds: v.rounds,
             count: v.derivedKey.count)
         #expect(VectorFile.hex(bytes(key)) == VectorFile.hex(v.derivedKey))
     }
