@@ -169,7 +169,7 @@ final class HTTPDaemon {
     }
 
     private static func logUnavailable(_ answer: ServeAnswer) {
-        if case .unavailable(let reason) = answer { ServeLog.notice("answered 503: \(reason)") }
+        if case .unavailable(let reason) = answer { ServeLog.limited("answered 503: \(reason)") }
     }
 
     /// The headers `serve` reads, in one pass over them.
