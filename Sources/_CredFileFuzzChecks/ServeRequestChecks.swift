@@ -27,7 +27,8 @@ extension FuzzChecks {
         guard atLimits else { return }
         // At the limits: the input's bytes (as name and password material) stretched to the
         // longest decoded length and the longest password, then one byte more.
-        let material = value.isEmpty ? [UInt8(ascii: "x")] : value.map { $0 == UInt8(ascii: ":") || $0 == 0 ? 0x78 : $0 }
+        let material =
+            value.isEmpty ? [UInt8(ascii: "x")] : value.map { $0 == UInt8(ascii: ":") || $0 == 0 ? 0x78 : $0 }
         func stretched(_ count: Int) -> [UInt8] { (0..<count).map { material[$0 % material.count] } }
         let longestPassword = PasswordRules.maximumCount
         let name = BasicCredentials.maximumDecodedCount - 1 - longestPassword
@@ -35,7 +36,9 @@ extension FuzzChecks {
             (name, longestPassword, true), (name + 1, longestPassword, false), (1, longestPassword, true),
             (1, longestPassword + 1, false),
         ] {
-            let header = Array("Basic ".utf8) + Reference.base64(stretched(nameCount) + [UInt8(ascii: ":")] + stretched(passwordCount))
+            let header =
+                Array("Basic ".utf8)
+                + Reference.base64(stretched(nameCount) + [UInt8(ascii: ":")] + stretched(passwordCount))
             let parsed = BasicCredentials.parse(header)
             if case .login = parsed {
                 try expect(accepted, "accepted \(nameCount) + 1 + \(passwordCount) decoded bytes, over a limit")
@@ -64,7 +67,8 @@ extension FuzzChecks {
             guard case .login(let second) = BasicCredentials.parse(again) else {
                 throw FuzzFailure(description: "a login re-encoded canonically does not parse")
             }
-            try expect(second.username == login.username && second.password == login.password, "re-encoding changed the login")
+            try expect(
+                second.username == login.username && second.password == login.password, "re-encoding changed the login")
         }
     }
 
@@ -74,7 +78,8 @@ extension FuzzChecks {
     /// trusted block (trusted only when bit 2 of the flags gives the blocks).
     private static let peers: [ForwardedClient.Peer] = [
         .unixSocket, .address(IPAddress(parsing: Array("127.0.0.1".utf8))!),
-        .address(IPAddress(parsing: Array("198.51.100.7".utf8))!), .address(IPAddress(parsing: Array("10.1.2.3".utf8))!),
+        .address(IPAddress(parsing: Array("198.51.100.7".utf8))!),
+        .address(IPAddress(parsing: Array("10.1.2.3".utf8))!),
     ]
 
     /// The chosen address agrees with a naive reading of the rules (trust, X-Real-IP
@@ -83,16 +88,21 @@ extension FuzzChecks {
     static func forwardedClient(_ input: [UInt8], atLimits: Bool) throws(FuzzFailure) {
         guard let flags = input.first else { return }
         let peer = peers[Int(flags & 3)]
-        let trusted = flags & 4 != 0
-            ? [AddressRange(parsing: Array("10.0.0.0/8".utf8))!, AddressRange(parsing: Array("2001:db8::/32".utf8))!] : []
+        let trusted =
+            flags & 4 != 0
+            ? [AddressRange(parsing: Array("10.0.0.0/8".utf8))!, AddressRange(parsing: Array("2001:db8::/32".utf8))!]
+            : []
         let rest = input.dropFirst()
         let newline = rest.firstIndex(of: 0x0A)
         let realIP = newline.map { Array(rest[..<$0]) } ?? Array(rest)
         let forwardedFor = newline.map { Array(rest[($0 + 1)...]) } ?? []
         try compareForwarded(peer, trusted, realIP.isEmpty ? nil : realIP, forwardedFor.isEmpty ? nil : forwardedFor)
         // IPv4 text: glibc's inet_pton and a naive dotted-quad reading agree (no leading zeros, ≤ 255).
-        for field in [realIP, forwardedFor] where !field.isEmpty && field.allSatisfy({ $0 == 0x2E || (0x30...0x39).contains($0) }) {
-            try expect((IPAddress(parsing: field)?.bytes) == Reference.dottedQuad(field), "inet_pton and the naive IPv4 reading disagree")
+        for field in [realIP, forwardedFor]
+        where !field.isEmpty && field.allSatisfy({ $0 == 0x2E || (0x30...0x39).contains($0) }) {
+            try expect(
+                (IPAddress(parsing: field)?.bytes) == Reference.dottedQuad(field),
+                "inet_pton and the naive IPv4 reading disagree")
         }
         guard atLimits else { return }
         // At the limits: the list stretched to exactly the hop and size limits, then one over.
@@ -111,14 +121,20 @@ extension FuzzChecks {
     private static func compareForwarded(
         _ peer: ForwardedClient.Peer, _ trusted: [AddressRange], _ realIP: [UInt8]?, _ forwardedFor: [UInt8]?
     ) throws(FuzzFailure) {
-        let chosen = ForwardedClient.address(peer: peer, realIP: realIP, forwardedFor: forwardedFor, trustedProxies: trusted)
-        let expected = Reference.forwardedClient(peer: peer, trusted: trusted, realIP: realIP, forwardedFor: forwardedFor)
-        try expect(chosen == expected, "chose \(chosen.map(String.init(describing:)) ?? "none"), expected \(expected.map(String.init(describing:)) ?? "none")")
+        let chosen = ForwardedClient.address(
+            peer: peer, realIP: realIP, forwardedFor: forwardedFor, trustedProxies: trusted)
+        let expected = Reference.forwardedClient(
+            peer: peer, trusted: trusted, realIP: realIP, forwardedFor: forwardedFor)
+        try expect(
+            chosen == expected,
+            "chose \(chosen.map(String.init(describing:)) ?? "none"), expected \(expected.map(String.init(describing:)) ?? "none")"
+        )
         if case .address(let own) = peer, !ForwardedClient.isTrusted(peer, trustedProxies: trusted) {
             try expect(chosen == own, "an untrusted peer's headers were believed")
         }
         if let chosen {
-            try expect(IPAddress(parsing: Array(chosen.description.utf8)) == chosen, "the address does not print canonically")
+            try expect(
+                IPAddress(parsing: Array(chosen.description.utf8)) == chosen, "the address does not print canonically")
         }
     }
 }
@@ -138,8 +154,10 @@ extension Reference {
         var tokenStart = 5
         while tokenStart < text.count, text[tokenStart] == 0x20 { tokenStart += 1 }
         let token = Array(text[tokenStart...])
-        guard !token.isEmpty, token.count <= BasicCredentials.maximumEncodedCount, let decoded = base64Decode(token) else { return nil }
-        guard decoded.count <= BasicCredentials.maximumDecodedCount, let colon = decoded.firstIndex(of: UInt8(ascii: ":")), colon > 0
+        guard !token.isEmpty, token.count <= BasicCredentials.maximumEncodedCount, let decoded = base64Decode(token)
+        else { return nil }
+        guard decoded.count <= BasicCredentials.maximumDecodedCount,
+            let colon = decoded.firstIndex(of: UInt8(ascii: ":")), colon > 0
         else { return nil }
         let password = Array(decoded[(colon + 1)...])
         guard password.count <= PasswordRules.maximumCount else { return nil }
@@ -227,7 +245,9 @@ extension Reference {
         }
         if let realIP, realIP.count <= 4096, let address = IPAddress(parsing: trimmed(realIP)) { return address }
         if let forwardedFor, forwardedFor.count <= 4096 {
-            let entries = forwardedFor.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { trimmed(Array($0)) }
+            let entries = forwardedFor.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map {
+                trimmed(Array($0))
+            }
             let addresses = entries.compactMap { IPAddress(parsing: $0) }
             if entries.count <= 64, addresses.count == entries.count, !addresses.isEmpty {
                 for address in addresses.reversed() where !trustedHop(address) { return address }

@@ -18,7 +18,8 @@ import Glibc
 
     /// The text of a shipped example.
     static func example(_ path: String) throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return try String(contentsOfFile: root.appendingPathComponent("Examples/" + path).path, encoding: .utf8)
     }
 
@@ -43,7 +44,9 @@ import Glibc
             .replacingOccurrences(of: "unix:/run/credfile/web.sock", with: "unix:\(socket)")
         try #require(site.contains(socket) && site.contains("\(port)"), "the example's lines to adapt changed")
         try session.write("nginx/site.conf", site)
-        try session.write("nginx/nginx.conf", """
+        try session.write(
+            "nginx/nginx.conf",
+            """
             user www-data www-data;
             worker_processes 2;
             daemon off;
@@ -67,9 +70,14 @@ import Glibc
     }
 
     /// The unix socket `serve` answers nginx on: group www-data, mode 0660 (the default).
-    static func startServe(_ session: CLISession, file: String, _ extra: [String] = []) throws -> (Serve.Service, String) {
+    static func startServe(_ session: CLISession, file: String, _ extra: [String] = []) throws -> (
+        Serve.Service, String
+    ) {
         let socket = session.path("web.sock")
-        return (try Serve.Service(session, file: file, listen: "unix:" + socket, ["--socket-group", "www-data"] + extra), socket)
+        return (
+            try Serve.Service(session, file: file, listen: "unix:" + socket, ["--socket-group", "www-data"] + extra),
+            socket
+        )
     }
 
     @Test(
@@ -88,7 +96,8 @@ import Glibc
             let url = "http://127.0.0.1:\(port)/private/"
             let good = try Serve.ask(session, url, user: Serve.alice)
             #expect(good.status == "200", "\(good.headers)\n\(service.log)\n\(session.text("nginx/logs/error.log"))")
-            #expect(good.header("X-Credfile-User") == "alice", "auth_request_set did not carry the user: \(good.headers)")
+            #expect(
+                good.header("X-Credfile-User") == "alice", "auth_request_set did not carry the user: \(good.headers)")
             let jose = try Serve.ask(session, url, user: Serve.jose)
             #expect(jose.status == "200", "\(jose.headers)")
             for (name, answer) in [
@@ -97,15 +106,20 @@ import Glibc
                 ("no credentials", try Serve.ask(session, url)),
             ] {
                 #expect(answer.status == "401", "\(name): \(answer.headers)")
-                #expect(answer.header("WWW-Authenticate") == #"Basic realm="credfile", charset="UTF-8""#, "\(name): \(answer.headers)")
+                #expect(
+                    answer.header("WWW-Authenticate") == #"Basic realm="credfile", charset="UTF-8""#,
+                    "\(name): \(answer.headers)")
             }
-            #expect(try Serve.ask(session, "http://127.0.0.1:\(port)/").status == "200", "the public page needs no login")
+            #expect(
+                try Serve.ask(session, "http://127.0.0.1:\(port)/").status == "200", "the public page needs no login")
         }
     }
 
     @Test(
         "Caddy 2.6 forward_auth (as the caddy user) → serve: 200 with X-Credfile-User copied, 401 with the challenge",
-        .enabled(if: ExternalTool.runnable("caddy", "curl", "setpriv"), Comment(rawValue: ExternalTool.skipNote("caddy", "curl", "setpriv"))))
+        .enabled(
+            if: ExternalTool.runnable("caddy", "curl", "setpriv"),
+            Comment(rawValue: ExternalTool.skipNote("caddy", "curl", "setpriv"))))
     func caddy() throws {
         try withSession { session in
             let caddy = try ExternalTool.path("caddy")
@@ -122,13 +136,24 @@ import Glibc
                 .replacingOccurrences(of: "root * /var/www/html", with: "root * \(root)")
                 .replacingOccurrences(of: "unix//run/credfile/web.sock", with: "unix/\(socket)")
                 // Shows the test what forward_auth copied onto the request (applied as the answer is written).
-                .replacingOccurrences(of: "\tfile_server\n", with: "\theader /private/* {\n\t\tX-Seen-User {http.request.header.X-Credfile-User}\n\t\tdefer\n\t}\n\tfile_server\n")
-            try #require(site.contains(socket) && site.contains("\(port)") && site.contains("X-Seen-User"), "the example's lines to adapt changed")
+                .replacingOccurrences(
+                    of: "\tfile_server\n",
+                    with:
+                        "\theader /private/* {\n\t\tX-Seen-User {http.request.header.X-Credfile-User}\n\t\tdefer\n\t}\n\tfile_server\n"
+                )
+            try #require(
+                site.contains(socket) && site.contains("\(port)") && site.contains("X-Seen-User"),
+                "the example's lines to adapt changed")
             let config = try session.write("Caddyfile", "{\n\tadmin off\n}\n\n" + site)
             chmod(config, 0o644)
             let daemon = try Daemon(
-                setpriv, ["--reuid=caddy", "--regid=caddy", "--groups=www-data", "--", caddy, "run", "--config", config, "--adapter", "caddyfile"],
-                logIn: session, environment: ["HOME": home, "XDG_DATA_HOME": home, "XDG_CONFIG_HOME": home, "PATH": "/usr/bin:/bin"])
+                setpriv,
+                [
+                    "--reuid=caddy", "--regid=caddy", "--groups=www-data", "--", caddy, "run", "--config", config,
+                    "--adapter", "caddyfile",
+                ],
+                logIn: session,
+                environment: ["HOME": home, "XDG_DATA_HOME": home, "XDG_CONFIG_HOME": home, "PATH": "/usr/bin:/bin"])
             defer { daemon.stop() }
             try Integration.waitForPort(port, of: daemon)
             let url = "http://127.0.0.1:\(port)/private/"
@@ -162,7 +187,8 @@ import Glibc
             var flood = "user = \"mallory:not-the-password\"\nmax-time = 30\nwrite-out = \"%{http_code}\\n\"\n"
             for _ in 0..<300 { flood += "url = \"\(url)\"\noutput = \"/dev/null\"\n" }
             let floodConfig = try session.write("flood.cfg", flood)
-            let attackers = try ChildProcess.start(curl, ["-s", "--parallel", "--parallel-max", "50", "-K", floodConfig])
+            let attackers = try ChildProcess.start(
+                curl, ["-s", "--parallel", "--parallel-max", "50", "-K", floodConfig])
             usleep(500_000)  // the flood is under way
             var slowest = 0.0
             var publicStatuses: [String] = []
@@ -177,10 +203,14 @@ import Glibc
             let codes = result.stdout.split(separator: "\n").map(String.init)
             #expect(codes.count == 300, "some flood requests never ended: \(codes.count)")
             // A denial (401) or, past the queue's bound, a temporary failure (503 → nginx's 500): never a hang (000).
-            #expect(codes.allSatisfy { $0 == "401" || $0 == "500" }, "\(Dictionary(grouping: codes, by: { $0 }).mapValues(\.count))")
+            #expect(
+                codes.allSatisfy { $0 == "401" || $0 == "500" },
+                "\(Dictionary(grouping: codes, by: { $0 }).mapValues(\.count))")
             #expect(!publicStatuses.isEmpty, "the flood ended before the public page was asked")
             #expect(publicStatuses.allSatisfy { $0 == "200" }, "\(publicStatuses)")
-            #expect(cachedStatuses.allSatisfy { $0 == "200" }, "a cached good login was refused during the flood: \(cachedStatuses)")
+            #expect(
+                cachedStatuses.allSatisfy { $0 == "200" },
+                "a cached good login was refused during the flood: \(cachedStatuses)")
             // Liveness, not a benchmark (Benchmarks/ measures the p99): no answer waited for the hashing.
             #expect(slowest < 2, "the public page took \(slowest) s during the flood")
         }

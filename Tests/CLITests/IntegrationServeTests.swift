@@ -24,9 +24,12 @@ import Glibc
         /// `127.0.0.1:PORT` or `unix:PATH`: where it answers.
         let address: String
 
-        init(_ session: CLISession, file: String, listen: String? = nil, _ extra: [String] = [], program: String? = nil) throws {
+        init(_ session: CLISession, file: String, listen: String? = nil, _ extra: [String] = [], program: String? = nil)
+            throws
+        {
             let credfile = try Integration.credfile(in: session)
-            let arguments = [program ?? credfile] + ["serve", file, "--iterations", "\(Integration.rounds)"]
+            let arguments =
+                [program ?? credfile] + ["serve", file, "--iterations", "\(Integration.rounds)"]
                 + (listen.map { ["--listen", $0] } ?? []) + extra
             child = try ChildProcess.start(arguments[0], Array(arguments.dropFirst()))
             address = listen ?? ""
@@ -42,7 +45,9 @@ import Glibc
                 }
                 if listen.hasPrefix("unix:") {
                     if access(String(listen.dropFirst(5)), F_OK) == 0 { return }
-                } else if let port = Int(listen.split(separator: ":").last ?? ""), (try? Integration.waitForPort(port, timeout: .milliseconds(100))) != nil {
+                } else if let port = Int(listen.split(separator: ":").last ?? ""),
+                    (try? Integration.waitForPort(port, timeout: .milliseconds(100))) != nil
+                {
                     return
                 }
                 usleep(20_000)
@@ -79,7 +84,10 @@ import Glibc
     ) throws -> Answer {
         let curl = try ExternalTool.path("curl")
         var config = ""
-        if let user { config += "user = \"\(user.0):\(user.1.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"\n" }
+        if let user {
+            config +=
+                "user = \"\(user.0):\(user.1.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"\n"
+        }
         if let authorization { config += "header = \"Authorization: \(authorization)\"\n" }
         for header in extraHeaders { config += "header = \"\(header)\"\n" }
         let configPath = try session.write("curl-\(UInt32.random(in: 0...UInt32.max)).cfg", config)
@@ -107,7 +115,8 @@ import Glibc
             let port = try Integration.freePort()
             let port6 = try Integration.freePort()
             let service = try Service(
-                session, file: file, listen: "127.0.0.1:\(port)", ["--realm", "Zona \"privada\"", "--listen", "[::1]:\(port6)"])
+                session, file: file, listen: "127.0.0.1:\(port)",
+                ["--realm", "Zona \"privada\"", "--listen", "[::1]:\(port6)"])
             let url = "http://127.0.0.1:\(port)/auth"
             let good = try Self.ask(session, url, user: Self.alice)
             #expect(good.status == "200", "\(good.headers) \(service.log)")
@@ -126,8 +135,14 @@ import Glibc
                 ("another scheme", try Self.ask(session, url, authorization: "Bearer abc")),
                 ("not base64", try Self.ask(session, url, authorization: "Basic !!!!")),
                 ("no colon", try Self.ask(session, url, authorization: basic(Array("alice".utf8)))),
-                ("a name that is not UTF-8", try Self.ask(session, url, authorization: basic([0xE9] + Array(":x".utf8)))),
-                ("a password with a NUL", try Self.ask(session, url, authorization: basic(Array("alice:Naranjo-en-flor-2026".utf8) + [0]))),
+                (
+                    "a name that is not UTF-8",
+                    try Self.ask(session, url, authorization: basic([0xE9] + Array(":x".utf8)))
+                ),
+                (
+                    "a password with a NUL",
+                    try Self.ask(session, url, authorization: basic(Array("alice:Naranjo-en-flor-2026".utf8) + [0]))
+                ),
                 (
                     "two Authorization headers",
                     try Self.ask(
@@ -161,11 +176,15 @@ import Glibc
             #expect(try Self.ask(session, url, user: Self.alice).status == "200")
             var store = CredentialStore(path: file, policy: try HashPolicy(rounds: Integration.rounds))
             store.passwordPolicy = .permissive
-            try store.changePassword(username: Self.alice.0, to: Password(session.password("Otra-clave-2026-x")), storage: .hashed)
-            #expect(try Self.ask(session, url, user: Self.alice).status == "401", "the cached old password still worked")
+            try store.changePassword(
+                username: Self.alice.0, to: Password(session.password("Otra-clave-2026-x")), storage: .hashed)
+            #expect(
+                try Self.ask(session, url, user: Self.alice).status == "401", "the cached old password still worked")
             #expect(try Self.ask(session, url, user: (Self.alice.0, "Otra-clave-2026-x")).status == "200")
             try store.remove(username: Self.alice.0)
-            #expect(try Self.ask(session, url, user: (Self.alice.0, "Otra-clave-2026-x")).status == "401", "a removed user stayed cached")
+            #expect(
+                try Self.ask(session, url, user: (Self.alice.0, "Otra-clave-2026-x")).status == "401",
+                "a removed user stayed cached")
         }
     }
 
@@ -178,10 +197,12 @@ import Glibc
             let file = try Self.users(session)
             var store = CredentialStore(path: file, policy: try HashPolicy(rounds: 3_000_000))
             store.passwordPolicy = .permissive
-            try store.register(username: "slow", password: Password(session.password("Lento-pero-seguro-26")), storage: .hashed)
+            try store.register(
+                username: "slow", password: Password(session.password("Lento-pero-seguro-26")), storage: .hashed)
             let socketPath = session.path("serve.sock")
             let group = getgrnam("www-data") != nil ? "www-data" : "0"
-            let service = try Service(session, file: file, listen: "unix:" + socketPath, ["--socket-group", group, "--socket-mode", "0640"])
+            let service = try Service(
+                session, file: file, listen: "unix:" + socketPath, ["--socket-group", group, "--socket-mode", "0640"])
             var info = stat()
             #expect(lstat(socketPath, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK)
             #expect(info.st_mode & 0o7777 == 0o640, "mode \(String(info.st_mode & 0o7777, radix: 8))")
@@ -192,7 +213,11 @@ import Glibc
             let curl = try ExternalTool.path("curl")
             let config = try session.write("slow.cfg", "user = \"slow:Lento-pero-seguro-26\"\n")
             let inFlight = try ChildProcess.start(
-                curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "60", "-K", config, "--unix-socket", socketPath, "http://localhost/"])
+                curl,
+                [
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "60", "-K", config, "--unix-socket",
+                    socketPath, "http://localhost/",
+                ])
             usleep(300_000)
             #expect(service.child.kill(SIGTERM))
             let answered = try inFlight.wait(timeout: .seconds(60))
@@ -203,21 +228,28 @@ import Glibc
         }
     }
 
-    @Test("usage errors: no --listen and no systemd socket, a public address without --listen-public, a bad address (exit 2)")
+    @Test(
+        "usage errors: no --listen and no systemd socket, a public address without --listen-public, a bad address (exit 2)"
+    )
     func usageErrors() throws {
         try withSession { session in
             let file = try Self.users(session)
             let credfile = try Integration.credfile(in: session)
             for (name, extra) in [
-                ("no listener", [String]()), ("public", ["--listen", "0.0.0.0:1"]), ("public v6", ["--listen", "[::]:1"]),
+                ("no listener", [String]()), ("public", ["--listen", "0.0.0.0:1"]),
+                ("public v6", ["--listen", "[::]:1"]),
                 ("no port", ["--listen", "127.0.0.1"]), ("a host name", ["--listen", "example.org:80"]),
                 ("relative unix path", ["--listen", "unix:web.sock"]),
                 ("a block with host bits", ["--listen", "127.0.0.1:1", "--trusted-proxy", "10.0.0.1/8"]),
                 ("a realm with a line break", ["--listen", "127.0.0.1:1", "--realm", "a\r\nSet-Cookie: x"]),
-                ("no such group", ["--listen", "unix:" + session.path("s.sock"), "--socket-group", "no-such-group-here"]),
+                (
+                    "no such group",
+                    ["--listen", "unix:" + session.path("s.sock"), "--socket-group", "no-such-group-here"]
+                ),
                 ("a mode that is not octal", ["--listen", "unix:" + session.path("s.sock"), "--socket-mode", "0668"]),
             ] {
-                let result = try session.spawn(credfile, ["serve", file] + extra, environment: ["PATH": "/usr/bin:/bin"])
+                let result = try session.spawn(
+                    credfile, ["serve", file] + extra, environment: ["PATH": "/usr/bin:/bin"])
                 #expect(result.status == 2, "\(name): \(result)")
                 #expect(result.stderr.hasPrefix("credfile: "), "\(name): \(result)")
             }
@@ -257,7 +289,9 @@ import Glibc
 
     @Test(
         "socket activation: systemd-socket-activate passes a TCP and a unix socket, serve answers on both without --listen",
-        .enabled(if: ExternalTool.runnable("systemd-socket-activate", "curl"), Comment(rawValue: ExternalTool.skipNote("systemd-socket-activate", "curl"))))
+        .enabled(
+            if: ExternalTool.runnable("systemd-socket-activate", "curl"),
+            Comment(rawValue: ExternalTool.skipNote("systemd-socket-activate", "curl"))))
     func socketActivation() throws {
         try withSession { session in
             let activate = try ExternalTool.path("systemd-socket-activate")
@@ -266,7 +300,11 @@ import Glibc
             let socketPath = session.path("activated.sock")
             let credfile = try Integration.credfile(in: session)
             let child = try ChildProcess.start(
-                activate, ["-l", "127.0.0.1:\(port)", "-l", socketPath, credfile, "serve", file, "--iterations", "\(Integration.rounds)"])
+                activate,
+                [
+                    "-l", "127.0.0.1:\(port)", "-l", socketPath, credfile, "serve", file, "--iterations",
+                    "\(Integration.rounds)",
+                ])
             defer { child.stop() }
             try Integration.waitForPort(port)
             let tcp = try Self.ask(session, "http://127.0.0.1:\(port)/", user: Self.alice)
@@ -279,7 +317,8 @@ import Glibc
 
     @Test(
         "the shipped units pass systemd-analyze verify",
-        .enabled(if: ExternalTool.runnable("systemd-analyze"), Comment(rawValue: ExternalTool.skipNote("systemd-analyze"))))
+        .enabled(
+            if: ExternalTool.runnable("systemd-analyze"), Comment(rawValue: ExternalTool.skipNote("systemd-analyze"))))
     func unitsVerify() throws {
         try withSession { session in
             let analyze = try ExternalTool.path("systemd-analyze")
@@ -293,11 +332,18 @@ import Glibc
                 try session.write(unit, text.replacingOccurrences(of: "/usr/bin/credfile", with: credfile))
             }
             let service = try String(contentsOfFile: examples + "/credfile-serve@.service", encoding: .utf8)
-            for directive in ["NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes", "ReadWritePaths=", "RestrictAddressFamilies=", "User=credfile", "Type=notify"] {
+            for directive in [
+                "NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes", "ReadWritePaths=",
+                "RestrictAddressFamilies=", "User=credfile", "Type=notify",
+            ] {
                 #expect(service.contains(directive), "the service lacks \(directive)")
             }
             let result = try Integration.run(
-                analyze, ["verify", "--man=no", session.path("credfile-serve@web.socket"), session.path("credfile-serve@web.service")],
+                analyze,
+                [
+                    "verify", "--man=no", session.path("credfile-serve@web.socket"),
+                    session.path("credfile-serve@web.service"),
+                ],
                 in: session)
             #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
         }

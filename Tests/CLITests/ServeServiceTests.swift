@@ -22,7 +22,9 @@ import Testing
     }
 
     static func request(_ user: String, _ password: String) -> ServeRequest {
-        ServeRequest(authorization: Array(("Basic " + Data("\(user):\(password)".utf8).base64EncodedString()).utf8), peer: .unixSocket)
+        ServeRequest(
+            authorization: Array(("Basic " + Data("\(user):\(password)".utf8).base64EncodedString()).utf8),
+            peer: .unixSocket)
     }
 
     /// Runs a decision to its answer: at once, or on the hashing threads.
@@ -69,13 +71,17 @@ import Testing
         }
     }
 
-    @Test("past the bound of waiting logins the answer is 503 at once; a login that waited too long is 503 without hashing")
+    @Test(
+        "past the bound of waiting logins the answer is 503 at once; a login that waited too long is 503 without hashing"
+    )
     func bounds() throws {
         var limits = ServeLimits()
         limits.pendingLogins = 1
         try Self.withService(limits: limits) { service, _ in
             let (alice, password) = IntegrationServeTests.alice
-            guard case .check(let first) = service.decide(Self.request(alice, password)) else { Issue.record("not checked"); return }
+            guard case .check(let first) = service.decide(Self.request(alice, password)) else {
+                Issue.record("not checked"); return
+            }
             guard case .answer(.unavailable) = service.decide(Self.request(alice, "another")) else {
                 Issue.record("a second login was queued past the bound"); return
             }

@@ -16,7 +16,10 @@ import Glibc
     /// The login a header holds, as (user, password) text, or nil.
     static func login(_ value: [UInt8]?) -> (String, String)? {
         guard case .login(let login) = BasicCredentials.parse(value) else { return nil }
-        return (String(decoding: login.username, as: UTF8.self), login.password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+        return (
+            String(decoding: login.username, as: UTF8.self),
+            login.password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        )
     }
 
     @Test(
@@ -39,7 +42,8 @@ import Glibc
         arguments: [
             ("another scheme", "Bearer abc"), ("scheme alone", "Basic"), ("empty", ""), ("not base64", "Basic !!!!"),
             ("padding in the middle", "Basic Ym9i=OnB3"), ("one character over a group", "Basic Ym9iO"),
-            ("three padding characters", "Basic Ym9===="), ("no colon", "Basic YWxpY2U="), ("empty user-id", "Basic OnNlY3JldA=="),
+            ("three padding characters", "Basic Ym9===="), ("no colon", "Basic YWxpY2U="),
+            ("empty user-id", "Basic OnNlY3JldA=="),
             ("a tab instead of the space", "Basic\tYm9iOnB3"), ("Basicx", "Basicx Ym9iOnB3"),
         ])
     func badHeaders(_ name: String, _ value: String) {
@@ -52,7 +56,9 @@ import Glibc
 
     @Test("Basic credentials: no header is missing, not malformed")
     func missing() {
-        guard case .missing = BasicCredentials.parse(nil as [UInt8]?) else { Issue.record("nil is not missing"); return }
+        guard case .missing = BasicCredentials.parse(nil as [UInt8]?) else {
+            Issue.record("nil is not missing"); return
+        }
     }
 
     @Test("Basic credentials at the limits: a 4,096-byte password and 8,193 decoded bytes pass, one byte more does not")
@@ -68,7 +74,9 @@ import Glibc
 
     static func ip(_ text: String) -> IPAddress { IPAddress(parsing: Array(text.utf8))! }
 
-    @Test("the client's address: headers only from trusted peers, X-Real-IP first, X-Forwarded-For from the right past trusted hops")
+    @Test(
+        "the client's address: headers only from trusted peers, X-Real-IP first, X-Forwarded-For from the right past trusted hops"
+    )
     func forwardedAddress() {
         let trusted = [AddressRange(parsing: Array("10.0.0.0/8".utf8))!]
         func client(_ peer: ForwardedClient.Peer, _ real: String?, _ forwarded: String?) -> String? {
@@ -103,7 +111,10 @@ import Glibc
         #expect(range("2001:db8::/32")?.contains(Self.ip("2001:db8:ffff::1")) == true)
         #expect(range("192.0.2.1")?.prefixLength == 32)
         #expect(range("0.0.0.0/0")?.contains(Self.ip("203.0.113.9")) == true)
-        for bad in ["10.0.0.1/8", "10.0.0.0/33", "::/129", "10.0.0.0/08", "10.0.0.0/", "10.0.0.0/-1", "example.org", "10.0.0.0/8/8"] {
+        for bad in [
+            "10.0.0.1/8", "10.0.0.0/33", "::/129", "10.0.0.0/08", "10.0.0.0/", "10.0.0.0/-1", "example.org",
+            "10.0.0.0/8/8",
+        ] {
             #expect(range(bad) == nil, "\(bad) was accepted")
         }
     }
@@ -124,25 +135,35 @@ import Glibc
             let cache = try GoodLoginCache(path: path, lifetime: .seconds(300))
             let password = SecretBytes(Array("secret".utf8))
             #expect(!cache.contains(username: Array("alice".utf8), password: password))
-            cache.remember(username: Array("alice".utf8), password: password, checkedAgainst: try #require(cache.currentVersion()))
+            cache.remember(
+                username: Array("alice".utf8), password: password, checkedAgainst: try #require(cache.currentVersion()))
             #expect(cache.contains(username: Array("alice".utf8), password: password))
             #expect(!cache.contains(username: Array("alice".utf8), password: SecretBytes(Array("secreT".utf8))))
-            #expect(!cache.contains(username: Array("alicesecret".utf8), password: SecretBytes([])), "name and password run together")
+            #expect(
+                !cache.contains(username: Array("alicesecret".utf8), password: SecretBytes([])),
+                "name and password run together")
             #expect(!cache.contains(username: Array("alic".utf8), password: SecretBytes(Array("esecret".utf8))))
             let before = try #require(cache.currentVersion())
             try writeBytes(path + ".new", Array("alice,other\n".utf8))
             rename(path + ".new", path)
             #expect(!cache.contains(username: Array("alice".utf8), password: password), "a changed FILE kept the cache")
             cache.remember(username: Array("alice".utf8), password: password, checkedAgainst: before)
-            #expect(!cache.contains(username: Array("alice".utf8), password: password), "a login checked against the old FILE was kept")
-            cache.remember(username: Array("alice".utf8), password: password, checkedAgainst: try #require(cache.currentVersion()))
+            #expect(
+                !cache.contains(username: Array("alice".utf8), password: password),
+                "a login checked against the old FILE was kept")
+            cache.remember(
+                username: Array("alice".utf8), password: password, checkedAgainst: try #require(cache.currentVersion()))
             #expect(cache.count == 1)
             cache.removeAll()
             #expect(cache.count == 0 && !cache.contains(username: Array("alice".utf8), password: password))
-            cache.remember(username: Array("alice".utf8), password: password, checkedAgainst: try #require(cache.currentVersion()))
+            cache.remember(
+                username: Array("alice".utf8), password: password, checkedAgainst: try #require(cache.currentVersion()))
             cache.erase()
-            #expect(cache.count == 0 && !cache.contains(username: Array("alice".utf8), password: password), "erase kept an entry")
-            cache.remember(username: Array("alice".utf8), password: password, checkedAgainst: try #require(cache.currentVersion()))
+            #expect(
+                cache.count == 0 && !cache.contains(username: Array("alice".utf8), password: password),
+                "erase kept an entry")
+            cache.remember(
+                username: Array("alice".utf8), password: password, checkedAgainst: try #require(cache.currentVersion()))
             #expect(cache.count == 0, "an erased cache took a new entry")
         }
     }
@@ -153,14 +174,21 @@ import Glibc
             let cache = try GoodLoginCache(path: path, lifetime: .seconds(300), capacity: 8)
             let version = try #require(cache.currentVersion())
             _ = cache.contains(username: [], password: SecretBytes([]))  // takes FILE's version
-            for index in 0..<200 { cache.remember(username: Array("user\(index)".utf8), password: SecretBytes([1]), checkedAgainst: version) }
+            for index in 0..<200 {
+                cache.remember(
+                    username: Array("user\(index)".utf8), password: SecretBytes([1]), checkedAgainst: version)
+            }
             #expect(cache.count <= 8 && cache.count > 0)
-            #expect(cache.contains(username: Array("user199".utf8), password: SecretBytes([1])), "the newest entry was dropped")
+            #expect(
+                cache.contains(username: Array("user199".utf8), password: SecretBytes([1])),
+                "the newest entry was dropped")
             let brief = try GoodLoginCache(path: path, lifetime: .milliseconds(50))
             brief.remember(username: Array("alice".utf8), password: SecretBytes([1]), checkedAgainst: version)
             #expect(brief.contains(username: Array("alice".utf8), password: SecretBytes([1])))
             usleep(120_000)
-            #expect(!brief.contains(username: Array("alice".utf8), password: SecretBytes([1])), "an expired login was answered")
+            #expect(
+                !brief.contains(username: Array("alice".utf8), password: SecretBytes([1])),
+                "an expired login was answered")
         }
     }
 }

@@ -159,7 +159,9 @@ public final class GoodLoginCache: Sendable {
                 }
             }
             let offset = chosen * Self.entryCount
-            mac.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: set[offset..<(offset + 32)]).copyMemory(from: $0) }
+            mac.withUnsafeBytes {
+                UnsafeMutableRawBufferPointer(rebasing: set[offset..<(offset + 32)]).copyMemory(from: $0)
+            }
             set.storeBytes(of: expiry, toByteOffset: offset + 32, as: UInt64.self)
         }
     }
@@ -173,7 +175,9 @@ public final class GoodLoginCache: Sendable {
     public var count: Int {
         let time = Self.monotonicNanoseconds()
         return state.withLock { state in
-            (0..<capacity).count { state.entries.load(fromByteOffset: $0 * Self.entryCount + 32, as: UInt64.self) > time }
+            (0..<capacity).count {
+                state.entries.load(fromByteOffset: $0 * Self.entryCount + 32, as: UInt64.self) > time
+            }
         }
     }
 
@@ -183,7 +187,8 @@ public final class GoodLoginCache: Sendable {
     }
 
     /// The set of entries that may hold `mac`.
-    private static func set(of mac: [UInt8], in entries: UnsafeMutableRawBufferPointer) -> UnsafeMutableRawBufferPointer {
+    private static func set(of mac: [UInt8], in entries: UnsafeMutableRawBufferPointer) -> UnsafeMutableRawBufferPointer
+    {
         let sets = entries.count / (ways * entryCount)
         let index = mac.withUnsafeBytes { Int(truncatingIfNeeded: $0.loadUnaligned(as: UInt64.self) % UInt64(sets)) }
         let start = index * ways * entryCount

@@ -46,7 +46,8 @@ public enum BasicCredentials {
         while let first = text.first, first == 0x20 || first == 0x09 { text = text.dropFirst() }
         while let last = text.last, last == 0x20 || last == 0x09 { text = text.dropLast() }
         guard let space = text.firstIndex(of: 0x20) else {
-            return .malformed(reason: text.isEmpty ? "an empty Authorization header" : "no credentials after the scheme")
+            return .malformed(
+                reason: text.isEmpty ? "an empty Authorization header" : "no credentials after the scheme")
         }
         guard isBasic(text[..<space]) else { return .malformed(reason: "the scheme is not Basic") }
         var token = text[(space + 1)...]

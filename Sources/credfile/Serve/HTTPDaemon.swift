@@ -48,36 +48,40 @@ final class HTTPDaemon {
         let limits = service.limits
         let context = Context(service: service, isUnixSocket: listener.isUnixSocket)
         let contextPointer = Unmanaged.passRetained(context).toOpaque()
-        let completed: @convention(c) (
-            UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, MHD_RequestTerminationCode
-        ) -> Void = { cls, _, requestContext, _ in
-            guard let cls, let requestContext, let state = requestContext.pointee else { return }
-            Unmanaged<RequestState>.fromOpaque(state).release()
-            requestContext.pointee = nil
-            Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue().active.subtract(1, ordering: .releasing)
-        }
-        let acceptPolicy: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<sockaddr>?, socklen_t) -> MHD_Result = {
-            cls, address, length in
-            guard let cls else { return .NO }
-            let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
-            let peer = address.flatMap { Listener.ipAddress(of: $0, length: length) }
-            context.accepted.withLock { $0[pthread_self()] = peer }
-            return .YES
-        }
-        let notifyConnection: @convention(c) (
-            UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
-            MHD_ConnectionNotificationCode
-        ) -> Void = { cls, connection, _, code in
-            guard let cls, let connection else { return }
-            let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
-            let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-            if code == .CONNECTION_NOTIFY_STARTED {
-                let peer = context.accepted.withLock { $0.removeValue(forKey: pthread_self()) }
-                context.peers.withLock { $0[key] = peer }
-            } else {
-                context.peers.withLock { _ = $0.removeValue(forKey: key) }
+        let completed:
+            @convention(c) (
+                UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                MHD_RequestTerminationCode
+            ) -> Void = { cls, _, requestContext, _ in
+                guard let cls, let requestContext, let state = requestContext.pointee else { return }
+                Unmanaged<RequestState>.fromOpaque(state).release()
+                requestContext.pointee = nil
+                Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue().active.subtract(1, ordering: .releasing)
             }
-        }
+        let acceptPolicy: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<sockaddr>?, socklen_t) -> MHD_Result =
+            {
+                cls, address, length in
+                guard let cls else { return .NO }
+                let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+                let peer = address.flatMap { Listener.ipAddress(of: $0, length: length) }
+                context.accepted.withLock { $0[pthread_self()] = peer }
+                return .YES
+            }
+        let notifyConnection:
+            @convention(c) (
+                UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                MHD_ConnectionNotificationCode
+            ) -> Void = { cls, connection, _, code in
+                guard let cls, let connection else { return }
+                let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+                let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+                if code == .CONNECTION_NOTIFY_STARTED {
+                    let peer = context.accepted.withLock { $0.removeValue(forKey: pthread_self()) }
+                    context.peers.withLock { $0[key] = peer }
+                } else {
+                    context.peers.withLock { _ = $0.removeValue(forKey: key) }
+                }
+            }
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(listener.fd), ptr_value: nil),
             MHD_OptionItem(option: .THREAD_POOL_SIZE, value: limits.connectionThreads, ptr_value: nil),
@@ -88,9 +92,10 @@ final class HTTPDaemon {
                 option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: contextPointer),
         ]
         if !listener.isUnixSocket {
-            options.append(MHD_OptionItem(
-                option: .NOTIFY_CONNECTION, value: unsafeBitCast(notifyConnection, to: Int.self),
-                ptr_value: contextPointer))
+            options.append(
+                MHD_OptionItem(
+                    option: .NOTIFY_CONNECTION, value: unsafeBitCast(notifyConnection, to: Int.self),
+                    ptr_value: contextPointer))
         }
         options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
         // MHD_USE_ERROR_LOG: libmicrohttpd's own messages go to standard error, as ours do
@@ -98,9 +103,13 @@ final class HTTPDaemon {
         let flags =
             MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         let started = options.withUnsafeMutableBufferPointer { items in
-            withVaList([Int32(bitPattern: MHD_OPTION.ARRAY.rawValue), items.baseAddress!, Int32(bitPattern: MHD_OPTION.END.rawValue)]) {
+            withVaList([
+                Int32(bitPattern: MHD_OPTION.ARRAY.rawValue), items.baseAddress!,
+                Int32(bitPattern: MHD_OPTION.END.rawValue),
+            ]) {
                 MHD_start_daemon_va(
-                    flags, 0, listener.isUnixSocket ? nil : acceptPolicy, contextPointer, Self.handle, contextPointer, $0)
+                    flags, 0, listener.isUnixSocket ? nil : acceptPolicy, contextPointer, Self.handle, contextPointer,
+                    $0)
             }
         }
         guard let started else {
@@ -184,35 +193,38 @@ final class HTTPDaemon {
         }
         var request = ServeRequest(peer: peer)
         withUnsafeMutablePointer(to: &request) { pointer in
-            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keyCount, value, valueCount in
-                guard let cls, let key else { return .YES }
-                let request = cls.assumingMemoryBound(to: ServeRequest.self)
-                let name = UnsafeRawBufferPointer(start: key, count: keyCount)
-                let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: valueCount)) } ?? []
-                if headerName(name, is: "authorization") {
-                    if request.pointee.authorization != nil { request.pointee.repeatedAuthorization = true }
-                    request.pointee.authorization = bytes
-                } else if headerName(name, is: "x-real-ip") {
-                    request.pointee.realIP = bytes
-                } else if headerName(name, is: "x-forwarded-for") {
-                    request.pointee.forwardedFor = request.pointee.forwardedFor.map { $0 + Array(",".utf8) + bytes } ?? bytes
-                } else if headerName(name, is: "content-length") {
-                    let digits = String(decoding: bytes, as: UTF8.self)
-                    request.pointee.bodyCount = UInt64(digits) ?? UInt64.max
-                } else if headerName(name, is: "transfer-encoding") {
-                    request.pointee.bodyCount = UInt64.max  // chunked: no size known; refused
-                }
-                return .YES
-            }, pointer)
+            _ = MHD_get_connection_values_n(
+                connection, .HEADER_KIND,
+                { cls, _, key, keyCount, value, valueCount in
+                    guard let cls, let key else { return .YES }
+                    let request = cls.assumingMemoryBound(to: ServeRequest.self)
+                    let name = UnsafeRawBufferPointer(start: key, count: keyCount)
+                    let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: valueCount)) } ?? []
+                    if headerName(name, is: "authorization") {
+                        if request.pointee.authorization != nil { request.pointee.repeatedAuthorization = true }
+                        request.pointee.authorization = bytes
+                    } else if headerName(name, is: "x-real-ip") {
+                        request.pointee.realIP = bytes
+                    } else if headerName(name, is: "x-forwarded-for") {
+                        request.pointee.forwardedFor =
+                            request.pointee.forwardedFor.map { $0 + Array(",".utf8) + bytes } ?? bytes
+                    } else if headerName(name, is: "content-length") {
+                        let digits = String(decoding: bytes, as: UTF8.self)
+                        request.pointee.bodyCount = UInt64(digits) ?? UInt64.max
+                    } else if headerName(name, is: "transfer-encoding") {
+                        request.pointee.bodyCount = UInt64.max  // chunked: no size known; refused
+                    }
+                    return .YES
+                }, pointer)
         }
         return request
     }
 
-
-
     /// Queues the answer: an empty body, `Cache-Control: no-store` (a login's answer must
     /// not be kept by a proxy), and the answer's own header.
-    private static func respond(_ connection: OpaquePointer, _ answer: ServeAnswer, realm challenge: String) -> MHD_Result {
+    private static func respond(_ connection: OpaquePointer, _ answer: ServeAnswer, realm challenge: String)
+        -> MHD_Result
+    {
         guard let response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) else { return .NO }
         defer { MHD_destroy_response(response) }
         _ = MHD_add_response_header(response, "Cache-Control", "no-store")

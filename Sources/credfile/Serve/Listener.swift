@@ -25,9 +25,13 @@ struct Listener {
         init(parsing text: String) throws {
             if text.hasPrefix("unix:") {
                 let path = String(text.dropFirst(5))
-                guard path.hasPrefix("/") else { throw CredFileError.usage("--listen unix:PATH needs an absolute PATH") }
+                guard path.hasPrefix("/") else {
+                    throw CredFileError.usage("--listen unix:PATH needs an absolute PATH")
+                }
                 // sockaddr_un holds 108 bytes with the final NUL.
-                guard path.utf8.count < 108 else { throw CredFileError.usage("--listen unix:PATH: PATH is longer than 107 bytes") }
+                guard path.utf8.count < 108 else {
+                    throw CredFileError.usage("--listen unix:PATH: PATH is longer than 107 bytes")
+                }
                 self = .unix(path: path)
                 return
             }
@@ -46,7 +50,9 @@ struct Listener {
                 host = text[..<colon]
                 port = text[text.index(after: colon)...]
             }
-            guard let address = host == "localhost" ? IPAddress(parsing: Array("127.0.0.1".utf8)) : IPAddress(parsing: Array(host.utf8))
+            guard
+                let address = host == "localhost"
+                    ? IPAddress(parsing: Array("127.0.0.1".utf8)) : IPAddress(parsing: Array(host.utf8))
             else { throw CredFileError.usage("--listen: HOST must be an IP address or localhost") }
             guard port.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = UInt16(port), number > 0 else {
                 throw CredFileError.usage("--listen: PORT must be a number from 1 to 65535")
@@ -70,14 +76,19 @@ struct Listener {
         switch address {
         case .tcp(let ip, let port):
             guard ip.isLoopback || allowPublic else {
-                throw CredFileError.usage("--listen \(ip):\(port) is not a loopback address: add --listen-public to answer on it")
+                throw CredFileError.usage(
+                    "--listen \(ip):\(port) is not a loopback address: add --listen-public to answer on it")
             }
             let name = ip.isIPv4 ? "\(ip):\(port)" : "[\(ip)]:\(port)"
-            let fd = socket(ip.isIPv4 ? AF_INET : AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let fd = socket(
+                ip.isIPv4 ? AF_INET : AF_INET6,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             guard fd >= 0 else { throw failure("socket", name) }
             var yes: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-            if !ip.isIPv4 { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &yes, socklen_t(MemoryLayout<Int32>.size)) }
+            if !ip.isIPv4 {
+                setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            }
             let bound = bind(fd, ip, port)
             guard bound == 0, listen(fd, SOMAXCONN) == 0 else {
                 let error = failure(bound == 0 ? "listen" : "bind", name)
@@ -88,13 +99,16 @@ struct Listener {
         case .unix(let path):
             let name = "unix:" + path
             try removeStaleSocket(at: path)
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let fd = socket(
+                AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             guard fd >= 0 else { throw failure("socket", name) }
             var socketAddress = unixAddress(path)
             // Created 0600 (never wider than asked for, even for a moment), then the group, then the mode.
             let previous = umask(0o177)
             let bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             umask(previous)
             guard bound == 0 else {
@@ -140,13 +154,17 @@ struct Listener {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { ipAddress(of: $0, length: length) }
         }
         guard let ip else { throw CredFileError.usage("the socket systemd passed as fd \(fd) is neither unix nor TCP") }
+        // The port stands at the same offset in sockaddr_in and sockaddr_in6.
         let port = withUnsafePointer(to: &storage) { pointer -> UInt16 in
-            pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }  // same offset in sockaddr_in6
+            pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
         }
         guard ip.isLoopback || allowPublic else {
-            throw CredFileError.usage("systemd passed a socket on \(ip):\(port), not a loopback address: add --listen-public to answer on it")
+            throw CredFileError.usage(
+                "systemd passed a socket on \(ip):\(port), not a loopback address: add --listen-public to answer on it")
         }
-        return Listener(fd: fd, name: (ip.isIPv4 ? "\(ip):\(port)" : "[\(ip)]:\(port)") + " (from systemd)", isUnixSocket: false, createdPath: nil)
+        return Listener(
+            fd: fd, name: (ip.isIPv4 ? "\(ip):\(port)" : "[\(ip)]:\(port)") + " (from systemd)", isUnixSocket: false,
+            createdPath: nil)
     }
 
     /// `bind(2)` of `fd` to `ip`:`port`, in the family of `ip`; 0 or -1 with errno.
@@ -205,9 +223,13 @@ struct Listener {
         defer { close(probe) }
         var socketAddress = unixAddress(path)
         let live = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
         }
-        guard !live else { throw CredFileError(.io, "--listen unix:\(Escaped.path(path)): another process answers on it") }
+        guard !live else {
+            throw CredFileError(.io, "--listen unix:\(Escaped.path(path)): another process answers on it")
+        }
         unlink(path)
     }
 

@@ -101,8 +101,11 @@ final class LoginService: Sendable {
         init(_ settings: Settings) throws {
             self.settings = settings
             store = CredentialStore(path: settings.file, policy: settings.policy, caching: true)  // read-only
-            cache = settings.cacheLifetime > .zero ? try GoodLoginCache(path: settings.file, lifetime: settings.cacheLifetime) : nil
-            let quoted = settings.realm.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : String($0) }.joined()
+            cache =
+                settings.cacheLifetime > .zero
+                ? try GoodLoginCache(path: settings.file, lifetime: settings.cacheLifetime) : nil
+            let quoted = settings.realm.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : String($0) }
+                .joined()
             challenge = "Basic realm=\"\(quoted)\", charset=\"UTF-8\""
         }
     }

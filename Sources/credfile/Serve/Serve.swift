@@ -55,7 +55,8 @@ enum ServeCommand {
         do {
             for fd in passed { listeners.append(try Listener.passed(fd, allowPublic: configuration.listenPublic)) }
             for address in configuration.listen {
-                listeners.append(try Listener.open(address, file: configuration.socketFile, allowPublic: configuration.listenPublic))
+                listeners.append(
+                    try Listener.open(address, file: configuration.socketFile, allowPublic: configuration.listenPublic))
             }
             for listener in listeners { daemons.append(try HTTPDaemon(listener: listener, service: service)) }
         } catch {
@@ -65,7 +66,8 @@ enum ServeCommand {
         // The hashing threads start now, from this thread at a lower priority, which they
         // inherit (on Linux the nice value is a thread's); libmicrohttpd's threads,
         // started above, keep the process's. This thread only waits for signals from here on.
-        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, configuration.limits.hashingNice)  // 0: the calling thread (Linux)
+        // (Who 0 is the calling thread on Linux.)
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, configuration.limits.hashingNice)
         _ = CredentialStore.hashingThreadCount
         let names = listeners.map(\.name).joined(separator: ", ")
         ServeLog.notice("answering on \(names) for \(Escaped.path(service.generation.settings.file))")
@@ -108,7 +110,9 @@ enum ServeCommand {
     /// A `--socket-group` value: a group name, or a number.
     /// - Throws: ``CredFileError/Code/usage`` for a group this system does not have.
     static func group(named name: String) throws -> gid_t {
-        if !name.isEmpty, name.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = gid_t(name) { return number }
+        if !name.isEmpty, name.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = gid_t(name) {
+            return number
+        }
         var entry = Glibc.group()
         var buffer = [CChar](repeating: 0, count: 16_384)
         var result: UnsafeMutablePointer<Glibc.group>?
@@ -147,7 +151,8 @@ extension CommandContext {
     private static func serveSettings(_ invocation: Invocation) throws -> LoginService.Settings {
         let proxies = try invocation.trustedProxies.map { text in
             guard let range = AddressRange(parsing: Array(text.utf8)) else {
-                throw CredFileError.usage("--trusted-proxy takes an address or a block such as 10.0.0.0/8 (host bits clear)")
+                throw CredFileError.usage(
+                    "--trusted-proxy takes an address or a block such as 10.0.0.0/8 (host bits clear)")
             }
             return range
         }
