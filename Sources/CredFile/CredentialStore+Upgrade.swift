@@ -64,6 +64,7 @@ extension CredentialStore {
     /// - Throws: ``CredFileError/Code/io`` when the file is missing or cannot be read or
     ///   written, a lock error, or ``CredFileError/Code/crypto``. Batches committed
     ///   before the error stay committed.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func upgrade(
         policy: HashPolicy? = nil, jobs: Int = ParallelHasher.defaultJobs, dryRun: Bool = false,
         batchInterval: Duration = .seconds(10), maximumBatch: Int = 32_768,
