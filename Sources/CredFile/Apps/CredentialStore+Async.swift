@@ -93,7 +93,7 @@ extension CredentialStore {
     /// Runs `work` on the library's hashing threads (one per core, the ones the `async`
     /// forms use) and returns at once: for a server with an event loop of its own (such as
     /// `credfile serve` on libmicrohttpd) that must not hash on its loop's threads and
-    /// does not run Swift concurrency. `work` calls the blocking forms (``verify(username:password:upgradeOnSuccess:)``)
+    /// does not run Swift concurrency. `work` calls the blocking forms (``verify(username:password:upgradeOnSuccess:)-22xbo``)
     /// and hands its answer back to the loop itself. Jobs start in submission order.
     public static func runOnHashingThreads(_ work: @escaping @Sendable () -> Void) {
         HashingThreads.shared.submit(work)
