@@ -285,6 +285,47 @@ import Glibc
         }
     }
 
+    @Test(
+        "§9 through serve: a name throttled after its free failures is denied even with its password; the log names the client a trusted peer gives",
+        .enabled(if: ExternalTool.runnable("curl"), Comment(rawValue: ExternalTool.skipNote("curl"))))
+    func guarded() throws {
+        try withSession { session in
+            let file = try Self.users(session)
+            let port = try Integration.freePort()
+            let socketPath = session.path("guarded.sock")
+            let service = try Service(
+                session, file: file, listen: "127.0.0.1:\(port)",
+                ["--listen", "unix:" + socketPath, "--log", "stderr", "--free-failures", "1", "--cache-seconds", "0"])
+            let url = "http://127.0.0.1:\(port)/"
+            let wrong = (Self.alice.0, "Naranjo-en-flor-2027")
+            #expect(try Self.ask(session, url, user: wrong, extraHeaders: ["X-Real-IP: 203.0.113.9"]).status == "401")
+            #expect(try Self.ask(session, url, user: wrong).status == "401")  // the second: the next waits 1 s
+            #expect(
+                try Self.ask(session, url, user: Self.alice).status == "401",
+                "a throttled name was checked: \(service.log)")
+            usleep(1_200_000)
+            #expect(try Self.ask(session, url, user: Self.alice).status == "200", "\(service.log)")
+            // From the unix socket, X-Forwarded-For is read from the right past trusted hops.
+            _ = try Self.ask(
+                session, "http://localhost/", user: ("mallory", "x"), unixSocket: socketPath,
+                extraHeaders: ["X-Forwarded-For: 198.51.100.2, 203.0.113.7, 127.0.0.1"])
+            service.waitForLog("user=mallory")
+            let log = service.log
+            #expect(log.contains("service=serve user=alice rhost=203.0.113.9 "), "\(log)")
+            #expect(log.contains("reason=throttled"), "\(log)")
+            #expect(log.contains("authentication success; service=serve user=alice rhost=127.0.0.1 "), "\(log)")
+            #expect(log.contains("user=mallory rhost=203.0.113.7 "), "\(log)")
+            // A guard database that cannot be used is a temporary failure, never an unguarded login.
+            let port2 = try Integration.freePort()
+            let unguardable = try Service(
+                session, file: file, listen: "127.0.0.1:\(port2)",
+                ["--log", "stderr", "--state", session.path("missing-dir/guard.db")])
+            #expect(
+                try Self.ask(session, "http://127.0.0.1:\(port2)/", user: Self.alice).status == "503",
+                "\(unguardable.log)")
+        }
+    }
+
     // MARK: systemd
 
     @Test(

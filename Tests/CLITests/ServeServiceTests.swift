@@ -11,12 +11,17 @@ import Testing
 /// the hashing threads, the cache, reload, and the bounds on waiting logins.
 @Suite struct ServeServiceTests {
     static func withService(
-        cacheSeconds: Int = 300, limits: ServeLimits = ServeLimits(), _ body: (LoginService, CLISession) throws -> Void
+        cacheSeconds: Int = 300, limits: ServeLimits = ServeLimits(), guardPolicy: GuardPolicy? = nil,
+        _ body: (LoginService, CLISession) throws -> Void
     ) throws {
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: [IntegrationServeTests.alice])
+            let loginGuard = try guardPolicy.map {
+                try LoginGuard(credentialFile: file, policy: $0, log: .none, service: "serve")
+            }
             let settings = LoginService.Settings(
-                file: file, policy: try HashPolicy(rounds: Integration.rounds), cacheLifetime: .seconds(cacheSeconds))
+                file: file, policy: try HashPolicy(rounds: Integration.rounds), cacheLifetime: .seconds(cacheSeconds),
+                loginGuard: loginGuard)
             try body(try LoginService(settings: settings, limits: limits), session)
         }
     }
@@ -98,6 +103,36 @@ import Testing
             guard case .unavailable = Self.answer(service, Self.request(alice, password)).0 else {
                 Issue.record("a login past its wait was checked"); return
             }
+        }
+    }
+
+    @Test(
+        "§9's guard: a throttled name is denied before any hash, even with its password; a lockout denies a cached login"
+    )
+    func guarded() throws {
+        try Self.withService(guardPolicy: try GuardPolicy(freeFailures: 1, maximumFailures: 3, maximumDelay: 60)) {
+            service, _ in
+            let (alice, password) = IntegrationServeTests.alice
+            #expect(Self.answer(service, Self.request(alice, password)) == (.granted(user: alice), false))  // now cached
+            #expect(Self.answer(service, Self.request(alice, "wrong-1")) == (.denied, false))  // 1: free
+            #expect(Self.answer(service, Self.request(alice, "wrong-2")) == (.denied, false))  // 2: delays the next by 1 s
+            #expect(
+                Self.answer(service, Self.request(alice, password)).0 == .granted(user: alice),
+                "a cached login was delayed")
+            #expect(Self.answer(service, Self.request("mallory", password)).0 == .denied)
+            // The right password, not cached (the cache is emptied by a reload), during the delay: throttled.
+            try service.reload(service.generation.settings)
+            #expect(
+                Self.answer(service, Self.request(alice, password)) == (.denied, false), "a throttled name was checked")
+        }
+        try Self.withService(guardPolicy: try GuardPolicy(freeFailures: 5, maximumFailures: 1, maximumDelay: 0)) {
+            service, _ in
+            let (alice, password) = IntegrationServeTests.alice
+            #expect(Self.answer(service, Self.request(alice, password)) == (.granted(user: alice), false))
+            #expect(Self.answer(service, Self.request(alice, "wrong")) == (.denied, false))  // locked out at 1
+            #expect(
+                Self.answer(service, Self.request(alice, password)) == (.denied, true),
+                "a lockout let a cached login in")
         }
     }
 

@@ -62,19 +62,6 @@ struct ServeRequest: Sendable {
     var peer: ForwardedClient.Peer
 }
 
-/// §9's guard as `serve` calls it, in the shape of the library's `LoginGuard` (issue
-/// "Guard the door", branch guard): ``attempt(user:client:_:)`` judges the attempt from
-/// the guard database before `check` hashes and records the outcome after;
-/// ``admitsCachedLogin(user:client:)`` lets a lockout deny even a cached login. Until
-/// the guard lands every login is checked and nothing is recorded or logged.
-struct ServeGuard: Sendable {
-    /// Guards one login; throws when the guard database is unusable (answered 503).
-    func attempt(user: [UInt8], client: String?, _ check: () throws -> Bool) throws -> Bool { try check() }
-
-    /// Whether a login answered from the cache may stand (false when the name is locked out).
-    func admitsCachedLogin(user: [UInt8], client: String?) throws -> Bool { true }
-}
-
 /// The login logic of `credfile serve`, apart from HTTP: decides each request at once
 /// when it can (no or malformed credentials, a cached good login, overload) and
 /// otherwise hands the check to the library's hashing threads, bounded by
@@ -88,6 +75,8 @@ final class LoginService: Sendable {
         /// How long a good login is cached; zero turns the cache off.
         var cacheLifetime: Duration = .seconds(300)
         var trustedProxies: [AddressRange] = []
+        /// §9's guard of FILE's logins (nil: `--no-guard`), made anew by each reload.
+        var loginGuard: LoginGuard?
     }
 
     /// One generation of settings with the store and cache made from them.
@@ -100,7 +89,9 @@ final class LoginService: Sendable {
 
         init(_ settings: Settings) throws {
             self.settings = settings
-            store = CredentialStore(path: settings.file, policy: settings.policy, caching: true)  // read-only
+            var store = CredentialStore(path: settings.file, policy: settings.policy, caching: true)  // read-only
+            store.loginGuard = settings.loginGuard
+            self.store = store
             cache =
                 settings.cacheLifetime > .zero
                 ? try GoodLoginCache(path: settings.file, lifetime: settings.cacheLifetime) : nil
@@ -126,14 +117,12 @@ final class LoginService: Sendable {
     }
 
     let limits: ServeLimits
-    private let guardian: ServeGuard
     private let current: Mutex<Generation>
     /// Logins queued or being hashed now.
     private let pending = Atomic<Int>(0)
 
-    init(settings: Settings, limits: ServeLimits = ServeLimits(), guardian: ServeGuard = ServeGuard()) throws {
+    init(settings: Settings, limits: ServeLimits = ServeLimits()) throws {
         self.limits = limits
-        self.guardian = guardian
         current = Mutex(try Generation(settings))
     }
 
@@ -167,7 +156,11 @@ final class LoginService: Sendable {
             trustedProxies: generation.settings.trustedProxies)
         if let cache = generation.cache, cache.contains(username: login.username, password: login.password) {
             do {
-                let stands = try guardian.admitsCachedLogin(user: login.username, client: rhost?.description)
+                // A login from the cache is no guess (§9: not counted, not delayed), but a
+                // lockout denies it too.
+                let stands =
+                    try generation.store.loginGuard?.admitsCachedLogin(
+                        username: login.username, client: rhost?.description) ?? true
                 return .answer(stands ? .granted(user: name) : .denied)
             } catch {
                 return .answer(.unavailable(reason: "the guard database cannot be read: \(error)"))
@@ -192,16 +185,18 @@ final class LoginService: Sendable {
         }
     }
 
-    /// The check itself: the guard around the PBKDF2, then the cache.
+    /// The check itself: the guarded PBKDF2, then the cache.
     private func check(_ job: Job) -> ServeAnswer {
         let user = job.login.username
         let version = job.generation.cache?.currentVersion()
         let granted: Bool
         do {
-            granted = try guardian.attempt(user: user, client: job.rhost?.description) {
-                try job.login.password.withUnsafeBytes {
-                    try LoginCheck.verify(job.generation.store, username: user, password: $0, upgrade: false).granted
-                }
+            // Guarded by the store's guard: a throttled or locked-out name is denied before
+            // any hash, every decision is logged with the client's address as rhost.
+            granted = try job.login.password.withUnsafeBytes {
+                try LoginCheck.verify(
+                    job.generation.store, username: user, password: $0, upgrade: false, client: job.rhost?.description
+                ).granted
             }
         } catch {
             return .unavailable(reason: "\(error)")

@@ -25,8 +25,6 @@ enum ServeCommand {
         var limits = ServeLimits()
         /// Reads the settings again, as at start-up (SIGHUP calls it).
         var settings: () throws -> LoginService.Settings
-        /// §9's guard.
-        var guardian = ServeGuard()
     }
 
     /// Runs until SIGTERM or SIGINT, then drains and returns `.success`.
@@ -45,8 +43,7 @@ enum ServeCommand {
         guard !configuration.listen.isEmpty || !passed.isEmpty else {
             throw CredFileError.usage("serve needs --listen ADDRESS (unix:PATH or HOST:PORT), or sockets from systemd")
         }
-        let service = try LoginService(
-            settings: try configuration.settings(), limits: configuration.limits, guardian: configuration.guardian)
+        let service = try LoginService(settings: try configuration.settings(), limits: configuration.limits)
         var listeners: [Listener] = []
         var daemons: [HTTPDaemon] = []
         defer {
@@ -127,7 +124,7 @@ extension CommandContext {
     /// `credfile serve FILE`: the options turned into ``ServeCommand/Configuration``; SIGHUP
     /// reads the configuration file again over the same command line.
     func serve() throws -> ExitStatus {
-        var configuration = ServeCommand.Configuration(settings: { [self] in try Self.serveSettings(reconfigured()) })
+        var configuration = ServeCommand.Configuration(settings: { [self] in try reconfigured().serveSettings() })
         _ = try configuration.settings()  // a bad value is a usage error now, not at the first SIGHUP
         configuration.listen = try invocation.listen.map(Listener.Address.init(parsing:))
         configuration.listenPublic = invocation.listenPublic
@@ -136,19 +133,19 @@ extension CommandContext {
         return try ServeCommand.run(configuration)
     }
 
-    /// The invocation with the configuration file read again: the command line's own
-    /// values kept, the file's filled in under them.
-    private func reconfigured() throws -> Invocation {
+    /// This context with the configuration file read again: the command line's own values
+    /// kept, the file's filled in under them.
+    private func reconfigured() throws -> CommandContext {
         var fresh = invocation
         fresh.values = invocation.values.filter { name, _ in invocation.given.contains { $0.name == name } }
         if let command = invocation.command {
             try CredFileCLI.configure(&fresh, for: command, environment: terminal.environment)
         }
-        return fresh
+        return CommandContext(invocation: fresh, terminal: terminal, messages: messages)
     }
 
-    /// What SIGHUP replaces: the policy, realm, cache lifetime and trusted proxies.
-    private static func serveSettings(_ invocation: Invocation) throws -> LoginService.Settings {
+    /// What SIGHUP replaces: the policy, realm, cache lifetime, trusted proxies and §9's guard.
+    private func serveSettings() throws -> LoginService.Settings {
         let proxies = try invocation.trustedProxies.map { text in
             guard let range = AddressRange(parsing: Array(text.utf8)) else {
                 throw CredFileError.usage(
@@ -161,7 +158,8 @@ extension CommandContext {
             throw CredFileError.usage("--realm may not hold control characters (it is sent in a header)")
         }
         return LoginService.Settings(
-            file: invocation.positionals[0], policy: try invocation.policy(), realm: realm,
-            cacheLifetime: .seconds(invocation.cacheSeconds ?? 300), trustedProxies: proxies)
+            file: file, policy: try invocation.policy(), realm: realm,
+            cacheLifetime: .seconds(invocation.cacheSeconds ?? 300), trustedProxies: proxies,
+            loginGuard: try loginGuard(service: "serve"))
     }
 }
