@@ -56,19 +56,38 @@ extension Syscall {
     /// place does not kill the process with SIGBUS: the C side puts a page of zeros there
     /// (`credfile_mapped_read_begin`). Gives `body`'s result and whether that happened
     /// (then what `body` read is not the file: the caller reads it again); nil, without
-    /// running `body`, when another thread's guard is active (one at a time: the
-    /// caller reads the file into memory instead).
+    /// running `body`, when no guard is free (32 mappings are guarded at once already:
+    /// the caller reads the file into memory instead). `body` gets a ``MappingGuard``
+    /// that can tell, while it runs, whether a page was replaced so far.
+    static func guardingReads<R, E: Error>(
+        of mapping: UnsafeRawBufferPointer, _ body: (MappingGuard) throws(E) -> R
+    ) throws(E) -> (R, shrank: Bool)? {
+        guard let base = mapping.baseAddress else { return nil }
+        let slot = credfile_mapped_read_begin(base, mapping.count)
+        guard slot >= 0 else { return nil }
+        let result: R
+        do {
+            result = try body(MappingGuard(slot: slot))
+        } catch {
+            _ = credfile_mapped_read_end(slot)
+            throw error
+        }
+        return (result, credfile_mapped_read_end(slot) != 0)
+    }
+
+    /// ``guardingReads(of:_:)`` for a `body` that does not ask the guard.
     static func guardingReads<R, E: Error>(of mapping: UnsafeRawBufferPointer, _ body: () throws(E) -> R) throws(E)
         -> (R, shrank: Bool)?
     {
-        guard let base = mapping.baseAddress, credfile_mapped_read_begin(base, mapping.count) == 0 else { return nil }
-        let result: R
-        do {
-            result = try body()
-        } catch {
-            _ = credfile_mapped_read_end()
-            throw error
-        }
-        return (result, credfile_mapped_read_end() != 0)
+        try guardingReads(of: mapping) { (_: MappingGuard) throws(E) in try body() }
+    }
+
+    /// The guard of one mapping being read (``guardingReads(of:_:)``).
+    struct MappingGuard: Sendable {
+        fileprivate let slot: Int32
+
+        /// Whether a page of the mapping had to be replaced by zeros so far: the file
+        /// was truncated in place, and what was read from the mapping since is not the file.
+        var hasFaulted: Bool { credfile_mapped_read_faulted(slot) != 0 }
     }
 }
