@@ -83,10 +83,18 @@ struct Invocation {
     var given: [Option] = []
 
     /// The password policy the options describe (SPEC §8); blocklist files are opened here.
+    /// - Throws: a usage error naming `--blocklist` for a file that cannot be a blocklist
+    ///   (not a regular file).
     func passwordPolicy() throws -> PasswordPolicy {
-        try PasswordPolicy(
-            minimumLength: minimumLength ?? PasswordPolicy.defaultMinimumLength,
-            blocklists: [.builtIn] + blocklists.map { try Blocklist(path: $0) })
+        let files = try blocklists.map { path in
+            do {
+                return try Blocklist(path: path)
+            } catch let error as CredFileError where error.code == .usage {
+                throw CredFileError.usage("option \(Option.blocklist.rawValue): \(error.message)")
+            }
+        }
+        return try PasswordPolicy(
+            minimumLength: minimumLength ?? PasswordPolicy.defaultMinimumLength, blocklists: [.builtIn] + files)
     }
 
     /// The policy the options describe.
@@ -150,6 +158,19 @@ enum CredFileCLI {
     /// them: a FILE or USER that is not valid UTF-8 is refused, never repaired.
     static func run(_ arguments: [[UInt8]], terminal: Terminal) -> ExitStatus {
         let messages = Messages(environment: terminal.environment)
+        let status = run(arguments, terminal: terminal, messages: messages)
+        do {
+            // Output that did not reach standard output: the command did not do what it
+            // was asked (a list, a hash, findings lost), whatever it would have exited.
+            try terminal.flushOutput()
+            return status
+        } catch {
+            return report(error, terminal: terminal, messages: messages)
+        }
+    }
+
+    /// Runs the command; standard output may still be buffered.
+    private static func run(_ arguments: [[UInt8]], terminal: Terminal, messages: Messages) -> ExitStatus {
         do {
             let invocation = try parse(arguments)
             if invocation.generateMan {
@@ -176,17 +197,24 @@ enum CredFileCLI {
             try validate(invocation, for: command)
             let context = CommandContext(invocation: invocation, terminal: terminal, messages: messages)
             return try command.run(context)
-        } catch let error as CredFileError {
-            terminal.writeError("credfile: \(messages.error(error))\n")
-            // A refused name or password is about the input, not about how credfile was called.
-            if error.code == .usage, error.refusal == nil {
-                terminal.writeError("credfile: see 'credfile --help'\n")
-            }
-            return ExitStatus(error.code)
         } catch {
+            return report(error, terminal: terminal, messages: messages)
+        }
+    }
+
+    /// Says what went wrong on standard error and gives its exit status: the one place
+    /// where an error becomes text and a status.
+    private static func report(_ error: any Error, terminal: Terminal, messages: Messages) -> ExitStatus {
+        guard let error = error as? CredFileError else {
             terminal.writeError("credfile: \(error)\n")
             return .io
         }
+        terminal.writeError("credfile: \(messages.error(error))\n")
+        // A refused name or password is about the input, not about how credfile was called.
+        if error.code == .usage, error.refusal == nil {
+            terminal.writeError("credfile: see 'credfile --help'\n")
+        }
+        return ExitStatus(error.code)
     }
 
     /// Splits the arguments into command, positionals and options, checking every
