@@ -11,9 +11,8 @@ extension CommandContext {
         if try store.hasEntry(named: user, missingFileIsEmpty: true) {
             throw CredFileError(.userExists, messages.userExists)  // checked again under the lock
         }
-        let password = try readPassword(new: true)
-        try checkNewPassword(password, username: user, store: store)
-        try store.register(username: user, password: password, storage: storage)
+        // The store judges the password (SPEC §8) before it hashes it: one lookup per list.
+        try store.register(username: user, password: try readPassword(new: true), storage: storage)
         return .success
     }
 
@@ -35,9 +34,7 @@ extension CommandContext {
         guard try store.hasEntry(named: user) else {
             throw CredFileError(.userNotFound, messages.userNotFound)
         }
-        let password = try readPassword(new: true)
-        try checkNewPassword(password, username: user, store: store)
-        try store.changePassword(username: user, to: password, storage: storage)
+        try store.changePassword(username: user, to: try readPassword(new: true), storage: storage)
         say(messages.passwordChanged)
         return .success
     }
@@ -64,10 +61,11 @@ extension CommandContext {
                 throw CredFileError.usage("standard input line \(number): username is not valid UTF-8")
             }
             let password = Password(utf8: line[(comma + 1)...])
+            // The store judges each password against the policy (SPEC §8), once; its
+            // refusal names the item, turned into the input line below.
             do {
                 try Username.validate(name)
                 try PasswordRules.validate(password, plaintext: invocation.plaintext)
-                try checkNewPassword(password, username: name, store: store)
             } catch let error as CredFileError {
                 let reason = error.refusal.map { messages.refusal($0) } ?? error.message
                 throw CredFileError(error.code, "standard input line \(number): \(reason)")

@@ -151,4 +151,45 @@ import Glibc
         let now = CredentialFile("alice,a\nbob,b\ncarol,changed\n")
         #expect(try now.render(applying: changes) == Array("alice,a\nbob,new\ncarol,changed\n".utf8))
     }
+
+    // MARK: Item 8: a one-password-a-line list is indexed once
+
+    @Test("a one-password-a-line list: the first lookup reads it once, every later one reads nothing, and each finds what a scan finds")
+    func plainListIsIndexedOnce() throws {
+        try withTemporaryDirectory { dir in
+            var random = SeededRandom(seed: 8)
+            let words = ["Garden", "contraseña", "CONTRASEÑA", "cafe\u{301}", "Straße", "ǅemal", "  spaced  ", "x,y", "日本語"]
+            var lines: [String] = []
+            for i in 0..<30_000 {
+                let word = words[Int(random.next() % UInt64(words.count))]
+                lines.append(word + "\(i % 97)" + (random.next() % 5 == 0 ? "\r" : ""))
+                if random.next() % 50 == 0 { lines.append("") }
+            }
+            let path = dir.file("list.txt")
+            try writeText(path, lines.joined(separator: "\n"))  // the last line has no LF
+            let list = try Blocklist(path: path)
+            #expect(list.form == .passwords)
+            // What a scan of the file finds, the way the list is defined: the whole
+            // password, both sides lowercased, CR before LF dropped, blank lines ignored.
+            func scanned(_ password: String) -> Bool {
+                let folded = PasswordText.folded(Password(password))
+                return lines.contains { raw in
+                    let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : raw
+                    return !line.isEmpty
+                        && String(decoding: Unicode.nfcBytes(of: line.lowercased()), as: UTF8.self) == folded
+                }
+            }
+            var reads: [Int] = []
+            let candidates = words.flatMap { word in ["\(word)5", "\(word.uppercased())5", "\(word)96", "\(word)97", word] }
+                + ["contrasen\u{303}a5", "", "garden5\r"]
+            for password in candidates where !password.isEmpty {
+                let lookup = try list.lookUp(Password(password))
+                #expect(lookup.isListed == scanned(password), "\(password.debugDescription)")
+                reads.append(lookup.reads)
+            }
+            let size = Int(try statInfo(path).st_size)
+            #expect(reads[0] <= size / 65536 + 2, "the first lookup read the file once: \(reads[0]) reads")
+            #expect(reads.dropFirst().allSatisfy { $0 == 0 }, "later lookups read nothing: \(reads)")
+        }
+    }
 }

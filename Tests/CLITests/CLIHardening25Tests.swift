@@ -1,0 +1,167 @@
+import CredFileTestSupport
+import Foundation
+import Testing
+
+@testable import CredFile
+@testable import credfile
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue #25's items that a real `credfile` process shows: output that cannot be written
+/// (item 18), `upgrade`'s last read (item 18).
+@Suite struct CLIHardening25Tests {
+    /// A clean file (one hashed user, so `check` finds nothing) and its path.
+    static func cleanFile(_ session: CLISession) throws -> String {
+        let hash = try PasswordHash(hashing: Password(session.password("Alice-Full-Disk-1")), policy: HashPolicy(rounds: 1))
+        return try session.write("users.txt", "alice,\(hash.string)\n")
+    }
+
+    /// Every command that prints on standard output, as `credfile` arguments (FILE is
+    /// put in) and standard input.
+    static let printingCommands: [(name: String, arguments: [String], stdin: String)] = [
+        ("list", ["list", "FILE"], ""),
+        ("list --json", ["list", "--json", "FILE"], ""),
+        ("check", ["check", "FILE", "--iterations", "1"], ""),
+        ("check --json", ["check", "--json", "FILE", "--iterations", "1"], ""),
+        ("hash", ["hash", "--iterations", "1"], "A-Hashed-Password-1\n"),
+        ("export", ["export", "FILE", "--to", "ldif"], ""),
+        ("passwd", ["passwd", "FILE", "alice", "--iterations", "1"], "Another-Password-22\n"),
+        ("delete", ["delete", "FILE", "alice"], ""),
+        ("import", ["import", "FILE", "--iterations", "1"], "bob,An-Imported-Password-3\n"),
+        ("upgrade", ["upgrade", "FILE", "--iterations", "1"], ""),
+        ("--help", ["--help"], ""),
+        ("list --help", ["list", "--help"], ""),
+        ("--version", ["--version"], ""),
+    ]
+
+    /// Runs `credfile ARGUMENTS` with standard output sent to `output` (`/dev/full`:
+    /// every write fails with ENOSPC).
+    static func run(_ arguments: [String], stdin: String, output: String, in session: CLISession) throws -> CLIResult {
+        try session.spawn(
+            "/bin/sh", ["-c", "exec \"$0\" \"$@\" >\(output)", try BuiltProduct.path("credfile")] + arguments,
+            stdin: Array(stdin.utf8), environment: BuiltBinary.environment(), directory: session.directory)
+    }
+
+    @Test("a command whose standard output cannot be written exits 5 and says so", arguments: 0..<printingCommands.count)
+    func standardOutputThatFails(index: Int) throws {
+        let command = Self.printingCommands[index]
+        try withSession { session in
+            let file = try Self.cleanFile(session)
+            let arguments = command.arguments.map { $0 == "FILE" ? file : $0 }
+            let full = try Self.run(arguments, stdin: command.stdin, output: "/dev/full", in: session)
+            #expect(full.status == 5, "\(command.name): \(full)")
+            #expect(full.stderr.contains("credfile: cannot write to standard output"), "\(command.name): \(full)")
+            #expect(full.stderr.contains("No space left on device"), "\(command.name): \(full)")
+            expectErrorFormat(full)
+            // The same command with an output that works: it succeeds (the test is about the output).
+            _ = try Self.cleanFile(session)
+            let null = try Self.run(arguments, stdin: command.stdin, output: "/dev/null", in: session)
+            #expect(null.status == 0, "\(command.name): \(null)")
+        }
+    }
+
+    // MARK: upgrade's last read
+
+    @Test(
+        "upgrade: whichever read fails, a run that committed every hash exits 0 and says what it did",
+        .enabled(if: isDebugBuild, "the CREDFILE_TEST_FAULT hook is compiled into debug builds only"))
+    func upgradeWhoseLastReadFails() throws {
+        try withSession { session in
+            var sawCommittedRun = false
+            var sawFailedRun = false
+            for call in 1...8 {
+                let file = try session.write("plain.txt", "alice,Plain-Password-1\nbob,Plain-Password-2\n")
+                var environment = BuiltBinary.environment()
+                environment["CREDFILE_TEST_FAULT"] = "read:EIO:\(call)"
+                let result = try BuiltBinary.run(
+                    ["upgrade", file, "--iterations", "1", "--json"], stdin: nil, in: session, environment: environment)
+                let after = CredentialFile(bytes: session.bytes("plain.txt") ?? [])
+                let plaintextLeft = after.lines.filter { if case .plaintext? = $0.entry?.secret { true } else { false } }
+                let context = Comment(rawValue: "read \(call) fails: \(result)")
+                if plaintextLeft.isEmpty {
+                    // Every hash is in the file: the run did its job.
+                    #expect(result.status == 0, context)
+                    #expect(result.stdout.contains("\"upgraded\":2"), context)
+                    #expect(result.stdout.contains("\"left\":0"), context)
+                    sawCommittedRun = true
+                } else {
+                    #expect(result.status == 5, context)
+                    #expect(result.stderr.contains("read: Input/output error"), context)
+                    sawFailedRun = true
+                }
+            }
+            #expect(sawCommittedRun && sawFailedRun, "both kinds of run were tried")
+        }
+    }
+
+    // MARK: Item 7: a blocklist that is not a regular file
+
+    /// The kinds of blocklist that cannot be searched, made by a shell in the session's
+    /// directory (`$CREDFILE` is the binary, `$F` the credential file, `$D` the
+    /// directory): each runs `add` with `--blocklist` naming it.
+    static let streamBlocklists: [(name: String, script: String)] = [
+        ("a FIFO with no writer (it must not hang)", #"mkfifo "$D/list" && exec "$CREDFILE" add "$F" carol --iterations 1 --blocklist "$D/list""#),
+        ("a FIFO with a writer", #"mkfifo "$D/list" && { printf 'Listed-Garden-Pass-1\n' > "$D/list" & } && exec "$CREDFILE" add "$F" carol --iterations 1 --blocklist "$D/list""#),
+        ("/dev/stdin on a pipe", #"printf 'Listed-Garden-Pass-1\n' | "$CREDFILE" add "$F" carol --iterations 1 --blocklist /dev/stdin"#),
+        ("a pipe as /dev/fd/3", #"printf 'Listed-Garden-Pass-1\n' | "$CREDFILE" add "$F" carol --iterations 1 --blocklist /dev/fd/3 3<&0 </dev/null"#),
+        ("/dev/null", #"exec "$CREDFILE" add "$F" carol --iterations 1 --blocklist /dev/null"#),
+        ("check --passwords with a FIFO", #"mkfifo "$D/list" && exec "$CREDFILE" check "$F" --passwords --blocklist "$D/list""#),
+    ]
+
+    @Test("--blocklist that is a pipe, FIFO or device: refused (exit 2, naming the option), never an empty list, never a hang",
+        arguments: 0..<streamBlocklists.count)
+    func blocklistThatIsNotAFile(index: Int) throws {
+        let row = Self.streamBlocklists[index]
+        try withSession { session in
+            let file = try session.write("users.txt", "alice,Listed-Garden-Pass-1\n")
+            var environment = BuiltBinary.environment()
+            environment["CREDFILE"] = try BuiltProduct.path("credfile")
+            environment["F"] = file
+            environment["D"] = session.directory
+            // The password typed is the one on the list: failing open would add carol.
+            let result = try session.spawn(
+                "/bin/sh", ["-c", row.script], stdin: Array("Listed-Garden-Pass-1\n".utf8), environment: environment,
+                directory: session.directory, timeout: .seconds(30))
+            #expect(result.status == 2, "\(row.name): \(result)")
+            #expect(result.stderr.contains("--blocklist"), "\(row.name): \(result)")
+            #expect(result.stderr.contains("not a regular file"), "\(row.name): \(result)")
+            #expect(session.text("users.txt") == "alice,Listed-Garden-Pass-1\n", "\(row.name): nothing was written")
+        }
+    }
+
+    // MARK: Item 8: a one-password-a-line blocklist is read once per run
+
+    @Test(
+        "import against a one-password-a-line list reads the list once, not once (or twice) per user",
+        .enabled(if: isDebugBuild, "the CREDFILE_TEST_FAULT hook is compiled into debug builds only"))
+    func plainBlocklistIsReadOncePerRun() throws {
+        try withSession { session in
+            // About 3 MB: 48 reads of 64 KiB to read it once.
+            var list: [UInt8] = []
+            var random = SeededRandom(seed: 25)
+            while list.count < 3 << 20 { list += Array("common-\(random.next() % 1_000_000_000)\n".utf8) }
+            list += Array("Listed-Garden-Pass-1\r\n".utf8)
+            let listPath = try session.write("list.txt", bytes: list)
+            let onceReads = list.count / 65536 + 2  // the chunks and the empty read at the end
+            let file = try session.write("users.txt", "")
+            let users = (0..<40).map { "user\($0),Not-Listed-Password-\($0)" }
+            var environment = BuiltBinary.environment()
+            // One read of the first line (the form), one scan; one pread more fails.
+            environment["CREDFILE_TEST_FAULT"] = "pread:EIO:\(onceReads + 2)"
+            let fine = try BuiltBinary.run(
+                ["import", file, "--iterations", "1", "--blocklist", listPath],
+                stdin: Array((users.joined(separator: "\n") + "\n").utf8), in: session, environment: environment)
+            #expect(fine.status == 0, "\(fine)")
+            #expect(fine.stdout.contains("40 added"), "\(fine)")
+            // Still a list: a listed password (in any case) is refused, with its line.
+            let listed = try BuiltBinary.run(
+                ["import", file, "--iterations", "1", "--blocklist", listPath],
+                stdin: Array((users.prefix(3).map { $0 + "x" } + ["dora,LISTED-garden-pass-1"]).joined(separator: "\n").utf8),
+                in: session, environment: environment)
+            #expect(listed.status == 2, "\(listed)")
+            #expect(listed.stderr.contains("standard input line 4: password refused: it is on the blocklist"), "\(listed)")
+        }
+    }
+}
