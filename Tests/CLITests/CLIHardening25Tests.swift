@@ -164,4 +164,70 @@ import Glibc
             #expect(listed.stderr.contains("standard input line 4: password refused: it is on the blocklist"), "\(listed)")
         }
     }
+
+    // MARK: Item 15: no copy of a password stays in the Squid helper's memory
+
+    /// Every readable mapping of process `pid` (its heap, its threads' arenas, stacks).
+    static func memory(of pid: pid_t) throws -> [[UInt8]] {
+        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        let mem = open("/proc/\(pid)/mem", O_RDONLY | O_CLOEXEC)
+        guard mem >= 0 else { throw HarnessError.system("open", "/proc/\(pid)/mem") }
+        defer { close(mem) }
+        var regions: [[UInt8]] = []
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2, fields[1].hasPrefix("r") else { continue }
+            let bounds = fields[0].split(separator: "-").compactMap { UInt(String($0), radix: 16) }
+            guard bounds.count == 2, bounds[1] > bounds[0], bounds[1] - bounds[0] < 1 << 30 else { continue }
+            var region = [UInt8](repeating: 0, count: Int(bounds[1] - bounds[0]))
+            let n = region.withUnsafeMutableBytes { pread(mem, $0.baseAddress, $0.count, off_t(Int64(bitPattern: UInt64(bounds[0])))) }
+            if n > 0 { regions.append(Array(region[..<n])) }
+        }
+        return regions
+    }
+
+    /// Whether `needle` occurs in any of `regions`.
+    static func occurs(_ needle: [UInt8], in regions: [[UInt8]]) -> Bool {
+        regions.contains { region in
+            region.withUnsafeBytes { haystack in
+                needle.withUnsafeBytes { Bytes.offset(of: $0, in: haystack) != nil }
+            }
+        }
+    }
+
+    @Test(
+        "the Squid helper keeps no copy of any password it answered (right, wrong, unknown user, non-ASCII, a BH line), with and without concurrency",
+        .enabled(if: geteuid() == 0, "reading another process's memory needs root (credfile is not dumpable)"),
+        arguments: [false, true])
+    func helperForgetsPasswords(concurrency: Bool) throws {
+        try withSession { session in
+            let right = "Right-Canary-Password-\(concurrency)-1"
+            let hash = try PasswordHash(hashing: Password(right), policy: HashPolicy(rounds: 1)).string
+            let file = try session.write("users.txt", "alice,\(hash)\nbob,Plain-Stored-Secret-Of-Bob\n")
+            // (raw bytes to look for, the field as Squid escapes it)
+            let canaries: [(user: String, bytes: [UInt8], escaped: String)] = [
+                ("alice", Array(right.utf8), right),
+                ("alice", Array("Wrong-Canary-Password-2".utf8), "Wrong-Canary-Password-2"),
+                ("nobody", Array("Unknown-User-Canary-3".utf8), "Unknown-User-Canary-3"),
+                ("alice", Array("Contraseña-Canary-Wrong-4".utf8), "Contrase%C3%B1a-Canary-Wrong-4"),
+                ("alice", Array("Contrasen\u{303}a-NFD-Canary-5".utf8), "Contrasen%CC%83a-NFD-Canary-5"),
+                ("bob", Array("Wrong-For-Plain-Canary-6".utf8), "Wrong-For-Plain-Canary-6"),
+                ("al%ZZice", Array("In-A-BH-Line-Canary-7".utf8), "In-A-BH-Line-Canary-7"),
+            ]
+            let helper = try IntegrationHelperTests.SquidHelperProcess([file, "--iterations", "1"])
+            for (index, canary) in canaries.enumerated() {
+                try helper.send((concurrency ? "\(index) " : "") + "\(canary.user) \(canary.escaped)")
+                _ = try helper.answer()
+            }
+            usleep(200_000)  // the answering threads are back in their pool
+            let regions = try Self.memory(of: helper.pid)
+            // The scan sees what is there: the file the helper keeps parsed holds bob's secret.
+            #expect(Self.occurs(Array("Plain-Stored-Secret-Of-Bob".utf8), in: regions), "the scan reads the helper's memory")
+            for canary in canaries {
+                #expect(!Self.occurs(canary.bytes, in: regions), "\(canary.escaped) is still in memory")
+                #expect(!Self.occurs(Array(canary.escaped.utf8), in: regions), "\(canary.escaped), as sent, is still in memory")
+            }
+            #expect(helper.finish() == 0)
+        }
+    }
 }

@@ -24,7 +24,7 @@ extension CommandContext {
         let running = DispatchGroup()
         let output = DispatchQueue(label: "credfile.helper.output")
         let reader = ChunkedLineReader(fd: 0, maximum: SquidHelperProtocol.maximumLineCount)
-        @Sendable func answer(_ line: [UInt8]) {
+        @Sendable func answer(_ line: some Collection<UInt8>) {
             switch SquidHelperProtocol.parse(line) {
             case .unreadable(let channel, let reason):
                 output.sync { Self.writeAnswer(.bh(message: reason), channel: channel) }
@@ -37,9 +37,12 @@ extension CommandContext {
             if case .request(let request) = SquidHelperProtocol.parse(line), request.channel != nil {
                 slots.wait()
                 running.enter()
-                let copy = line
+                // The thread gets the line in zeroed-on-release storage: a copy of the
+                // array would share its storage with `line`, so zeroing `line` below would
+                // zero a fresh copy and leave this one in memory.
+                let request = SecretBytes(line)
                 DispatchQueue.global().async {
-                    answer(copy)
+                    request.withUnsafeBytes { answer($0) }
                     slots.signal()
                     running.leave()
                 }
