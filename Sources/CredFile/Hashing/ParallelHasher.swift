@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -46,7 +45,7 @@ public struct ParallelHasher: Sendable {
     ) throws -> [PasswordHash] {
         let state = State(count: passwords.count)
         let policy = self.policy
-        DispatchQueue.concurrentPerform(iterations: min(jobs, max(passwords.count, 1))) { _ in
+        Threads.concurrentPerform(iterations: min(jobs, max(passwords.count, 1))) { _ in
             while !shouldStop(state.done.load(ordering: .relaxed)) {
                 // Indices are taken in order and every one taken is finished (or the whole
                 // call fails), so the finished hashes are always a prefix.
