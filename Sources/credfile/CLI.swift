@@ -158,6 +158,13 @@ enum CredFileCLI {
     /// them: a FILE or USER that is not valid UTF-8 is refused, never repaired.
     static func run(_ arguments: [[UInt8]], terminal: Terminal) -> ExitStatus {
         let messages = Messages(environment: terminal.environment)
+        // A set-user-ID copy would read and write any file with its owner's rights for
+        // whoever runs it, and credfile checks nothing about who that is: refuse, before
+        // reading an argument, and say how to delegate instead.
+        guard !terminal.isSecureExec else {
+            terminal.writeError("credfile: \(messages.secureExecRefused)\n")
+            return .usage
+        }
         let status = run(arguments, terminal: terminal, messages: messages)
         do {
             // Output that did not reach standard output: the command did not do what it

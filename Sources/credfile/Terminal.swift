@@ -35,6 +35,9 @@ struct Terminal {
     /// standard output could not take it (or an earlier part of it): a full disk, a
     /// closed terminal. Run once, by the CLI, after the command.
     var flushOutput: () throws -> Void = {}
+    /// Whether the kernel runs this process secure-exec (`AT_SECURE`: a set-user-ID or
+    /// set-group-ID copy run by someone else); then credfile refuses to run.
+    var isSecureExec = false
 
     /// One line of standard input, its ending removed; nil at end of input.
     /// - Throws: `tooLong` when the line is longer than `limit` bytes.
@@ -57,7 +60,8 @@ struct Terminal {
             write: { output.write($0) },
             writeError: { output.flush(); _ = writeAll(2, Array($0.utf8)) },
             environment: processEnvironment(),
-            flushOutput: { try output.finish() })
+            flushOutput: { try output.finish() },
+            isSecureExec: credfile_is_secure_exec() != 0)
     }
 
     /// Standard output, buffered: `check` on a large file prints many lines. The first

@@ -222,12 +222,172 @@ import Glibc
             usleep(200_000)  // the answering threads are back in their pool
             let regions = try Self.memory(of: helper.pid)
             // The scan sees what is there: the file the helper keeps parsed holds bob's secret.
-            #expect(Self.occurs(Array("Plain-Stored-Secret-Of-Bob".utf8), in: regions), "the scan reads the helper's memory")
+            // (Each answer is a Bool before it is expected: a failed #expect would describe
+            // every argument, hundreds of MB of memory.)
+            let seesTheFile = Self.occurs(Array("Plain-Stored-Secret-Of-Bob".utf8), in: regions)
+            #expect(seesTheFile, "the scan reads the helper's memory")
             for canary in canaries {
-                #expect(!Self.occurs(canary.bytes, in: regions), "\(canary.escaped) is still in memory")
-                #expect(!Self.occurs(Array(canary.escaped.utf8), in: regions), "\(canary.escaped), as sent, is still in memory")
+                let kept = Self.occurs(canary.bytes, in: regions)
+                #expect(!kept, "\(canary.escaped) is still in memory")
+                let keptAsSent = Self.occurs(Array(canary.escaped.utf8), in: regions)
+                #expect(!keptAsSent, "\(canary.escaped), as sent, is still in memory")
             }
             #expect(helper.finish() == 0)
         }
+    }
+
+    // MARK: Item 10: the Squid helper does not depend on libdispatch's worker monitor
+
+    /// A library for `LD_PRELOAD` that makes every `open` of a `/proc/…/stat` file fail
+    /// with `errno` (EMFILE, ENFILE, ENOMEM: what a process near its limits meets), as
+    /// libdispatch's worker monitor meets it. Built with gcc in `directory`.
+    static func failingProcStat(errno code: String, in session: CLISession) throws -> String {
+        let source = try session.write(
+            "procstat.c",
+            """
+            #define _GNU_SOURCE
+            #include <dlfcn.h>
+            #include <errno.h>
+            #include <fcntl.h>
+            #include <stdarg.h>
+            #include <string.h>
+            static int refused(const char *path) {
+                return strncmp(path, "/proc/", 6) == 0 && strstr(path, "/stat") != NULL;
+            }
+            #define WRAP(name) \\
+                int name(const char *path, int flags, ...) { \\
+                    static int (*real)(const char *, int, ...); \\
+                    if (!real) real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, #name); \\
+                    if (refused(path)) { errno = \(code); return -1; } \\
+                    va_list ap; va_start(ap, flags); int mode = va_arg(ap, int); va_end(ap); \\
+                    return real(path, flags, mode); \\
+                }
+            WRAP(open)
+            WRAP(open64)
+            WRAP(__open_2)
+            WRAP(__open64_2)
+
+            """)
+        let library = session.path("procstat-\(code).so")
+        let gcc = try session.spawn(try ExternalTool.path("gcc"), ["-shared", "-fPIC", "-O1", "-o", library, source, "-ldl"])
+        guard gcc.status == 0 else { throw HarnessError("gcc: \(gcc)") }
+        return library
+    }
+
+    @Test(
+        "the Squid helper answers every request when /proc/TID/stat cannot be opened (EMFILE, ENFILE, ENOMEM)",
+        .enabled(if: ExternalTool.runnable("gcc"), Comment(rawValue: ExternalTool.skipNote("gcc"))),
+        arguments: ["EMFILE", "ENFILE", "ENOMEM"])
+    func helperWithoutTheWorkerMonitor(errno code: String) throws {
+        try withSession { session in
+            let library = try Self.failingProcStat(errno: code, in: session)
+            let password = session.password("Right-Password-Monitor-1")
+            // Logins that take a while (the monitor looks once a second while work waits).
+            let policy = try HashPolicy(rounds: 300_000)
+            let hash = try PasswordHash(hashing: Password(password), policy: policy).string
+            let file = try session.write("users.txt", "alice,\(hash)\n")
+            let helper = try IntegrationHelperTests.SquidHelperProcess(
+                [file, "--iterations", "300000"], launcher: ["/usr/bin/env", "LD_PRELOAD=\(library)"])
+            let count = 24
+            for channel in 0..<count { try helper.send("\(channel) alice \(password)") }
+            var answers: [String] = []
+            for _ in 0..<count { answers.append(try helper.answer()) }
+            #expect(Set(answers) == Set((0..<count).map { "\($0) OK" }), "\(answers)")
+            #expect(helper.finish() == 0)
+        }
+    }
+
+    // MARK: Item 17: checkpassword's fd 3, a low RLIMIT_NOFILE, a set-user-ID copy
+
+    @Test("checkpassword closes fd 3 before it execs PROG: PROG cannot read the password again")
+    func checkpasswordClosesFD3() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [IntegrationHelperTests.alice])
+            let request = IntegrationHelperTests.request("alice", IntegrationHelperTests.alice.1)
+            // PROG tries fd 3 itself, and the file behind it from its start.
+            let result = try IntegrationHelperTests.checkpassword(
+                ["--iterations", "\(Integration.rounds)", file, "/bin/sh", "-c",
+                 "if { true <&3; } 2>/dev/null; then echo fd3-open; head -c 64 /proc/self/fd/3 | tr '\\0' ' '; else echo fd3-closed; fi"],
+                request: request, in: session)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdout == "fd3-closed\n", "\(result)")
+            #expect(!result.stdout.contains(IntegrationHelperTests.alice.1), "\(result)")
+        }
+    }
+
+    @Test(
+        "with RLIMIT_NOFILE from 4 to 7 the login checks answer cleanly: helper OK/ERR/BH and exit 0, pam 0/5, checkpassword 0/111; never a signal",
+        .enabled(if: ExternalTool.runnable("prlimit"), Comment(rawValue: ExternalTool.skipNote("prlimit"))),
+        arguments: 4...7)
+    func lowDescriptorLimit(limit: Int) throws {
+        try withSession { session in
+            let (user, password) = IntegrationHelperTests.alice
+            let file = try Integration.makeUserFile(in: session, users: [IntegrationHelperTests.alice])
+            let prlimit = [try ExternalTool.path("prlimit"), "--nofile=\(limit):\(limit)", "--"]
+            let rounds = ["--iterations", "\(Integration.rounds)"]
+
+            // The helper, with concurrency (its threads) and without.
+            let helper = try IntegrationHelperTests.SquidHelperProcess([file] + rounds, launcher: prlimit)
+            let requests = ["0 \(user) \(password)", "1 \(user) wrong-\(password)", "\(user) \(password)", "2 nobody x"]
+            var answers: [String] = []
+            for request in requests {
+                try helper.send(request)
+                answers.append(try helper.answer())
+            }
+            #expect(helper.finish() == 0, "helper: \(answers)")
+            let allowed: [Set<String>] = [["0 OK"], ["1 ERR"], ["OK"], ["2 ERR"]]
+            for (answer, expected) in zip(answers, allowed) {
+                #expect(expected.contains(answer) || answer.contains("BH message="), "helper: \(answers)")
+            }
+
+            var environment = BuiltBinary.environment()
+            environment["PAM_TYPE"] = "auth"
+            environment["PAM_USER"] = user
+            let pam = try session.spawn(
+                prlimit[0], Array(prlimit.dropFirst()) + [try BuiltProduct.path("credfile"), "pam", file] + rounds,
+                stdin: Array(password.utf8), environment: environment)
+            #expect(pam.status == 0 || pam.status == 5, "pam: \(pam)")
+
+            // checkpassword holds fd 3 from the start: with a limit of 4 the dynamic loader
+            // has no descriptor left to open a library with, before credfile runs at all.
+            guard limit > 4 else { return }
+            try session.write("request", bytes: IntegrationHelperTests.request(user, password))
+            let checkpassword = try session.spawn(
+                "/bin/sh",
+                ["-c", "exec \"$@\" 3<\(session.path("request"))", "sh"] + prlimit
+                    + [try BuiltProduct.path("credfile"), "checkpassword"] + rounds + [file, "/bin/true"],
+                environment: BuiltBinary.environment())
+            #expect(checkpassword.status == 0 || checkpassword.status == 111, "checkpassword: \(checkpassword)")
+        }
+    }
+
+    @Test(
+        "a set-user-ID root copy of credfile run by nobody refuses to run, naming sudo, and reads nothing",
+        .enabled(if: geteuid() == 0, "making a set-user-ID root copy needs root"),
+        .enabled(if: ExternalTool.runnable("setpriv"), Comment(rawValue: ExternalTool.skipNote("setpriv"))))
+    func setUserIDCopyRefuses() throws {
+        // A directory nobody can reach (the sessions' are private), on a file system that
+        // honours the set-user-ID bit.
+        let directory = try TemporaryDirectory.make(prefix: "credfile-setuid")
+        defer { directory.remove() }
+        chmod(directory.path, 0o755)
+        let copy = directory.file("credfile")
+        try writeBytes(copy, try readBytes(try BuiltProduct.path("credfile")), mode: 0o755)
+        try #require(chown(copy, 0, 0) == 0 && chmod(copy, 0o4755) == 0)
+        let secret = directory.file("root-only.txt")
+        try writeBytes(secret, Array("alice,Root-Only-Plain-Secret-1\n".utf8), mode: 0o600)
+        let setpriv = try ExternalTool.path("setpriv")
+        let asNobody = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", copy]
+        for arguments in [["list", secret], ["check", secret], ["--version"], ["verify", secret, "alice"]] {
+            let result = try ChildProcess.run(
+                setpriv, asNobody + arguments, stdin: Array("Root-Only-Plain-Secret-1\n".utf8),
+                environment: BuiltBinary.environment())
+            #expect(result.status == 2, "\(arguments): \(result)")
+            #expect(result.stderr.contains("set-user-ID") && result.stderr.contains("sudo"), "\(arguments): \(result)")
+            #expect(!result.stdout.contains("alice"), "\(arguments): \(result)")
+        }
+        // The same copy run by root itself (no change of rights: not secure-exec) works.
+        let byRoot = try ChildProcess.run(copy, ["list", secret], environment: BuiltBinary.environment())
+        #expect(byRoot.status == 0 && byRoot.stdout.contains("alice"), "\(byRoot)")
     }
 }
