@@ -26,10 +26,9 @@ import Glibc
         return bytes
     }
 
-    /// The faults that strike after the rename: the directory's `fsync` (every call, or
-    /// the first), and its `open` (the third `open` of `delete`: the lock file, FILE, the
-    /// directory).
-    static let afterRenameFaults = ["fsync-directory", "fsync-directory:EIO:1", "open:EIO:3"]
+    /// The faults that strike after the rename: the directory's `fsync` and its `open`
+    /// (every call, or the first).
+    static let afterRenameFaults = ["fsync-directory", "fsync-directory:EIO:1", "open-directory", "open-directory:EMFILE:1"]
 
     @Test(
         "an error after the rename: exit 5 and 'was replaced', whatever the file's size, and the change is there once",

@@ -39,9 +39,13 @@ enum Syscall {
         return result
     }
 
-    /// The corresponding C function is `open`.
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(SyscallError) -> Int32 {
-        try retrying("open") { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    /// The corresponding C function is `open`. `name` tells the writer's `open` of the
+    /// directory after `rename` (`open-directory`) apart from the others, for errors and
+    /// the fault hook.
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600, name: String = "open") throws(SyscallError)
+        -> Int32
+    {
+        try retrying(name) { Glibc.open(path, flags | O_CLOEXEC, mode) }
     }
 
     /// The corresponding C function is `close`; its result is ignored (Linux closes the fd anyway).

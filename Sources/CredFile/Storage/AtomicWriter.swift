@@ -283,7 +283,7 @@ public struct AtomicWriter: Sendable {
         }
         guard syncDirectory else { return }
         do {
-            let dirfd = try Syscall.open(directory, O_RDONLY | O_DIRECTORY)
+            let dirfd = try Syscall.open(directory, O_RDONLY | O_DIRECTORY, name: "open-directory")
             defer { Syscall.close(dirfd) }
             try Syscall.fsync(dirfd, name: "fsync-directory")
         } catch {
