@@ -133,3 +133,96 @@ int credfile_mapped_read_end(int slot) {
     atomic_store(&guard_slots[slot].state, 0);
     return fault;
 }
+
+// ---- waiting for a lock in the kernel's queue, for a bounded time ----
+
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+// The signal that ends a bounded wait: a real-time one near the top of the range, which
+// nothing else in credfile uses; its handler does nothing, so its only effect is that
+// the blocking call returns EINTR.
+static int wait_signal;
+static pthread_once_t wait_signal_once = PTHREAD_ONCE_INIT;
+
+static void wait_signal_handler(int sig) { (void)sig; }
+
+static void install_wait_signal(void) {
+    int sig = SIGRTMAX - 3;
+    struct sigaction current;
+    if (sigaction(sig, NULL, &current) != 0) return;
+    // Someone else's handler is there already (an app that embeds the library): it is
+    // not taken over, and the wait polls instead.
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN) return;
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction != NULL) return;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = wait_signal_handler;
+    action.sa_flags = 0;  // no SA_RESTART: the blocking call must return EINTR
+    sigemptyset(&action.sa_mask);
+    if (sigaction(sig, &action, NULL) == 0) wait_signal = sig;
+}
+
+static long long monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+int credfile_flock_timed(int fd, int operation, long long timeout_ns) {
+    pthread_once(&wait_signal_once, install_wait_signal);
+    if (wait_signal == 0) {
+        errno = ENOSYS;
+        return -1;
+    }
+    const long long deadline = monotonic_ns() + timeout_ns;
+    // A timer of this thread's own (SIGEV_THREAD_ID): its signal interrupts this thread's
+    // flock and no other thread's. It fires at the deadline and then every 10 ms, so a
+    // signal that comes just before flock starts (and is lost on the way in) is followed
+    // by another one.
+    struct sigevent event;
+    memset(&event, 0, sizeof event);
+    event.sigev_notify = SIGEV_THREAD_ID;
+    event.sigev_signo = wait_signal;
+    event._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    timer_t timer;
+    if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0) return -1;
+    sigset_t only, previous;
+    sigemptyset(&only);
+    sigaddset(&only, wait_signal);
+    pthread_sigmask(SIG_UNBLOCK, &only, &previous);  // a thread that blocks it would wait forever
+    struct itimerspec when;
+    memset(&when, 0, sizeof when);
+    when.it_value.tv_sec = (time_t)(timeout_ns / 1000000000LL);
+    when.it_value.tv_nsec = (long)(timeout_ns % 1000000000LL);
+    if (when.it_value.tv_sec == 0 && when.it_value.tv_nsec == 0) when.it_value.tv_nsec = 1;
+    when.it_interval.tv_nsec = 10 * 1000 * 1000;
+    int result = -1;
+    int saved = 0;
+    if (timer_settime(timer, 0, &when, NULL) != 0) {
+        saved = errno;
+    } else {
+        while (1) {
+            if (flock(fd, operation) == 0) {
+                result = 0;
+                break;
+            }
+            if (errno != EINTR) {
+                saved = errno;
+                break;
+            }
+            // Interrupted: by the timer when the time is up (then: held by another), or by
+            // another signal (then: wait on, in the same place in the queue's order).
+            if (monotonic_ns() >= deadline) {
+                saved = EWOULDBLOCK;
+                break;
+            }
+        }
+    }
+    timer_delete(timer);
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    if (result != 0) errno = saved;
+    return result;
+}
+

@@ -105,7 +105,9 @@ public struct CredentialStore: Sendable {
 
     /// Checks a login and, when it succeeds and the entry is plaintext or weaker than the
     /// policy, rehashes it (passlib's `verify_and_update`). A failed rehash does not
-    /// deny the login.
+    /// deny the login; nor does the rehash wait for the lock: when another writer holds
+    /// it, the upgrade is skipped (``Verification/upgradeError`` says so) and the answer
+    /// comes at once.
     /// - Throws: ``CredFileError/Code/io`` when the file cannot be read.
     public func authenticate(username: String, password: String, upgradeOnSuccess: Bool) throws -> Bool {
         try verify(username: username, password: Password(password), upgradeOnSuccess: upgradeOnSuccess).granted
@@ -166,10 +168,15 @@ public struct CredentialStore: Sendable {
     }
 
     /// Replaces the first entry of `username` by a new hash, only if that line still
-    /// holds exactly `content` under the lock.
+    /// holds exactly `content` under the lock. It never waits for the lock: when another
+    /// writer holds it, this throws a lock error at once and the login stands (the next
+    /// good login upgrades), so no login's answer waits for a writer, for up to
+    /// ``lockTimeout`` seconds, behind an optional rehash.
     private func rehash(username: String, password: Password, ifStill content: [UInt8]) throws -> Bool {
         let hash = try PasswordHash(hashing: password, policy: policy)
-        return try rewrite { file in
+        var store = self
+        store.lockTimeout = 0
+        return try store.rewrite { file in
             var changes = CredentialFile.Changes()
             guard let line = file.firstEntry(named: username), Array(line.content) == content else {
                 return (changes, false)

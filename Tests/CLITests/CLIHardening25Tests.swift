@@ -390,4 +390,99 @@ import Glibc
         let byRoot = try ChildProcess.run(copy, ["list", secret], environment: BuiltBinary.environment())
         #expect(byRoot.status == 0 && byRoot.stdout.contains("alice"), "\(byRoot)")
     }
+
+    // MARK: Item 11: the lock is waited for in the kernel's queue; logins never wait for it
+
+    /// Takes the lock of the credential file `file` in this process (the writers'
+    /// `FILE.lock`); closing the descriptor releases it.
+    static func holdLock(of file: String) throws -> Int32 {
+        let fd = open(file + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0, flock(fd, LOCK_EX) == 0 else { throw HarnessError.system("flock", file + ".lock") }
+        return fd
+    }
+
+    /// What process `pid` waits in (`/proc/PID/wchan`), once it waits in something.
+    static func waitChannel(of pid: pid_t) -> String {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let channel = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? ""
+            if channel.contains("lock") || channel.contains("sleep") { return channel }
+            usleep(20_000)
+        }
+        return ""
+    }
+
+    @Test("a writer waits for a held lock in the kernel's queue (blocked in flock, not polling with sleeps), gets it once it is free, and still gives up at --lock-timeout")
+    func writerWaitsInTheKernel() throws {
+        try withSession { session in
+            let file = try session.write("users.txt", "alice,Alice-Lock-Pass-1\nbob,Bob-Lock-Pass-22\ncarol,Carol-Lock-Pass-333\n")
+            let held = try Self.holdLock(of: file)
+            let waiting = try ChildProcess.start(
+                try BuiltProduct.path("credfile"), ["delete", file, "bob", "--lock-timeout", "120"],
+                environment: BuiltBinary.environment())
+            let channel = Self.waitChannel(of: waiting.pid)
+            #expect(channel == "locks_lock_inode_wait", "the writer waits in \(channel.debugDescription)")
+            close(held)
+            let result = try waiting.wait(timeout: .seconds(60))
+            #expect(result.status == 0, "\(result)")
+            #expect(session.text("users.txt") == "alice,Alice-Lock-Pass-1\ncarol,Carol-Lock-Pass-333\n")
+
+            // The bound: held for longer than --lock-timeout, the writer gives up, writes nothing.
+            let again = try Self.holdLock(of: file)
+            defer { close(again) }
+            let late = try BuiltBinary.run(["delete", file, "carol", "--lock-timeout", "0.5"], stdin: nil, in: session)
+            #expect(late.status == 5, "\(late)")
+            #expect(late.stderr.contains("another process held it for more than 0.5 s"), "\(late)")
+            #expect(session.text("users.txt") == "alice,Alice-Lock-Pass-1\ncarol,Carol-Lock-Pass-333\n")
+        }
+    }
+
+    @Test("a signal while a writer waits for the lock does not end the wait: upgrade stopped by SIGINT commits its batch once the lock is free, then exits 130")
+    func signalWhileWaitingForTheLock() throws {
+        try withSession { session in
+            let file = try session.write("users.txt", "alice,Alice-Plain-Pass-1\nbob,Bob-Plain-Pass-22\n")
+            let held = try Self.holdLock(of: file)
+            let upgrade = try ChildProcess.start(
+                try BuiltProduct.path("credfile"), ["upgrade", file, "--iterations", "1", "--lock-timeout", "120"],
+                environment: BuiltBinary.environment())
+            #expect(Self.waitChannel(of: upgrade.pid) == "locks_lock_inode_wait")
+            kill(upgrade.pid, SIGINT)
+            usleep(300_000)
+            #expect(upgrade.isRunning, "SIGINT ended the wait for the lock")
+            close(held)
+            let result = try upgrade.wait(timeout: .seconds(60))
+            #expect(result.status == 130, "\(result)")
+            let after = CredentialFile(bytes: session.bytes("users.txt") ?? [])
+            #expect(after.lines.allSatisfy { if case .pbkdf2? = $0.entry?.secret { true } else { false } }, "the batch was committed")
+        }
+    }
+
+    @Test("verify --upgrade and pam --upgrade answer while another writer holds the lock (the rehash is skipped), and upgrade once it is free",
+        arguments: ["verify", "pam"])
+    func loginsDoNotWaitForTheLock(command: String) throws {
+        try withSession { session in
+            let password = session.password("Plain-Login-Pass-2026")
+            let file = try session.write("users.txt", "alice,\(password)\n")
+            var environment = BuiltBinary.environment()
+            environment["PAM_TYPE"] = "auth"
+            environment["PAM_USER"] = "alice"
+            let arguments =
+                command == "verify"
+                ? ["verify", file, "alice", "--upgrade", "--iterations", "1", "--lock-timeout", "120"]
+                : ["pam", file, "--upgrade", "--iterations", "1", "--lock-timeout", "120"]
+            let held = try Self.holdLock(of: file)
+            // Waited for with the lock still held: a login that waits for it never ends here.
+            let busy = try session.spawn(
+                try BuiltProduct.path("credfile"), arguments, stdin: Array(password.utf8), environment: environment,
+                timeout: .seconds(60))
+            close(held)
+            #expect(busy.status == 0, "\(busy)")
+            #expect(busy.stderr.contains("could not be upgraded"), "\(busy)")
+            #expect(session.text("users.txt") == "alice,\(password)\n", "nothing written while the lock was held")
+            let free = try session.spawn(
+                try BuiltProduct.path("credfile"), arguments, stdin: Array(password.utf8), environment: environment)
+            #expect(free.status == 0, "\(free)")
+            #expect(session.text("users.txt").hasPrefix("alice,$pbkdf2-sha256$1$"), "upgraded once the lock is free")
+        }
+    }
 }

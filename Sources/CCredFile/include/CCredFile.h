@@ -49,6 +49,13 @@ int credfile_mapped_read_faulted(int slot);
 /// (the file shrank: what was read from it is not the file), else 0.
 int credfile_mapped_read_end(int slot);
 
+/// `flock(fd, operation)` (LOCK_EX or LOCK_SH, without LOCK_NB) that waits in the
+/// kernel's queue for at most `timeout_ns` nanoseconds: a timer of the calling thread
+/// interrupts the blocking call at the deadline. Returns 0 when the lock is held; -1 with
+/// errno EWOULDBLOCK when the time ran out, ENOSYS when no signal could be set aside for
+/// the timer (the caller polls instead), or flock's or timer_create's errno.
+int credfile_flock_timed(int fd, int operation, long long timeout_ns);
+
 // ---- byte scans (scan.c) ----
 
 /// How many bytes at the start of `text` are in passlib's adapted base64 alphabet

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CCredFile  // mkostemp and copy_file_range, which the Glibc module does not export
+internal import CCredFile  // mkostemp, copy_file_range and the timed flock, which the Glibc module lacks
 
 /// A failed system call: its name and errno.
 struct SyscallError: Error {
@@ -54,6 +54,20 @@ enum Syscall {
     /// The corresponding C function is `flock`.
     static func flock(_ fd: Int32, _ operation: Int32) throws(SyscallError) {
         try retrying("flock") { systemFlock(fd, operation) }
+    }
+
+    /// `flock(fd, operation)` that waits in the kernel's queue for at most `timeout`
+    /// seconds (greater than 0): the lock goes to the waiters in the kernel's order, not
+    /// to whoever polls at the moment it is released. `EINTR` from another signal goes
+    /// on waiting; the time running out is `EWOULDBLOCK`; `ENOSYS` when no signal could
+    /// be set aside for the timer that ends the wait (the caller polls instead). The
+    /// corresponding C function is `flock`, with a timer (`timer_create`) of this thread.
+    static func flock(_ fd: Int32, _ operation: Int32, timeout: Double) throws(SyscallError) {
+        try injectFault("flock")
+        let nanoseconds = Int64(min(timeout, 1e9) * 1e9)
+        guard credfile_flock_timed(fd, operation, max(nanoseconds, 1)) == 0 else {
+            throw SyscallError(name: "flock", errno: errno)
+        }
     }
 
     /// The corresponding C function is `fstat`.
