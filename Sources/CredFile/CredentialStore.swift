@@ -75,12 +75,43 @@ public struct CredentialStore: Sendable {
     /// Every problem of the file (see ``CredentialFile/findings(policy:)``), after the
     /// file-level ones: a ``Finding/Kind/permissions`` warning at line 0 when the file
     /// can be read or written by group or others, or its directory written by others
-    /// without the sticky bit (SPEC §5).
+    /// without the sticky bit (SPEC §5). To have them one at a time as they are decided
+    /// (memory: the file, not its findings), see ``forEachFinding(blocklisted:_:)``.
     public func findings() throws -> [Finding] {
+        var findings: [Finding] = []
+        _ = try forEachFinding { findings.append($0) }
+        return findings
+    }
+
+    /// The findings of ``findings()``, handed to `body` one at a time in line order as
+    /// they are decided (`check` prints each at once): memory holds the file (mapped
+    /// when large, so the kernel's cached pages) and a block of lines' findings, however
+    /// many there are. With `blocklisted`, a plaintext entry whose password is on one of
+    /// ``passwordPolicy``'s blocklists gets a ``Finding/Kind/blocklisted`` warning too
+    /// (`check --passwords`).
+    /// - Returns: how many errors and warnings were handed on.
+    /// - Throws: what `body` throws; ``CredFileError/Code/io`` when the file is missing or
+    ///   cannot be read, when a blocklist cannot be read, or when the file was truncated
+    ///   in place by another program after findings were handed on (they may not match it).
+    public func forEachFinding(blocklisted: Bool = false, _ body: (Finding) throws -> Void) throws -> FindingCounts {
+        var counts = FindingCounts()
+        for finding in FilePermissions.findings(path: path) {
+            counts.count(finding)
+            try body(finding)
+        }
+        let lists = passwordPolicy.blocklists
+        let isBlocklisted: ((Password) throws -> Bool)? =
+            blocklisted ? { password in try lists.contains { try $0.contains(password) } } : nil
         // Mapped when large: `check` of a million lines reads every byte once, in place.
-        let found = try FileReader.withBytes(path) { CredentialFile.findings(in: $0, policy: policy) }
-        guard let findings = found else { throw missingFile() }
-        return FilePermissions.findings(path: path) + findings
+        let found = try FileReader.withGuardedBytes(path) { file, truncatedSoFar in
+            try CredentialFile.forEachFinding(
+                in: file, policy: policy, isBlocklisted: isBlocklisted,
+                beforeFirst: { if truncatedSoFar() { throw FileReader.ReadAgain() } }, body)
+        }
+        guard let found else { throw missingFile() }
+        counts.errors += found.errors
+        counts.warnings += found.warnings
+        return counts
     }
 
     // MARK: Logging in

@@ -128,35 +128,33 @@ extension CommandContext {
         return .success
     }
 
+    /// `check FILE`: every finding printed as soon as it is decided, so memory holds the
+    /// file and a block of findings, never all of them (a million weak hashes made
+    /// 324 MB). With `--json` the object is written as it goes: its counts come after
+    /// the findings.
     func check() throws -> ExitStatus {
-        var findings = try store().findings()
-        if invocation.checkPasswords {
-            var store = try store()
-            store.passwordPolicy = try invocation.passwordPolicy()
-            findings += try store.blocklistFindings()
-            findings.sort { $0.line < $1.line }
-        }
-        let errors = findings.filter { $0.severity == .error }.count
+        var store = try store()
+        if invocation.checkPasswords { store.passwordPolicy = try invocation.passwordPolicy() }
         let shownFile = Escaped.path(file)
-        if invocation.json {
-            let items = findings.map {
-                JSON.object([
-                    ("line", "\($0.line)"), ("severity", JSON.string($0.severity.rawValue)), ("kind", JSON.string($0.kind.rawValue)),
-                    ("message", JSON.string(messages.finding($0))),
-                ])
-            }
-            say(JSON.object([
-                ("file", JSON.string(file)), ("errors", "\(errors)"),
-                ("warnings", "\(findings.count - errors)"), ("findings", "[" + items.joined(separator: ",") + "]"),
-            ]))
-        } else {
-            for finding in findings {
+        if invocation.json { terminal.write("{" + JSON.string("file") + ":" + JSON.string(file) + "," + JSON.string("findings") + ":[") }
+        var separator = ""
+        let counts = try store.forEachFinding(blocklisted: invocation.checkPasswords) { finding in
+            if invocation.json {
+                terminal.write(separator + JSON.object([
+                    ("line", "\(finding.line)"), ("severity", JSON.string(finding.severity.rawValue)),
+                    ("kind", JSON.string(finding.kind.rawValue)), ("message", JSON.string(messages.finding(finding))),
+                ]))
+                separator = ","
+            } else {
                 // A finding about the whole file (line 0) is printed without a line.
                 let place = finding.line > 0 ? "\(shownFile):\(finding.line)" : shownFile
                 say("\(place): \(finding.severity.rawValue): \(messages.finding(finding))")
             }
         }
-        return errors > 0 ? .failure : .success
+        if invocation.json {
+            say("]," + JSON.string("errors") + ":\(counts.errors)," + JSON.string("warnings") + ":\(counts.warnings)}")
+        }
+        return counts.errors > 0 ? .failure : .success
     }
 
     func upgrade() throws -> ExitStatus {

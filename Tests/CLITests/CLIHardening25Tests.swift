@@ -485,4 +485,84 @@ import Glibc
             #expect(session.text("users.txt").hasPrefix("alice,$pbkdf2-sha256$1$"), "upgraded once the lock is free")
         }
     }
+
+    // MARK: Items 9 and 14: check streams its findings, and survives a file truncated under it
+
+    /// A file of `count` entries, each with a weak-hash warning (a well-formed PBKDF2 hash
+    /// of 1,000 rounds), one plaintext entry in ten and a duplicate name now and then:
+    /// every kind of pass `check` makes has work.
+    static func findingsFile(_ count: Int, in session: CLISession, name: String = "many.txt") throws -> String {
+        let weak = try PasswordHash(hashing: Password("a-weak-hash-password"), policy: HashPolicy(rounds: 1000)).string
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count * (weak.utf8.count + 16))
+        for i in 0..<count {
+            let user = i % 97 == 5 ? "user\(i - 5)" : "user\(i)"
+            bytes += Array(user.utf8) + [UInt8(ascii: ",")] + Array((i % 10 == 3 ? "plain-\(i)" : weak).utf8) + [0x0A]
+        }
+        return try session.write(name, bytes: bytes)
+    }
+
+    @Test(
+        "check of 400,000 findings prints them all with memory of the file plus 64 MB at most (peak RSS)",
+        .enabled(if: ExternalTool.runnable("time", "bash"), Comment(rawValue: ExternalTool.skipNote("time", "bash"))),
+        arguments: ["text", "json"])
+    func checkStreamsItsFindings(format: String) throws {
+        try withSession { session in
+            let count = 400_000
+            let file = try Self.findingsFile(count, in: session)
+            let size = Int(try statInfo(file).st_size)
+            let json = format == "json" ? " --json" : ""
+            let script = #""$0" -f %M -o "$1/rss" "$2" check "$3"\#(json) > "$1/out" 2>"$1/err"; echo $? > "$1/status""#
+            _ = try ChildProcess.run(
+                try ExternalTool.path("bash"),
+                ["-c", script, try ExternalTool.path("time"), session.directory, try BuiltProduct.path("credfile"), file],
+                timeout: .seconds(600))
+            let status = session.text("status").trimmingCharacters(in: .whitespacesAndNewlines)
+            let kilobytes = Int(session.text("rss").split(separator: "\n").last { Int($0) != nil } ?? "") ?? Int.max
+            #expect(status == "1", "exit \(status); stderr: \(session.text("err"))")  // the duplicates are errors
+            let out = session.bytes("out") ?? []
+            let lines = out.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            let weak = count - count / 10 - count / 97
+            if format == "text" {
+                #expect(lines >= weak, "\(lines) lines printed")
+            } else {
+                let object = try JSONSerialization.jsonObject(with: Data(out)) as? [String: Any]
+                #expect(((object?["findings"] as? [Any])?.count ?? 0) >= weak)
+                #expect((object?["errors"] as? Int ?? 0) > 0)
+            }
+            #expect(kilobytes * 1024 <= size + 64 << 20, "peak RSS \(kilobytes) kB for a file of \(size / 1024) kB")
+            print("check\(json) of \(count) lines (\(size / 1024) kB), \(lines) lines out: peak RSS \(kilobytes) kB")
+        }
+    }
+
+    @Test("check of a mapped file truncated and restored in place while it runs: findings or exit 5, never a signal")
+    func checkOfAFileTruncatedUnderIt() throws {
+        try withSession { session in
+            let file = try Self.findingsFile(120_000, in: session)  // ~11 MB: mapped
+            let original = try readBytes(file)
+            var statuses: [Int32: Int] = [:]
+            var random = SeededRandom(seed: 9)
+            for round in 0..<24 {
+                let check = try ChildProcess.start(
+                    try BuiltProduct.path("credfile"), ["check", file] + (round % 2 == 0 ? ["--json"] : []),
+                    environment: BuiltBinary.environment())
+                // Cut the file in place at some moment of the run, somewhere, then put it back.
+                usleep(useconds_t(random.next() % 400_000))
+                let cut = Int(random.next() % UInt64(original.count))
+                #expect(truncate(file, off_t(cut)) == 0)
+                usleep(useconds_t(random.next() % 100_000))
+                let fd = open(file, O_WRONLY)
+                _ = original.withUnsafeBytes { pwrite(fd, $0.baseAddress! + cut, original.count - cut, off_t(cut)) }
+                close(fd)
+                let result = try check.wait(timeout: .seconds(300))
+                #expect(result.signal == nil, "round \(round): killed by signal \(result.signal ?? 0): \(result.stderr)")
+                #expect([0, 1, 5].contains(result.status ?? -1), "round \(round): \(result)")
+                if result.status == 5 {
+                    #expect(result.stderr.contains("truncated or resized in place while it was read"), "round \(round): \(result)")
+                }
+                statuses[result.status ?? -1, default: 0] += 1
+            }
+            print("check under truncation: exit statuses \(statuses)")
+        }
+    }
 }

@@ -191,4 +191,88 @@ import Glibc
             #expect(reads.dropFirst().allSatisfy { $0 == 0 }, "later lookups read nothing: \(reads)")
         }
     }
+
+    // MARK: Item 9: check's passes tolerate bytes that change between them
+
+    /// Lines of every kind check judges differently.
+    static func mixedFile(_ random: inout SeededRandom, lines: Int) throws -> [UInt8] {
+        let weak = try PasswordHash(hashing: Password("weak-hash-pass"), policy: HashPolicy(rounds: 1000)).string
+        let kinds = [
+            "user#,plain-#", "user#,\(weak)", "user#,$pbkdf2-sha256$bad", "# comment #", "", "user#,", ",noname#",
+            "usér#,plain", "user#,{SHA}x", "dup,first-#", "user#,$6$salt$hash", " spaced#,x",
+        ]
+        var bytes: [UInt8] = []
+        for i in 0..<lines {
+            let kind = kinds[Int(random.next() % UInt64(kinds.count))]
+            bytes += Array(kind.replacingOccurrences(of: "#", with: "\(i)").utf8) + (random.next() % 7 == 0 ? [0x0D, 0x0A] : [0x0A])
+        }
+        return bytes
+    }
+
+    @Test("the findings passes never trap when the bytes change between them (zeroed as by a truncation, LFs added or removed, garbage)",
+        arguments: ["zeroed", "LFs added", "LFs removed", "garbage"])
+    func findingsWhenBytesChangeBetweenPasses(change: String) throws {
+        var random = SeededRandom(seed: 14)
+        for round in 0..<20 {
+            var bytes = try Self.mixedFile(&random, lines: 3000)
+            let from = Int(random.next() % UInt64(bytes.count))
+            var seen = 0
+            try bytes.withUnsafeMutableBytes { raw in
+                let file = UnsafeRawBufferPointer(raw)
+                _ = try Parallel.$testPieceCount.withValue(Int(random.next() % 4) + 1) {
+                    try CredentialFile.forEachFinding(
+                        in: file, policy: .standard, isBlocklisted: { try Blocklist.builtIn.contains($0) },
+                        beforeFirst: {
+                            for offset in from..<raw.count {
+                                switch change {
+                                case "zeroed": raw[offset] = 0
+                                case "LFs added": if offset % 3 == 0 { raw[offset] = 0x0A }
+                                case "LFs removed": if raw[offset] == 0x0A { raw[offset] = 0x41 }
+                                default: raw[offset] = UInt8(truncatingIfNeeded: random.next())
+                                }
+                            }
+                        },
+                        { finding in
+                            seen += 1
+                            #expect(finding.line >= 0, "round \(round)")
+                        })
+                }
+            }
+            #expect(seen > 0, "round \(round): findings were handed on")
+        }
+    }
+
+    @Test("line starts found in bytes that another program changes are always ascending and within the bytes")
+    func lineStartsStayOrdered() {
+        // The two searches of LineIndex see different bytes when a thread changes them
+        // meanwhile: what matters is that every span made from the starts is a valid range.
+        var random = SeededRandom(seed: 99)
+        for _ in 0..<20 {
+            var bytes = (0..<200_000).map { _ in random.next() % 9 == 0 ? UInt8(0x0A) : UInt8(0x61) }
+            bytes.withUnsafeMutableBytes { raw in
+                /// The bytes, for the thread that changes them (as another process changes a mapping).
+                final class Shared: @unchecked Sendable {
+                    let raw: UnsafeMutableRawBufferPointer
+                    let done = Atomic<Bool>(false)
+                    let stopped = Atomic<Bool>(false)
+                    init(_ raw: UnsafeMutableRawBufferPointer) { self.raw = raw }
+                }
+                let shared = Shared(raw)
+                let changer = Thread {
+                    var random = SeededRandom(seed: 5)
+                    while !shared.done.load(ordering: .relaxed) {
+                        let at = Int(random.next() % UInt64(shared.raw.count))
+                        shared.raw[at] = shared.raw[at] == 0x0A ? 0x61 : 0x0A
+                    }
+                    shared.stopped.store(true, ordering: .releasing)
+                }
+                changer.start()
+                let starts = Parallel.$testPieceCount.withValue(4) { LineIndex.lineStarts(of: UnsafeRawBufferPointer(raw)) }
+                shared.done.store(true, ordering: .relaxed)
+                while !shared.stopped.load(ordering: .acquiring) { usleep(1000) }  // before the bytes go
+                #expect(zip(starts, starts.dropFirst()).allSatisfy { $0 <= $1 })
+                #expect(starts.allSatisfy { $0 >= 0 && $0 <= raw.count })
+            }
+        }
+    }
 }

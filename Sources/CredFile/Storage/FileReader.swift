@@ -28,6 +28,58 @@ enum FileReader {
         }
     }
 
+    /// Thrown by the `body` of ``withGuardedBytes(_:_:)``, before it has handed on
+    /// anything, when the mapped file turned out to be truncated: `body` then runs again
+    /// on the file read into memory.
+    struct ReadAgain: Error {}
+
+    /// Runs `body` on the file's bytes, read without a lock, and gives its result; nil
+    /// when the file does not exist. A file of `mappingMinimum` bytes or more is mapped
+    /// (guarded against SIGBUS, see ``Syscall/guardingReads(of:_:)``), and `body` is
+    /// given a question to ask before it hands anything on: whether the file was truncated
+    /// in place so far. When it was, `body` throws ``ReadAgain`` and runs again on the
+    /// bytes read into memory. For a `body` that streams what it finds (`check`), where
+    /// running again after handing something on would say it twice.
+    /// - Throws: what `body` throws; ``CredFileError/Code/io`` when the file cannot be
+    ///   read, or when it was truncated or resized in place after `body` began to hand
+    ///   things on (what it handed on may not match the file: the message says so).
+    static func withGuardedBytes<R>(
+        _ path: String, _ body: (UnsafeRawBufferPointer, _ truncatedSoFar: () -> Bool) throws -> R
+    ) throws -> R? {
+        guard let (fd, info) = try openForReading(path, followingLast: true) else { return nil }
+        defer { Syscall.close(fd) }
+        let size = Int(info.st_size)
+        if size >= mappingMinimum, let base = Syscall.map(fd, size: size) {
+            defer { Syscall.unmap(base, size: size) }
+            let mapping = UnsafeRawBufferPointer(start: base, count: size)
+            do {
+                if let (result, shrank) = try Syscall.guardingReads(of: mapping, { (mappingGuard: Syscall.MappingGuard) in
+                    try body(mapping, { mappingGuard.hasFaulted })
+                }) {
+                    let now = try? Syscall.fstat(fd)
+                    guard !shrank, now?.st_size == info.st_size else {
+                        throw CredFileError(
+                            .io,
+                            "\(path) was truncated or resized in place while it was read (by another program): what was "
+                                + "reported may not match it; run the command again")
+                    }
+                    return result
+                }
+                // No guard free: read into memory below.
+            } catch is ReadAgain {
+                // Truncated before anything was handed on: read into memory below.
+            }
+        }
+        let bytes: [UInt8]
+        do {
+            // mmap leaves the file offset where it was: at the start.
+            bytes = try Syscall.readAll(fd, sizeHint: size)
+        } catch {
+            throw error.credFileError("cannot read \(path)")
+        }
+        return try bytes.withUnsafeBytes { try body($0, { false }) }
+    }
+
     /// The size from which ``withBytes(_:_:)`` maps a file: below it, a copy costs little.
     static let mappingMinimum = 1 << 20
 
