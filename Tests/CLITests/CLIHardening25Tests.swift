@@ -542,15 +542,20 @@ import Glibc
             let original = try readBytes(file)
             var statuses: [Int32: Int] = [:]
             var random = SeededRandom(seed: 9)
-            for round in 0..<24 {
+            for round in 0..<60 {
+                try writeBytes(file, original)
                 let check = try ChildProcess.start(
                     try BuiltProduct.path("credfile"), ["check", file] + (round % 2 == 0 ? ["--json"] : []),
                     environment: BuiltBinary.environment())
-                // Cut the file in place at some moment of the run, somewhere, then put it back.
-                usleep(useconds_t(random.next() % 400_000))
-                let cut = Int(random.next() % UInt64(original.count))
+                // Once the file is mapped, a moment into the passes over it, cut it in place
+                // (to nothing, or somewhere), then put it back.
+                while check.isRunning, !((try? String(contentsOfFile: "/proc/\(check.pid)/maps", encoding: .utf8)) ?? "").contains(file) {
+                    usleep(200)
+                }
+                usleep(useconds_t(random.next() % 50_000))
+                let cut = random.next() % 2 == 0 ? 0 : Int(random.next() % UInt64(original.count))
                 #expect(truncate(file, off_t(cut)) == 0)
-                usleep(useconds_t(random.next() % 100_000))
+                usleep(50_000)
                 let fd = open(file, O_WRONLY)
                 _ = original.withUnsafeBytes { pwrite(fd, $0.baseAddress! + cut, original.count - cut, off_t(cut)) }
                 close(fd)
@@ -560,7 +565,7 @@ import Glibc
                 if result.status == 5 {
                     #expect(result.stderr.contains("truncated or resized in place while it was read"), "round \(round): \(result)")
                 }
-                statuses[result.status ?? -1, default: 0] += 1
+                statuses[result.shellStatus, default: 0] += 1
             }
             print("check under truncation: exit statuses \(statuses)")
         }
