@@ -513,12 +513,7 @@ import Glibc
             let size = Int(try statInfo(file).st_size)
             let json = format == "json" ? " --json" : ""
             let script = #""$0" -f %M -o "$1/rss" "$2" check "$3"\#(json) > "$1/out" 2>"$1/err"; echo $? > "$1/status""#
-            _ = try ChildProcess.run(
-                try ExternalTool.path("bash"),
-                ["-c", script, try ExternalTool.path("time"), session.directory, try BuiltProduct.path("credfile"), file],
-                timeout: .seconds(600))
-            let status = session.text("status").trimmingCharacters(in: .whitespacesAndNewlines)
-            let kilobytes = Int(session.text("rss").split(separator: "\n").last { Int($0) != nil } ?? "") ?? Int.max
+            let (status, kilobytes) = try runMeasuringPeakRSS(script, [try BuiltProduct.path("credfile"), file], in: session)
             #expect(status == "1", "exit \(status); stderr: \(session.text("err"))")  // the duplicates are errors
             let out = session.bytes("out") ?? []
             let lines = out.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
