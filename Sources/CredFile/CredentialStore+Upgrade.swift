@@ -66,6 +66,7 @@ extension CredentialStore {
     ///   before the error stay committed. Once every entry the run counted at its start
     ///   is committed, a failure to read the file again is no error: the summary says
     ///   what was committed.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func upgrade(
         policy: HashPolicy? = nil, jobs: Int = ParallelHasher.defaultJobs, dryRun: Bool = false,
         batchInterval: Duration = .seconds(10), maximumBatch: Int = 32_768,

@@ -23,8 +23,8 @@ public struct CredentialStore: Sendable {
     public var lockTimeout: Double = 15
     /// The rules a password chosen now must follow (SPEC §8): at least 15 characters, not on
     /// the built-in blocklist, not containing the username, `credfile` or the file's name.
-    /// Applied by ``register(username:password:)``, ``changePassword(username:to:)`` and
-    /// ``importUsers(_:storage:jobs:)``; never to passwords already in the file.
+    /// Applied by ``register(username:password:)-2jetq``, ``changePassword(username:to:)-23wqv`` and
+    /// ``importUsers(_:storage:jobs:)-2jjlu``; never to passwords already in the file.
     public var passwordPolicy: PasswordPolicy = .standard
 
     /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
@@ -130,6 +130,7 @@ public struct CredentialStore: Sendable {
     /// `password` matches it. Unknown users, wrong passwords, malformed entries and
     /// unsupported hashes are all denied alike, in about the same time.
     /// - Throws: ``CredFileError/Code/io`` when the file cannot be read.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func authenticate(username: String, password: String) throws -> Bool {
         try verify(username: username, password: Password(password), upgradeOnSuccess: false).granted
     }
@@ -140,11 +141,13 @@ public struct CredentialStore: Sendable {
     /// it, the upgrade is skipped (``Verification/upgradeError`` says so) and the answer
     /// comes at once.
     /// - Throws: ``CredFileError/Code/io`` when the file cannot be read.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func authenticate(username: String, password: String, upgradeOnSuccess: Bool) throws -> Bool {
         try verify(username: username, password: Password(password), upgradeOnSuccess: upgradeOnSuccess).granted
     }
 
-    /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)``.
+    /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)-1axob``.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
         let content = try firstEntryContent(named: username)
         // Classified once, here: the verifier judges the entry, the upgrade its secret.
@@ -162,10 +165,12 @@ public struct CredentialStore: Sendable {
     }
 
     /// Whether `username` has an entry, well-formed or not (NFC-compared), from a scan of
-    /// the file that never holds it whole (``firstEntryContent(named:pieceSize:)``): what
+    /// the file that never holds it whole (`firstEntryContent(named:pieceSize:)`): what
     /// `passwd` asks before its prompt.
-    /// - Parameter missingFileIsEmpty: a missing file has no entries (what `add` asks
-    ///   before its prompt: it creates the file); otherwise it is an error.
+    /// - Parameters:
+    ///   - username: the name to look for.
+    ///   - missingFileIsEmpty: a missing file has no entries (what `add` asks
+    ///     before its prompt: it creates the file); otherwise it is an error.
     /// - Throws: ``CredFileError/Code/io`` when the file is unreadable, or missing and
     ///   `missingFileIsEmpty` is false.
     public func hasEntry(named username: String, missingFileIsEmpty: Bool = false) throws -> Bool {
@@ -223,11 +228,13 @@ public struct CredentialStore: Sendable {
     /// - Throws: ``CredFileError/Code/usage`` for an invalid name or password,
     ///   ``CredFileError/Code/userExists`` when the name has an entry (even a malformed one),
     ///   or an I/O or lock error. Nothing is written then.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func register(username: String, password: String) throws {
         try register(username: username, password: Password(password), storage: .hashed)
     }
 
     /// Adds a user, hashed or in the legacy plaintext form.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func register(username: String, password: Password, storage: Storage) throws {
         try Username.validate(username)
         try passwordPolicy.validate(password, username: username, path: path)
@@ -245,11 +252,13 @@ public struct CredentialStore: Sendable {
     /// Replaces the password of `username`'s first entry, in place.
     /// - Throws: ``CredFileError/Code/userNotFound``; ``CredFileError/Code/malformedFile``
     ///   when that entry is malformed (fix or delete it first); usage, I/O or lock errors.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func changePassword(username: String, to newPassword: String) throws {
         try changePassword(username: username, to: Password(newPassword), storage: .hashed)
     }
 
     /// Replaces the password of `username`, hashed or in plaintext.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func changePassword(username: String, to newPassword: Password, storage: Storage) throws {
         try passwordPolicy.validate(newPassword, username: username, path: path)
         let secret = try makeSecret(newPassword, storage: storage)
@@ -264,6 +273,7 @@ public struct CredentialStore: Sendable {
     /// - Returns: how many lines were removed.
     /// - Throws: ``CredFileError/Code/userNotFound``, or an I/O or lock error.
     @discardableResult
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func remove(username: String) throws -> Int {
         try rewrite { file in
             let lines = file.entries(named: username)
@@ -285,6 +295,7 @@ public struct CredentialStore: Sendable {
     ///   (``CredFileError/Refusal/sameUser(asItem:)`` for a repeated name);
     ///   ``CredFileError/Code/malformedFile`` when a user's entry is malformed; nothing
     ///   is written then.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func importUsers(
         _ users: [(username: String, password: Password)], storage: Storage = .hashed,
         jobs: Int = ParallelHasher.defaultJobs

@@ -11,7 +11,7 @@ import Glibc
 ///
 /// One pool per process, one thread per online core, started on first use and kept
 /// for the life of the process; jobs run in the order they were submitted. They are
-/// plain `pthread`s, not libdispatch's workers (see ``Threads``): a long-running
+/// plain `pthread`s, not libdispatch's workers (see `Threads`): a long-running
 /// process (the Squid helper, `serve`) must not depend on libdispatch's worker monitor,
 /// which ends the process when it cannot open `/proc/TID/stat`.
 public final class HashingThreads: Sendable {

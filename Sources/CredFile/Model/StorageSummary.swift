@@ -7,7 +7,7 @@ public struct StorageSummary: Equatable, Sendable, CustomStringConvertible {
     public let unsupportedScheme: String?
     /// The hash's cost parameter (PBKDF2 rounds); nil when it has none.
     public let cost: Int?
-    /// Whether the hash is weak under the policy asked (``HashPolicy/isWeak(_:)``).
+    /// Whether the hash is weak under the policy asked (``HashPolicy/isWeak(_:)-(StoredSecret)``).
     public let isWeak: Bool
 
     /// What `list` prints: `plaintext`, `pbkdf2-sha256 1200000`, `unsupported $2y$`, `malformed`.

@@ -17,7 +17,7 @@ public final class FileLock {
     /// `timeout` seconds for other holders.
     ///
     /// The wait is a blocking `flock`, in the kernel's queue, that a timer of this thread
-    /// interrupts at the deadline (``Syscall/flock(_:_:timeout:)``): the lock goes to the
+    /// interrupts at the deadline (`Syscall.flock(_:_:timeout:)`): the lock goes to the
     /// writers in the order the kernel wakes them. Polling with `LOCK_NB` and sleeps gave
     /// it to whoever happened to ask at the moment of release, so with 32 writers some
     /// waited out the whole timeout while most took a fraction of a second. (Where the
