@@ -89,7 +89,7 @@ import Glibc
             let release = Atomic<Bool>(false)
             let threads = others.map { other in
                 Thread {
-                    _ = try? FileReader.withBytes(other) { _ in
+                    _ = try? FileReader.withGuardedBytes(other) { _, _ in
                         holding.add(1, ordering: .sequentiallyConsistent)
                         while !release.load(ordering: .sequentiallyConsistent) { usleep(1000) }
                     }

@@ -15,28 +15,6 @@ extension Syscall {
         credfile_prefault(base, bytes)
     }
 
-    /// Runs `body` on the first `size` bytes of `fd` mapped read-only, and gives its
-    /// result; nil when the file cannot be mapped, or is not `size` bytes long any more
-    /// when `body` is done (it shrank or grew meanwhile: the caller reads it instead).
-    ///
-    /// A mapping shares the kernel's cached pages: no fresh pages to fault in and fill
-    /// (reading a 100 MB file into memory costs ~40 ms here, mapping it ~9). The pages
-    /// are faulted in as they are first read, by the threads that read the file's pieces
-    /// at once (`MAP_POPULATE` had one thread fault them all in first: `check` ~4% slower).
-    /// The corresponding C function is `mmap`.
-    static func withMapping<R>(_ fd: Int32, size: Int, _ body: (UnsafeRawBufferPointer) -> R) throws(SyscallError)
-        -> R?
-    {
-        try injectFault("read")
-        guard let base = map(fd, size: size) else { return nil }
-        defer { unmap(base, size: size) }
-        let buffer = UnsafeRawBufferPointer(start: base, count: size)
-        guard let (result, shrank) = guardingReads(of: buffer, { body(buffer) }), !shrank,
-            let after = try? fstat(fd), after.st_size == size
-        else { return nil }
-        return result
-    }
-
     /// The first `size` bytes of `fd` mapped read-only (private: never written back);
     /// nil when `size` is 0 or the kernel refuses. A page is read when first touched.
     /// The corresponding C function is `mmap`.
