@@ -26,6 +26,10 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
         public static let crypto = Code(rawValue: "crypto")
         /// The task of an `async` call was cancelled before its work started.
         public static let cancelled = Code(rawValue: "cancelled")
+        /// The guard database (SPEC §9) cannot be opened or written, so a login was not
+        /// checked: a temporary failure (exit 5, checkpassword 111, Squid `BH`, HTTP 503),
+        /// never an unguarded login.
+        public static let guardDatabase = Code(rawValue: "guardDatabase")
         /// The description of the code, e.g. `io`.
         public var description: String { rawValue }
     }

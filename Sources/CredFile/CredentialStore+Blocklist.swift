@@ -3,7 +3,7 @@ extension CredentialStore {
     /// ``passwordPolicy``'s blocklists (`check --passwords`, SPEC §8), by line, kind
     /// ``Finding/Kind/blocklisted``. The password is never in the message. Such entries
     /// still log in: passwords already in a file are not judged at login. (`check`
-    /// streams them among the other findings: ``forEachFinding(blocklisted:_:)``.)
+    /// streams them among the other findings: ``forEachFinding(blocklisted:adding:_:)``.)
     /// - Throws: ``CredFileError/Code/io`` when the file or a blocklist cannot be read.
     public func blocklistFindings() throws -> [Finding] {
         var findings: [Finding] = []

@@ -93,6 +93,8 @@ extension CredentialStore {
                 case .pbkdf2:
                     summary.alreadyHashed += 1
                     if policy.isWeak(entry.secret) { summary.weak += 1 }
+                case .locked:  // a hash, kept byte for byte: no login can rehash it
+                    summary.alreadyHashed += 1
                 }
                 return true
             }

@@ -26,6 +26,10 @@ public struct CredentialStore: Sendable {
     /// Applied by ``register(username:password:)-2jetq``, ``changePassword(username:to:)-23wqv`` and
     /// ``importUsers(_:storage:jobs:)-2jjlu``; never to passwords already in the file.
     public var passwordPolicy: PasswordPolicy = .standard
+    /// The guard of this store's logins (SPEC §9): when set, every ``authenticate(username:password:)-i2ow``
+    /// and ``verify(username:password:upgradeOnSuccess:client:)-86r45`` (and their `async`
+    /// forms, and ``LoginModel``) is throttled, counted and logged by it. Nil (the default): unguarded.
+    public var loginGuard: LoginGuard?
 
     /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
     let cache: FileCache?
@@ -76,7 +80,7 @@ public struct CredentialStore: Sendable {
     /// file-level ones: a ``Finding/Kind/permissions`` warning at line 0 when the file
     /// can be read or written by group or others, or its directory written by others
     /// without the sticky bit (SPEC §5). To have them one at a time as they are decided
-    /// (memory: the file, not its findings), see ``forEachFinding(blocklisted:_:)``.
+    /// (memory: the file, not its findings), see ``forEachFinding(blocklisted:adding:_:)``.
     public func findings() throws -> [Finding] {
         var findings: [Finding] = []
         _ = try forEachFinding { findings.append($0) }
@@ -88,14 +92,18 @@ public struct CredentialStore: Sendable {
     /// when large, so the kernel's cached pages) and a block of lines' findings, however
     /// many there are. With `blocklisted`, a plaintext entry whose password is on one of
     /// ``passwordPolicy``'s blocklists gets a ``Finding/Kind/blocklisted`` warning too
-    /// (`check --passwords`).
+    /// (`check --passwords`). `fileFindings`, findings about the file as a whole that the
+    /// caller made (line 0: the guard's access warnings), are handed on after the
+    /// permissions warnings and before the lines' findings.
     /// - Returns: how many errors and warnings were handed on.
     /// - Throws: what `body` throws; ``CredFileError/Code/io`` when the file is missing or
     ///   cannot be read, when a blocklist cannot be read, or when the file was truncated
     ///   in place by another program after findings were handed on (they may not match it).
-    public func forEachFinding(blocklisted: Bool = false, _ body: (Finding) throws -> Void) throws -> FindingCounts {
+    public func forEachFinding(
+        blocklisted: Bool = false, adding fileFindings: [Finding] = [], _ body: (Finding) throws -> Void
+    ) throws -> FindingCounts {
         var counts = FindingCounts()
-        for finding in FilePermissions.findings(path: path) {
+        for finding in FilePermissions.findings(path: path) + fileFindings {
             counts.count(finding)
             try body(finding)
         }
@@ -124,6 +132,9 @@ public struct CredentialStore: Sendable {
         public let upgraded: Bool
         /// Why an upgrade that was due did not happen (the login still stands).
         public let upgradeError: CredFileError?
+        /// Why the login was denied (nil when granted): for logs, never for the caller's
+        /// answer, which must be the same for every denial.
+        public var denial: LoginDenial? = nil
     }
 
     /// Checks a login: true only when `username`'s first entry is well-formed and
@@ -146,16 +157,24 @@ public struct CredentialStore: Sendable {
         try verify(username: username, password: Password(password), upgradeOnSuccess: upgradeOnSuccess).granted
     }
 
-    /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)-1axob``.
+    /// The full answer of a login attempt, guarded by ``loginGuard`` when the store has
+    /// one; see ``authenticate(username:password:upgradeOnSuccess:)-1axob`` and
+    /// ``verify(username:password:upgradeOnSuccess:client:)-86r45``.
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
+        try verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess, client: nil)
+    }
+
+    /// A login checked against the file alone, without the guard.
+    func verifyUnguarded(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
         let content = try firstEntryContent(named: username)
         // Classified once, here: the verifier judges the entry, the upgrade its secret.
         let entry: Entry? =
             if let content, case .entry(let entry) = LineClassifier.classify(content) { entry } else { nil }
-        let granted = try Verifier(policy: policy).verify(password, against: entry)
+        let denial = try Verifier(policy: policy).denial(of: password, against: entry)
+        let granted = denial == nil
         guard granted, upgradeOnSuccess, let content, let entry, needsUpgrade(entry.secret)
-        else { return Verification(granted: granted, upgraded: false, upgradeError: nil) }
+        else { return Verification(granted: granted, upgraded: false, upgradeError: nil, denial: denial) }
         do {
             let upgraded = try rehash(username: username, password: password, ifStill: Array(content))
             return Verification(granted: true, upgraded: upgraded, upgradeError: nil)
@@ -199,7 +218,7 @@ public struct CredentialStore: Sendable {
         case .plaintext: true
         case .pbkdf2(let hash): policy.needsUpdate(hash)
         case .peer: true
-        case .unsupportedHash, .malformed: false
+        case .unsupportedHash, .malformed, .locked: false
         }
     }
 

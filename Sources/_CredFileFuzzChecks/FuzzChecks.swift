@@ -15,7 +15,7 @@ public struct FuzzFailure: Error, CustomStringConvertible {
 /// The fuzz targets' checks, one entry point per target.
 public enum FuzzChecks {
     /// The fuzz targets, by the name of their folder under `Fuzz/Corpus/`.
-    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzLoginRequests", "FuzzImport", "FuzzSecret", "FuzzConfiguration"]
+    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzLoginRequests", "FuzzImport", "FuzzSecret", "FuzzConfiguration", "FuzzServeRequests"]
 
     /// Runs the check of `target` (one of ``targets``) on one input.
     /// - Parameter storeDirectory: where FuzzStore keeps its file (default: one
@@ -29,6 +29,7 @@ public enum FuzzChecks {
         case "FuzzImport": try importReaders(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
         case "FuzzSecret": try secret(input)
         case "FuzzConfiguration": try configuration(input)
+        case "FuzzServeRequests": try serveRequests(input)
         default: throw FuzzFailure(description: "no fuzz target named \(target)")
         }
     }
@@ -91,6 +92,11 @@ public enum FuzzChecks {
             }
             switch (entry.secret, secret) {
             case (.plaintext, .plaintext), (.malformed, .malformed), (.peer, .peer), (.malformed, .peer): break
+            case (.locked(.peer), .locked(.peer)), (.plaintext, .locked(.peer)): break
+            case (.locked(.pbkdf2(let hash)), .locked(.pbkdf2(let r))):
+                try expect(
+                    hash.algorithm == r.algorithm && hash.rounds == r.rounds && hash.salt == r.salt
+                        && hash.checksum == r.checksum, "\(at): locked hash fields differ from the reference")
             case (.unsupportedHash(let a), .unsupported(let b)):
                 // Only known schemes are named ($?$ / {?} otherwise: an unknown prefix of
                 // a legacy secret may be the start of a password).
@@ -112,7 +118,8 @@ public enum FuzzChecks {
             try expect(content.count <= Reference.longestEntryLine, "\(at): too long")
             try expect(!content.contains(where: Reference.isControl), "\(at): control byte")
             try expect(String(validating: content, as: UTF8.self) != nil, "\(at): not UTF-8")
-            let hashSyntax = secretBytes.first == UInt8(ascii: "$") || Reference.classifySecret(secretBytes) != .plaintext
+            let meaning = Reference.classifySecret(secretBytes)
+            let hashSyntax = secretBytes.first == UInt8(ascii: "$") || (meaning != .plaintext && meaning != .locked(.peer))
             if hashSyntax, case .plaintext = entry.secret {
                 throw FuzzFailure(description: "\(at): a secret with hash syntax is plaintext")
             }
@@ -175,8 +182,12 @@ public enum FuzzChecks {
             switch secret {
             case .malformed, .unsupported: errors.insert(index + 1)
             case .plaintext: plaintext.append(index + 1)
-            case .pbkdf2: break
+            case .pbkdf2, .locked(.pbkdf2): break
             case .peer: unknown.insert(index + 1)  // a peer hash or malformed: the family decides
+            case .locked:
+                // `!` before a peer's prefix: locked when the family parses the hash, else the
+                // legacy plaintext it always was (the family's syntax is checked above).
+                if case .plaintext? = file.line(index + 1).entry?.secret { plaintext.append(index + 1) }
             }
         }
         let reported = Set(findings.filter { $0.severity == .error }.map(\.line)).subtracting(unknown)

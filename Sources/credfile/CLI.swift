@@ -27,7 +27,7 @@ enum ExitStatus: Int32 {
         case .usage: self = .usage
         case .userExists, .userNotFound: self = .userConflict
         case .malformedFile: self = .unusableFile
-        default: self = .io  // io, lock, crypto
+        default: self = .io  // io, lock, crypto, guardDatabase
         }
     }
 }
@@ -180,7 +180,7 @@ enum CredFileCLI {
         for (position, word) in words.dropFirst().enumerated() {
             let kind = position < specs.count ? specs[position].kind : ArgumentSpec.Kind.file
             guard let text = String(validating: word.bytes, as: UTF8.self) else {
-                throw CredFileError.usage(kind == .user
+                throw CredFileError.usage(kind == .user || kind == .optionalUser
                     ? "username is not valid UTF-8 (argument \(word.index + 1))"
                     : "argument \(word.index + 1) is not valid UTF-8")
             }
@@ -205,7 +205,7 @@ enum CredFileCLI {
     /// unset: the file is read whole and checked first, so nothing runs on half of it. A
     /// key of an option this command does not take is ignored (`upgrade = yes` does not
     /// break `list`); the `[FILE]` sections apply to commands that take a FILE.
-    private static func configure(_ invocation: inout Invocation, for command: Command, environment: [String: String]) throws {
+    static func configure(_ invocation: inout Invocation, for command: Command, environment: [String: String]) throws {
         let configuration = try CredFileConfiguration.load(path: invocation.configPath, environment: environment)
         let file = command.takesFile ? invocation.positionals.first : nil
         for (setting, values) in configuration.values(for: file) where command.accepts(setting) && invocation.values[setting.name] == nil {
@@ -215,9 +215,11 @@ enum CredFileCLI {
 
     private static func validate(_ invocation: Invocation, for command: Command) throws {
         let fixed = command.arguments.filter { $0.kind == .file || $0.kind == .user }
+        let optional = command.arguments.filter { $0.kind == .optionalUser }.count
         let usage = "credfile " + command.usageWords
         let needsProgram = command.arguments.contains { $0.kind == .program }
-        guard invocation.positionals.count == fixed.count, !needsProgram || !invocation.programArguments.isEmpty,
+        guard (fixed.count...(fixed.count + optional)).contains(invocation.positionals.count),
+            !needsProgram || !invocation.programArguments.isEmpty,
             needsProgram || invocation.programArguments.isEmpty
         else {
             let count = fixed.count + (needsProgram ? 1 : 0)

@@ -17,9 +17,10 @@ extension CommandContext {
     }
 
     func verify() throws -> ExitStatus {
-        var store = try store()
+        var store = try loginStore(service: "verify")
         if invocation.upgrade { store.policy = try writingPolicy() }
-        let result = try store.verify(username: user, password: readPassword(new: false), upgradeOnSuccess: invocation.upgrade)
+        let password = try readPassword(new: false)
+        let result = try store.verify(username: user, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
         guard result.granted else {
             terminal.writeError("credfile: \(messages.wrongCredentials)\n")
             return .failure
@@ -99,6 +100,7 @@ extension CommandContext {
                     fields.append(("rounds", "\(rounds)"))
                     fields.append(("weak", entry.storage.isWeak ? "true" : "false"))
                 }
+                if entry.storage.isLocked { fields.append(("locked", "true")) }  // storage: the hash behind the !
                 return JSON.object(fields)
             }
             say("[" + items.joined(separator: ",") + "]")
@@ -135,10 +137,16 @@ extension CommandContext {
     func check() throws -> ExitStatus {
         var store = try store()
         if invocation.checkPasswords { store.passwordPolicy = try invocation.passwordPolicy() }
+        // SPEC §9: who may read FILE but could not write its guard database.
+        var guardFindings: [Finding] = []
+        if invocation.guardsLogins {
+            let loginGuard = try LoginGuard(credentialFile: file, state: invocation.state, log: .none, service: "check")
+            guardFindings = loginGuard.accessFindings()
+        }
         let shownFile = Escaped.path(file)
         if invocation.json { terminal.write("{" + JSON.string("file") + ":" + JSON.string(file) + "," + JSON.string("findings") + ":[") }
         var separator = ""
-        let counts = try store.forEachFinding(blocklisted: invocation.checkPasswords) { finding in
+        let counts = try store.forEachFinding(blocklisted: invocation.checkPasswords, adding: guardFindings) { finding in
             if invocation.json {
                 terminal.write(separator + JSON.object([
                     ("line", "\(finding.line)"), ("severity", JSON.string(finding.severity.rawValue)),

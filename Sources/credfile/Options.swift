@@ -35,6 +35,8 @@ extension Setting {
         summary: "read a peer's file on stdin in that format", key: false)
     /// `export --to FORMAT`.
     static let to = Setting("to", .choice(ExportFormat.allCases.map(\.rawValue)), summary: "the output format", key: false)
+    /// `failures --reset`.
+    static let reset = Setting("reset", .flag, summary: "clear the failures of USER, or of every name", key: false)
     /// `helper --protocol NAME`.
     static let `protocol` = Setting(
         "protocol", .choice(HelperProtocol.allCases.map(\.rawValue)), summary: "the helper protocol to speak on stdin and stdout",
@@ -47,7 +49,7 @@ extension Setting {
 
     /// Every option of the command line, in the order help lists them.
     static let options: [Setting] =
-        keys + [json, help, version, config, dryRun, hashed, from, to, `protocol`, generateMan, generateCompletion]
+        keys + [json, help, version, config, dryRun, hashed, from, to, reset, `protocol`, generateMan, generateCompletion]
 
     /// The option spelled `spelling` (`--json`, `-h`, `--no-guard`), if any.
     static func option(spelled spelling: String) -> Setting? {
@@ -137,6 +139,8 @@ struct Invocation {
     /// `--config FILE`.
     var configPath: String? { text(.config) }
     var dryRun: Bool { flag(.dryRun) }
+    /// `failures --reset`.
+    var reset: Bool { flag(.reset) }
     var hashed: Bool { flag(.hashed) }
     /// `import --from FORMAT`.
     var importFormat: ImportFormat? { text(.from).flatMap(ImportFormat.init) }
@@ -148,8 +152,27 @@ struct Invocation {
     var helperProtocol: HelperProtocol? { text(.protocol).flatMap(HelperProtocol.init) }
     /// The `--protocol` name as the helper command compares it.
     var protocolName: String? { text(.protocol) }
+    /// `--state FILE`: the guard database (SPEC §9); nil for `FILE.guard.db` beside FILE.
+    var state: String? { text(.state) }
+    /// Whether logins are guarded: yes unless `--no-guard` or `guard = no`.
+    var guardsLogins: Bool { flag(.guard, default: true) }
+    /// `--log syslog|stderr|none`.
+    var log: GuardLog { text(.log).flatMap(GuardLog.init) ?? .syslog }
     var generateMan: Bool { flag(.generateMan) }
     var generateCompletion: Shell? { text(.generateCompletion).flatMap(Shell.init) }
+    /// `serve --listen ADDRESS` (repeatable).
+    var listen: [String] { texts(.listen) }
+    /// `serve --socket-mode MODE`.
+    var socketMode: Int? { number(.socketMode) }
+    /// `serve --socket-group GROUP`.
+    var socketGroup: String? { text(.socketGroup) }
+    var listenPublic: Bool { flag(.listenPublic) }
+    /// `serve --realm TEXT`.
+    var realm: String? { text(.realm) }
+    /// `serve --cache-seconds N`.
+    var cacheSeconds: Int? { number(.cacheSeconds) }
+    /// `serve --trusted-proxy CIDR` (repeatable).
+    var trustedProxies: [String] { texts(.trustedProxy) }
 
     /// The password policy the options describe (SPEC §8); blocklist files are opened here.
     /// - Throws: a usage error naming `--blocklist` for a file that cannot be a blocklist
@@ -164,6 +187,14 @@ struct Invocation {
         }
         return try PasswordPolicy(
             minimumLength: minimumLength ?? PasswordPolicy.defaultMinimumLength, blocklists: [.builtIn] + files)
+    }
+
+    /// The guard's limits the options describe (SPEC §9).
+    func guardPolicy() throws -> GuardPolicy {
+        try GuardPolicy(
+            freeFailures: number(.freeFailures) ?? GuardPolicy.defaultFreeFailures,
+            maximumFailures: number(.maxFailures) ?? GuardPolicy.defaultMaximumFailures,
+            maximumDelay: seconds(.maxDelay) ?? GuardPolicy.defaultMaximumDelay)
     }
 
     /// The policy the options describe.

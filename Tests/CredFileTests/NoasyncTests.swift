@@ -19,6 +19,9 @@ private let frontDoorCalls: [String] = [
     #"store.remove(username: "valencia")"#,
     #"store.importUsers([("valencia", Password("naranjo-en-flor-2026"))])"#,
     #"store.upgrade()"#,
+    #"store.verify(username: "valencia", password: Password("naranjo-en-flor-2026"), upgradeOnSuccess: false, client: nil)"#,
+    #"store.lock(username: "valencia")"#,
+    #"store.unlock(username: "valencia")"#,
 ]
 
 /// What `swiftc -typecheck` says of `source` as `main.swift` (top-level code) or as a

@@ -23,10 +23,34 @@ extension CredentialStore {
     /// The full answer of a login attempt, off the cooperative pool; see
     /// ``verify(username:password:upgradeOnSuccess:)``.
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) async throws -> Verification {
+        try await verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess, client: nil)
+    }
+
+    /// The guarded login off Swift's cooperative pool (the guard database's small
+    /// transactions run there too); see ``verify(username:password:upgradeOnSuccess:client:)``.
+    public func verify(username: String, password: Password, upgradeOnSuccess: Bool, client: String?) async throws
+        -> Verification
+    {
         let store = self
         return try await HashingThreads.shared.run {
-            try store.verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess)
+            try store.verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess, client: client)
         }
+    }
+
+    /// Locks a user's entry off the cooperative pool (a plaintext one is hashed first);
+    /// see ``lock(username:)``.
+    @discardableResult
+    public func lock(username: String) async throws -> Bool {
+        let store = self
+        return try await HashingThreads.shared.run { try store.lock(username: username) }
+    }
+
+    /// Unlocks a user's entry and clears its failures off the cooperative pool; see
+    /// ``unlock(username:)``.
+    @discardableResult
+    public func unlock(username: String) async throws -> Bool {
+        let store = self
+        return try await HashingThreads.shared.run { try store.unlock(username: username) }
     }
 
     /// Adds a user, hashed, off the cooperative pool; see ``register(username:password:)``.
@@ -87,6 +111,20 @@ extension CredentialStore {
                 policy: policy, jobs: jobs, dryRun: dryRun, batchInterval: .seconds(10), stop: stop, progress: progress)
         }
     }
+}
+
+extension CredentialStore {
+    /// Runs `work` on the library's hashing threads (one per core, the ones the `async`
+    /// forms use) and returns at once: for a server with an event loop of its own (such as
+    /// `credfile serve` on libmicrohttpd) that must not hash on its loop's threads and
+    /// does not run Swift concurrency. `work` calls the blocking forms (``verify(username:password:upgradeOnSuccess:)-22xbo``)
+    /// and hands its answer back to the loop itself. Jobs start in submission order.
+    public static func runOnHashingThreads(_ work: @escaping @Sendable () -> Void) {
+        HashingThreads.shared.submit(work)
+    }
+
+    /// How many hashing threads ``runOnHashingThreads(_:)`` runs on.
+    public static var hashingThreadCount: Int { HashingThreads.shared.threadCount }
 }
 
 /// One user of an import, as a Sendable value (tuples of a `String` and a `Password` are

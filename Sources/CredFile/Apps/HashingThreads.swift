@@ -14,9 +14,9 @@ import Glibc
 /// plain `pthread`s, not libdispatch's workers (see `Threads`): a long-running
 /// process (the Squid helper, `serve`) must not depend on libdispatch's worker monitor,
 /// which ends the process when it cannot open `/proc/TID/stat`.
-public final class HashingThreads: Sendable {
+final class HashingThreads: Sendable {
     /// The pool every store shares.
-    public static let shared = HashingThreads(threadCount: ParallelHasher.defaultJobs)
+    static let shared = HashingThreads(threadCount: ParallelHasher.defaultJobs)
 
     /// A job: the work, and a flag set when its task was cancelled before it started.
     private struct Job: Sendable {
@@ -31,7 +31,7 @@ public final class HashingThreads: Sendable {
     /// The pool's threads, so a test can tell where work ran.
     private let threads = Mutex<Set<pthread_t>>([])
     /// How many threads the pool runs.
-    public let threadCount: Int
+    let threadCount: Int
 
     /// Whether at least one thread started (if none could, each job runs on the thread
     /// that submits it rather than wait forever).
@@ -73,7 +73,7 @@ public final class HashingThreads: Sendable {
 
     /// Runs `work` on a pool thread, after the jobs submitted before it; returns at once.
     /// (When no thread of the pool could be started, `work` runs now, on this thread.)
-    public func submit(_ work: @escaping @Sendable () -> Void) {
+    func submit(_ work: @escaping @Sendable () -> Void) {
         submit(Job(run: work))
     }
 
@@ -117,17 +117,21 @@ public final class HashingThreads: Sendable {
     }
 }
 
-/// Jobs on the ``HashingThreads`` pool, at most `limit` of them submitted and not
-/// finished at a time, and a wait for all of them: what a server that reads requests
-/// from one stream needs (the Squid helper), with no libdispatch queue or semaphore.
+/// Jobs on the library's hashing threads (those of ``CredentialStore/runOnHashingThreads(_:)``),
+/// at most `limit` of them submitted and not finished at a time, and a wait for all of
+/// them: what a server that reads requests from one stream needs (the Squid helper),
+/// with no libdispatch queue or semaphore.
 public final class BoundedJobs: Sendable {
     private let pool: HashingThreads
     private let slots: Semaphore
     private let running = Mutex(0)
     private let finished = Semaphore(value: 0)
 
+    /// At most `limit` (at least 1) jobs at once.
+    public convenience init(limit: Int) { self.init(limit: limit, on: .shared) }
+
     /// At most `limit` (at least 1) jobs at once on `pool`.
-    public init(limit: Int, on pool: HashingThreads = .shared) {
+    init(limit: Int, on pool: HashingThreads) {
         self.pool = pool
         slots = Semaphore(value: max(1, limit))
     }

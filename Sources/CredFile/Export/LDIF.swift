@@ -116,6 +116,7 @@ public struct LDIFExport: Sendable {
         case .malformed(let reason): "malformed entry (\(reason))"
         case .unsupportedHash(let scheme): "hash scheme \(scheme) cannot be exported"
         case .peer(let peer): "\(peer.hash.scheme) hashes cannot be exported to OpenLDAP"
+        case .locked: "locked entry: a directory would not keep it locked"
         case .pbkdf2: "not exportable"
         }
     }

@@ -12,11 +12,16 @@ public enum StoredSecret: Sendable, Equatable {
     case unsupportedHash(scheme: String)
     /// A broken entry: never authenticates, kept byte for byte.
     case malformed(reason: String)
+    /// A locked entry, as `usermod -L` marks `/etc/shadow` (SPEC §2): `!` before a hash of
+    /// a scheme credfile verifies (the associated ``pbkdf2(_:)`` or ``peer(_:)``). It never
+    /// authenticates; `unlock` removes the `!` and nothing else.
+    indirect case locked(StoredSecret)
 
     /// How the secret is stored, without the secret: `plaintext`, `pbkdf2-sha256 1200000`,
-    /// `django pbkdf2_sha256 1000000`, `unsupported $2y$`, `malformed`.
+    /// `django pbkdf2_sha256 1000000`, `unsupported $2y$`, `malformed`, `locked pbkdf2-sha256 1200000`.
     public var storageDescription: String {
         switch self {
+        case .locked(let hash): "locked " + hash.storageDescription
         case .plaintext: "plaintext"
         case .pbkdf2(let hash): hash.description
         case .peer(let hash): hash.description
