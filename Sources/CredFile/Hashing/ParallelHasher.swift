@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -110,7 +109,7 @@ public struct ParallelHasher: Sendable {
         let state = State<Result>(count: passwords.count)
         let threads = min(jobs, max(passwords.count, 1))
         let units = Units(count: passwords.count, threads: threads, pairs: pairs)
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+        Threads.concurrentPerform(iterations: threads) { _ in
             while !shouldStop(state.done.load(ordering: .relaxed)) {
                 // Units are taken in order and every one taken is finished (or the whole
                 // call fails), so the finished hashes are always a prefix.
