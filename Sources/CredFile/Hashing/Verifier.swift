@@ -51,7 +51,10 @@ struct Verifier {
         case .plaintext:
             // Compare fixed-size digests in constant time, so neither length nor
             // content leaks through an early exit.
-            let stored = OpenSSL.sha256Digest(of: Unicode.nfcBytes(ofField: entry.secretBytes))
+            // The NFC copy of the stored password is zeroed, as every password copy is.
+            var storedForm = Unicode.nfcBytes(ofField: entry.secretBytes)
+            defer { storedForm.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
+            let stored = OpenSSL.sha256Digest(of: storedForm)
             let given = password.bytes.withUnsafeBytes { OpenSSL.sha256($0) }
             let granted = stored.withUnsafeBytes { s in given.withUnsafeBytes { OpenSSL.constantTimeEqual(s, $0) } }
             _ = try run(policyDummy(), password)
