@@ -1,6 +1,6 @@
 // Measures the work of one verification of each peer hash scheme (SPEC §3.2) in units of
 // one round of credfile's own PBKDF2-HMAC-SHA256 loop: the constants of PeerWork in
-// Sources/CredFile/Hashing/Schemes/ExternalFamilies.swift. Built and run by peer-work.sh;
+// Sources/CredFile/Hashing/Schemes/PeerWork.swift. Built and run by peer-work.sh;
 // prints ratios measured side by side in one run, asserts nothing.
 #define _GNU_SOURCE
 #include "shim.h"       // Sources/COpenSSL: libcrypto (and, before the wave-2 move, the fast loop)

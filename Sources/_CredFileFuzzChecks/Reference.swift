@@ -89,7 +89,7 @@ enum Reference {
             guard !id.isEmpty, id.endIndex < scalars.endIndex, scalars[id.endIndex] == close else { return nil }
             return String(String.UnicodeScalarView(id))
         }
-        if secret.starts(with: Array("$pbkdf2-sha256$".utf8)) || secret.starts(with: Array("$pbkdf2-sha512$".utf8)) {
+        if ownPrefixes.contains(where: { secret.starts(with: Array($0.utf8)) }) {
             return parseHash(secret).map { .pbkdf2($0) } ?? .malformed
         }
         if peerPrefixes.contains(where: { secret.starts(with: Array($0.utf8)) })
@@ -111,6 +111,8 @@ enum Reference {
         return scheme(after: "{", closedBy: "}").map { .unsupported(scheme: "{\($0)}") } ?? .plaintext
     }
 
+    /// SPEC §3's own format: a secret with one of these is a hash of it or malformed.
+    static let ownPrefixes = ["$pbkdf2-sha256$", "$pbkdf2-sha512$"]
     /// SPEC §3.2's table, as prefixes: each is owned by a family credfile verifies, so a
     /// secret that starts with one is that family's hash or malformed, never unsupported.
     /// Shared prefixes (`$6$`, `$7$`: mosquitto and crypt(3)) are owned by both: the

@@ -44,14 +44,18 @@ struct PeerVector: Sendable, CustomTestStringConvertible {
     static let all: [PeerVector] = (try? loadAll()) ?? []
 }
 
-/// The parse of `text` by the peer families, asked as the registry asks them: after
-/// mosquitto's exact `$7$`/`$6$` parsers, whose hashes are not these families'.
+/// The PBKDF2 families (credfile's own and the peers'), whose vectors are PeerHashTests'.
+let pbkdf2Families: [any HashFamily.Type] = [
+    PBKDF2Family.self, PasslibPBKDF2Family.self, LDAPPBKDF2Family.self, DovecotPBKDF2Family.self,
+    DjangoPBKDF2Family.self, WerkzeugPBKDF2Family.self, MosquittoPBKDF2Family.self, MosquittoSHA512Family.self,
+]
+
+/// The parse of `text` by the registry, when a family other than the PBKDF2 ones (and
+/// mosquitto's `$6$`) answers: the families these vectors are about.
 func peerParse(_ text: String) -> HashParse {
-    let secret = ArraySlice(Array(text.utf8))
-    for mosquitto in [PeerPBKDF2.mosquitto, MosquittoSHA512Hash.parse] {
-        if case .hash = mosquitto(secret) { return .notThisFamily }
-    }
-    return ExternalFamilies.parse(secret)
+    guard let (family, answer) = SecretSyntax.familyAnswer(ArraySlice(Array(text.utf8))) else { return .notThisFamily }
+    if pbkdf2Families.contains(where: { ObjectIdentifier($0) == ObjectIdentifier(family) }) { return .notThisFamily }
+    return answer
 }
 
 /// The hash when `text` parses as one, or nil.
@@ -296,7 +300,7 @@ struct PeerSchemeTests {
                 }
                 if text.isEmpty { text = [0x24] }
             }
-            guard case .hash(let hash) = ExternalFamilies.parse(text[...]) else { continue }
+            guard case .hash(let hash) = SecretSyntax.familyAnswer(text[...])?.answer else { continue }
             accepted += 1
             #expect(hash.estimatedWork.isFinite && hash.estimatedWork > 0)
             // Within the limits: at most bcrypt cost 31 (the costliest case: 2^31 units).

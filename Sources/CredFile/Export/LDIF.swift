@@ -97,16 +97,10 @@ public struct LDIFExport: Sendable {
 
     /// The `userPassword` value of an entry. This is the extension point for hash
     /// families: a stored hash that a directory can verify conforms to
-    /// ``LDAPUserPasswordConvertible`` (passlib PBKDF2 today; crypt(3) hashes map to
-    /// `{CRYPT}<hash>`, argon2 to `{ARGON2}<PHC string>`, LDAP's own `{PBKDF2-*}` pass through).
+    /// ``LDAPUserPasswordConvertible`` (credfile's own PBKDF2 and crypt(3) hashes today).
     static func userPassword(for entry: Entry) -> Result<String, Unexportable> {
-        switch entry.secret {
-        case .pbkdf2(let hash): hash.ldapUserPassword(secret: entry.secretBytes)
-        case .peer(let peer):
-            (peer.hash as? any LDAPUserPasswordConvertible)?.ldapUserPassword(secret: entry.secretBytes)
-                ?? .failure(Unexportable(reason: reason(entry.secret)))
-        default: .failure(Unexportable(reason: reason(entry.secret)))
-        }
+        (entry.secret.knownHash as? any LDAPUserPasswordConvertible)?.ldapUserPassword(secret: entry.secretBytes)
+            ?? .failure(Unexportable(reason: reason(entry.secret)))
     }
 
     /// The reason an entry of this kind is refused.
@@ -115,8 +109,7 @@ public struct LDIFExport: Sendable {
         case .plaintext: "plaintext password: hash it first (credfile upgrade)"
         case .malformed(let reason): "malformed entry (\(reason))"
         case .unsupportedHash(let scheme): "hash scheme \(scheme) cannot be exported"
-        case .peer(let peer): "\(peer.hash.scheme) hashes cannot be exported to OpenLDAP"
-        case .pbkdf2: "not exportable"
+        case .pbkdf2, .peer: "\(secret.knownHash?.scheme ?? "") hashes cannot be exported to OpenLDAP"
         }
     }
 

@@ -26,44 +26,20 @@ struct Argon2Hash: KnownHash {
     }
 }
 
-/// The parsers of the argon2 family.
-enum Argon2Family {
-    /// A bare PHC string `$argon2id$`, `$argon2i$` or `$argon2d$`.
-    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard secret.starts(with: "$argon2".utf8) else { return .notThisFamily }
-        return parsePHC(secret, origin: "")
-    }
+/// A bare PHC string `$argon2id$`, `$argon2i$` or `$argon2d$`: the family owns every
+/// `$argon2…` id, so `$argon2x$` is malformed, not unsupported.
+enum Argon2Family: HashFamily {
+    static let name = "argon2"
+    static let prefixes: [HashPrefix] = [.exact("$argon2")]
 
-    /// Django's `argon2` + PHC string without... (Django writes `argon2$argon2id$v=19$…`:
-    /// its algorithm name, then the PHC string with its leading `$`).
-    static func parseDjango(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard secret.starts(with: "argon2$".utf8) else { return .notThisFamily }
-        let phc = secret.dropFirst("argon2".utf8.count)
-        guard phc.starts(with: "$argon2id$".utf8) || phc.starts(with: "$argon2i$".utf8)
-            || phc.starts(with: "$argon2d$".utf8)
-        else { return .malformed(reason: "django argon2 hash does not hold a PHC argon2 string") }
-        return parsePHC(phc, origin: "django ")
-    }
-
-    /// Dovecot's `{ARGON2ID}` and `{ARGON2I}` followed by a PHC string of that variant.
-    static func parseDovecot(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard let (name, inner) = PeerText.ldapScheme(secret), name == "ARGON2ID" || name == "ARGON2I" else {
-            return .notThisFamily
-        }
-        let expected = name == "ARGON2ID" ? Argon2Library.Variant.argon2id : .argon2i
-        let parsed = parsePHC(inner, origin: "")
-        if case .hash(let hash) = parsed, (hash as? Argon2Hash)?.variant != expected {
-            return .malformed(reason: "{\(name)} holds another argon2 variant")
-        }
-        return parsed
-    }
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse { parsePHC(secret, origin: "") }
 
     /// `$<variant>$[v=19$]m=M,t=T,p=P$<salt>$<tag>`, salt and tag in unpadded standard
     /// base64. Limits: memory 8·p KiB (Argon2's floor) to 1 GiB, t 1–10, p 1–255, salt
     /// 8–1,024 bytes (Argon2's floor and SPEC's cap), tag 4–1,024 bytes. Other parameters
     /// (`keyid`, `data`) are not verified: malformed.
     static func parsePHC(_ text: ArraySlice<UInt8>, origin: String) -> HashParse {
-        var fields = PeerText.fields(text)
+        var fields = PeerText.dollarFields(text)
         guard fields.count == 5 || fields.count == 6, fields[0].isEmpty else {
             return .malformed(reason: "argon2 hash does not have the PHC fields")
         }
@@ -101,5 +77,38 @@ enum Argon2Family {
             Argon2Hash(
                 variant: variant, version: version, memoryKiB: memory, iterations: time, lanes: lanes, salt: salt,
                 tag: tag, origin: origin))
+    }
+}
+
+/// Django's `argon2` + PHC string (Django writes `argon2$argon2id$v=19$…`: its
+/// algorithm name, then the PHC string with its leading `$`).
+enum DjangoArgon2Family: HashFamily {
+    static let name = "django argon2"
+    static let prefixes: [HashPrefix] = [.exact("argon2$")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        let phc = secret.dropFirst("argon2".utf8.count)
+        guard phc.starts(with: "$argon2id$".utf8) || phc.starts(with: "$argon2i$".utf8)
+            || phc.starts(with: "$argon2d$".utf8)
+        else { return .malformed(reason: "django argon2 hash does not hold a PHC argon2 string") }
+        return Argon2Family.parsePHC(phc, origin: "django ")
+    }
+}
+
+/// Dovecot's `{ARGON2ID}` and `{ARGON2I}` followed by a PHC string of that variant.
+enum DovecotArgon2Family: HashFamily {
+    static let name = "dovecot argon2"
+    static let prefixes: [HashPrefix] = [.scheme("{ARGON2ID}"), .scheme("{ARGON2I}")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        guard let (name, inner) = PeerText.ldapScheme(secret), name == "ARGON2ID" || name == "ARGON2I" else {
+            return .notThisFamily
+        }
+        let expected = name == "ARGON2ID" ? Argon2Library.Variant.argon2id : .argon2i
+        let parsed = Argon2Family.parsePHC(inner, origin: "")
+        if case .hash(let hash) = parsed, (hash as? Argon2Hash)?.variant != expected {
+            return .malformed(reason: "{\(name)} holds another argon2 variant")
+        }
+        return parsed
     }
 }

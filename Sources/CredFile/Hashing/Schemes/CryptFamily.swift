@@ -65,58 +65,20 @@ struct CryptHash: KnownHash {
     }
 }
 
-/// The parsers of the crypt(3) family.
-enum CryptFamily {
-    /// A bare crypt(3) string: `$2a$`, `$2b$`, `$2y$`, `$5$`, `$6$`, `$y$`, `$7$`, `$1$`.
-    ///
-    /// `$6$` and `$7$` are shared with mosquitto (SPEC §3.2: the syntax decides). The
-    /// registry asks mosquitto's exact parsers first, so whatever reaches here is crypt's
-    /// or malformed, never unsupported ("matches neither exactly is malformed").
-    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
-        let fields = PeerText.fields(secret)
-        guard fields.count >= 3, fields[0].isEmpty else { return .notThisFamily }
-        switch String(decoding: fields[1], as: UTF8.self) {
-        case "2a", "2b", "2y", "5", "6", "1", "y", "7": break
-        default: return .notThisFamily
-        }
-        return parseCrypt(secret)
-    }
+/// A bare crypt(3) string: `$2a$`, `$2b$`, `$2y$`, `$5$`, `$6$`, `$y$`, `$7$`, `$1$`.
+///
+/// `$6$` and `$7$` are shared with mosquitto (SPEC §3.2: the syntax decides). The
+/// registry asks mosquitto's exact parsers first, so whatever reaches here is crypt's
+/// or malformed, never unsupported ("matches neither exactly is malformed").
+enum CryptFamily: HashFamily {
+    static let name = "crypt(3)"
+    static let prefixes: [HashPrefix] = ["$2a$", "$2b$", "$2y$", "$5$", "$6$", "$y$", "$7$", "$1$"].map { .exact($0) }
 
-    /// `{CRYPT}` followed by any crypt(3) hash, DES's 13 characters too. The scheme is
-    /// case-insensitive, as in OpenLDAP. Inside `{CRYPT}` there is no mosquitto, so a
-    /// `$6$` or `$7$` that is not libxcrypt's is malformed.
-    static func parseLDAPCrypt(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard let (name, inner) = PeerText.ldapScheme(secret), name == "CRYPT" else { return .notThisFamily }
-        if inner.first == UInt8(ascii: "$") { return parseCrypt(inner) }
-        guard inner.count == 13, PeerText.isCryptText(inner) else {
-            return .malformed(reason: "{CRYPT} holds neither a $id$ crypt hash nor a 13-character DES hash")
-        }
-        return .hash(CryptHash(method: .desCrypt, text: Array(inner)))
-    }
-
-    /// Dovecot's `{SHA512-CRYPT}`, `{SHA256-CRYPT}`, `{MD5-CRYPT}` and `{BLF-CRYPT}`: the
-    /// crypt(3) hash of that method after the prefix (`doveadm pw` writes them).
-    static func parseDovecotCrypt(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard let (name, inner) = PeerText.ldapScheme(secret) else { return .notThisFamily }
-        let expected: (CryptHash.Method) -> Bool
-        switch name {
-        case "SHA512-CRYPT": expected = { if case .sha512Crypt = $0 { true } else { false } }
-        case "SHA256-CRYPT": expected = { if case .sha256Crypt = $0 { true } else { false } }
-        case "MD5-CRYPT": expected = { $0 == .md5Crypt }
-        case "BLF-CRYPT": expected = { if case .bcrypt = $0 { true } else { false } }
-        default: return .notThisFamily
-        }
-        let parsed = parseCrypt(inner)
-        guard case .hash(let hash) = parsed else { return parsed }
-        guard let crypt = hash as? CryptHash, expected(crypt.method) else {
-            return .malformed(reason: "{\(name)} holds a hash of another method")
-        }
-        return parsed
-    }
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse { parseCrypt(secret) }
 
     /// A crypt(3) string of a method libxcrypt verifies, exactly as libxcrypt writes it.
     static func parseCrypt(_ text: ArraySlice<UInt8>) -> HashParse {
-        let fields = PeerText.fields(text)
+        let fields = PeerText.dollarFields(text)
         guard fields.count >= 3, fields[0].isEmpty else {
             return .malformed(reason: "not a $id$ crypt hash")
         }
@@ -257,6 +219,50 @@ enum CryptFamily {
             return .failure(.init("md5-crypt hash is not 22 characters of ./0-9A-Za-z"))
         }
         return .success(.md5Crypt)
+    }
+}
+
+/// `{CRYPT}` followed by any crypt(3) hash, DES's 13 characters too. The scheme is
+/// case-insensitive, as in OpenLDAP. Inside `{CRYPT}` there is no mosquitto, so a `$6$`
+/// or `$7$` that is not libxcrypt's is malformed.
+enum LDAPCryptFamily: HashFamily {
+    static let name = "ldap crypt"
+    static let prefixes: [HashPrefix] = [.scheme("{CRYPT}")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        let inner = secret.dropFirst("{CRYPT}".utf8.count)
+        if inner.first == UInt8(ascii: "$") { return CryptFamily.parseCrypt(inner) }
+        guard inner.count == 13, PeerText.isCryptText(inner) else {
+            return .malformed(reason: "{CRYPT} holds neither a $id$ crypt hash nor a 13-character DES hash")
+        }
+        return .hash(CryptHash(method: .desCrypt, text: Array(inner)))
+    }
+}
+
+/// Dovecot's `{SHA512-CRYPT}`, `{SHA256-CRYPT}`, `{MD5-CRYPT}` and `{BLF-CRYPT}`: the
+/// crypt(3) hash of that method after the prefix (`doveadm pw` writes them).
+enum DovecotCryptFamily: HashFamily {
+    static let name = "dovecot crypt"
+    static let prefixes: [HashPrefix] = ["{SHA512-CRYPT}", "{SHA256-CRYPT}", "{MD5-CRYPT}", "{BLF-CRYPT}"].map {
+        .scheme($0)
+    }
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        guard let (name, inner) = PeerText.ldapScheme(secret) else { return .notThisFamily }
+        let expected: (CryptHash.Method) -> Bool
+        switch name {
+        case "SHA512-CRYPT": expected = { if case .sha512Crypt = $0 { true } else { false } }
+        case "SHA256-CRYPT": expected = { if case .sha256Crypt = $0 { true } else { false } }
+        case "MD5-CRYPT": expected = { $0 == .md5Crypt }
+        case "BLF-CRYPT": expected = { if case .bcrypt = $0 { true } else { false } }
+        default: return .notThisFamily
+        }
+        let parsed = CryptFamily.parseCrypt(inner)
+        guard case .hash(let hash) = parsed else { return parsed }
+        guard let crypt = hash as? CryptHash, expected(crypt.method) else {
+            return .malformed(reason: "{\(name)} holds a hash of another method")
+        }
+        return parsed
     }
 }
 

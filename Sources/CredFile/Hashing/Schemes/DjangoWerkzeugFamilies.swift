@@ -16,7 +16,7 @@ struct DjangoBcryptHash: KnownHash {
     func verify(_ password: SecretBytes) throws -> Bool {
         guard prehashed else { return try inner.verify(password) }
         let digest = try password.withUnsafeBytes { try PeerDigest.sha256.digest($0) }
-        let hex = SecretBytes(digest.withUnsafeBytes { PeerText.lowerHexText($0) })
+        let hex = SecretBytes(digest.withUnsafeBytes { PeerText.lowercaseHexText($0) })
         return try inner.verify(hex)
     }
 }
@@ -43,11 +43,13 @@ struct ScryptHash: KnownHash {
     }
 }
 
-/// The parsers of Django's and Werkzeug's non-PBKDF2 hashers.
-enum DjangoFamilies {
-    /// Django `bcrypt$$2b$12$…` and `bcrypt_sha256$$2b$12$…`: the algorithm name and `$`,
-    /// then a bcrypt string (with its own leading `$`).
-    static func parseBcrypt(_ secret: ArraySlice<UInt8>) -> HashParse {
+/// Django `bcrypt$$2b$12$…` and `bcrypt_sha256$$2b$12$…`: the algorithm name and `$`,
+/// then a bcrypt string (with its own leading `$`).
+enum DjangoBcryptFamily: HashFamily {
+    static let name = "django bcrypt"
+    static let prefixes: [HashPrefix] = [.exact("bcrypt_sha256$"), .exact("bcrypt$")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
         let prehashed: Bool
         let inner: ArraySlice<UInt8>
         if secret.starts(with: "bcrypt_sha256$".utf8) {
@@ -70,17 +72,22 @@ enum DjangoFamilies {
         }
     }
 
-    /// Django `scrypt$N$salt$r$p$hash` (ScryptPasswordHasher.encode's order): hash the
-    /// padded base64 of a 64-byte key.
-    static func parseDjangoScrypt(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard secret.starts(with: "scrypt$".utf8) else { return .notThisFamily }
-        let fields = PeerText.fields(secret)
+}
+
+/// Django `scrypt$N$salt$r$p$hash` (ScryptPasswordHasher.encode's order): hash the padded
+/// base64 of a 64-byte key.
+enum DjangoScryptFamily: HashFamily {
+    static let name = "django scrypt"
+    static let prefixes: [HashPrefix] = [.exact("scrypt$")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        let fields = PeerText.dollarFields(secret)
         guard fields.count == 6 else { return .malformed(reason: "django scrypt hash does not have 6 fields") }
-        guard isDjangoSalt(fields[2]) else {
+        guard DjangoText.isSalt(fields[2]) else {
             return .malformed(reason: "django scrypt salt is not 1 to 1024 printable characters")
         }
         let parameters: (n: UInt64, r: Int, p: Int)
-        switch scryptParameters(fields[1], fields[3], fields[4]) {
+        switch DjangoText.scryptParameters(fields[1], fields[3], fields[4]) {
         case .success(let value): parameters = value
         case .failure(let error): return .malformed(reason: "django scrypt \(error.reason)")
         }
@@ -93,23 +100,29 @@ enum DjangoFamilies {
                 scheme: "django scrypt"))
     }
 
-    /// Werkzeug `scrypt:N:r:p$salt$hex` (generate_password_hash(method="scrypt")): a
-    /// 64-byte key in lower-case hex.
-    static func parseWerkzeugScrypt(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard secret.starts(with: "scrypt:".utf8) else { return .notThisFamily }
-        let fields = PeerText.fields(secret)
+}
+
+/// Werkzeug `scrypt:N:r:p$salt$hex` (generate_password_hash(method="scrypt")): a 64-byte
+/// key in lower-case hex. Hash syntax only with a `$` (SPEC §2).
+enum WerkzeugScryptFamily: HashFamily {
+    static let name = "werkzeug scrypt"
+    static let prefixes: [HashPrefix] = [.exact("scrypt:")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        guard secret.contains(UInt8(ascii: "$")) else { return .notThisFamily }
+        let fields = PeerText.dollarFields(secret)
         guard fields.count == 3 else { return .malformed(reason: "werkzeug scrypt hash does not have 3 fields") }
         let method = fields[0].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
         guard method.count == 4 else { return .malformed(reason: "werkzeug scrypt method is not scrypt:N:r:p") }
         let parameters: (n: UInt64, r: Int, p: Int)
-        switch scryptParameters(method[1], method[2], method[3]) {
+        switch DjangoText.scryptParameters(method[1], method[2], method[3]) {
         case .success(let value): parameters = value
         case .failure(let error): return .malformed(reason: "werkzeug scrypt \(error.reason)")
         }
-        guard isDjangoSalt(fields[1]) else {
+        guard DjangoText.isSalt(fields[1]) else {
             return .malformed(reason: "werkzeug scrypt salt is not 1 to 1024 printable characters")
         }
-        guard let key = PeerText.lowerHex(fields[2]), key.count == 64 else {
+        guard let key = PeerText.lowercaseHex(fields[2]), key.count == 64 else {
             return .malformed(reason: "werkzeug scrypt hash is not 128 lower-case hex digits")
         }
         return .hash(
@@ -118,6 +131,10 @@ enum DjangoFamilies {
                 scheme: "werkzeug scrypt"))
     }
 
+}
+
+/// The fields Django's and Werkzeug's scrypt and digest hashers share.
+enum DjangoText {
     struct ParameterError: Error {
         let reason: String
     }
@@ -142,7 +159,7 @@ enum DjangoFamilies {
 
     /// A Django or Werkzeug salt: 1–1,024 printable ASCII characters other than `$`
     /// (Django refuses `$` in a salt; both write letters and digits).
-    static func isDjangoSalt(_ salt: ArraySlice<UInt8>) -> Bool {
+    static func isSalt(_ salt: ArraySlice<UInt8>) -> Bool {
         !salt.isEmpty && salt.count <= PeerLimits.maximumSaltCount
             && salt.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "$") }
     }

@@ -1,36 +1,3 @@
-/// The peer hash families verified through libxcrypt, libargon2 and OpenSSL's scrypt and
-/// digests (SPEC §3.2), asked alone (tests): the registry (``SecretSyntax/families``)
-/// lists each of them in its place.
-enum ExternalFamilies {
-    /// These families' parsers, in the order they must be tried; the registry
-    /// (``SecretSyntax/families``) asks them after the PBKDF2 families, which claim
-    /// mosquitto's `$6$`/`$7$` by their exact syntax first.
-    static let parsers: [@Sendable (ArraySlice<UInt8>) -> HashParse] = [
-        DigestFamilies.parseApr1,  // $apr1$
-        Argon2Family.parse,  // $argon2id$, $argon2i$, $argon2d$
-        CryptFamily.parse,  // $2a$ $2b$ $2y$ $5$ $6$ $y$ $7$ $1$ (after mosquitto's $6$/$7$)
-        CryptFamily.parseLDAPCrypt,  // {CRYPT}
-        CryptFamily.parseDovecotCrypt,  // {SHA512-CRYPT} {SHA256-CRYPT} {MD5-CRYPT} {BLF-CRYPT}
-        Argon2Family.parseDovecot,  // {ARGON2ID} {ARGON2I}
-        DigestFamilies.parseLDAPDigest,  // {SHA} {SSHA} {SSHA256} {SSHA512}
-        Argon2Family.parseDjango,  // argon2$argon2id$…
-        DjangoFamilies.parseBcrypt,  // bcrypt$… bcrypt_sha256$…
-        DjangoFamilies.parseDjangoScrypt,  // scrypt$…
-        DigestFamilies.parseDjangoDigest,  // md5$… sha1$…
-        DjangoFamilies.parseWerkzeugScrypt,  // scrypt:N:r:p$…
-    ]
-
-    /// These families' answer alone (tests): the first other than `.notThisFamily`.
-    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
-        for parse in parsers {
-            let answer = parse(secret)
-            if case .notThisFamily = answer { continue }
-            return answer
-        }
-        return .notThisFamily
-    }
-}
-
 /// The work of one verification of each peer scheme in PBKDF2-HMAC-SHA256 rounds, for
 /// ``KnownHash/estimatedWork`` (`check`'s warning about entries costlier than the policy;
 /// the login's timing padding measures instead of trusting these).
