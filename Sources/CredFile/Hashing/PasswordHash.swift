@@ -17,7 +17,7 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
     public let checksum: [UInt8]
 
     /// The largest salt passlib accepts, in bytes.
-    public static let maximumSaltCount = 1024
+    public static let maximumSaltCount = PeerLimits.maximumSaltCount
 
     /// Why a string that starts with `$pbkdf2` is not a hash.
     public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -99,12 +99,12 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
             throw ParseError(reason: "unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)")
         }
         let digits = UnsafeRawBufferPointer(rebasing: text[(dollars.1 + 1)..<dollars.2])
-        guard !digits.isEmpty, digits.allSatisfy({ (0x30...0x39).contains($0) }),
-            digits.count == 1 || digits.first != UInt8(ascii: "0")
-        else { throw ParseError(reason: "rounds must be a decimal number without leading zeros") }
-        // More than 8 digits is above the limit; never parse what could overflow.
-        guard digits.count <= 8 else { throw ParseError(reason: "rounds must be between 1 and 50000000") }
-        let rounds = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        guard PeerText.isCanonicalDecimal(digits) else {
+            throw ParseError(reason: "rounds must be a decimal number without leading zeros")
+        }
+        guard let rounds = PeerText.decimal(digits, maximum: PeerLimits.maximumRounds) else {
+            throw ParseError(reason: "rounds must be between 1 and 50000000")
+        }
         let salt = (dollars.2 + 1)..<dollars.3
         let checksum = (dollars.3 + 1)..<text.count
         guard let saltCount = AdaptedBase64.canonicalCount(UnsafeRawBufferPointer(rebasing: text[salt])) else {
@@ -171,7 +171,7 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
     private static func checkRanges(algorithm: HashAlgorithm, rounds: Int, saltCount: Int, checksumCount: Int)
         throws(ParseError)
     {
-        guard HashPolicy.roundsRange.contains(rounds) else {
+        guard PeerLimits.rounds.contains(rounds) else {
             throw ParseError(reason: "rounds must be between 1 and 50000000")
         }
         guard saltCount <= Self.maximumSaltCount else {
