@@ -115,8 +115,14 @@ public struct CredentialStore: Sendable {
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
         let content = try firstEntryContent(named: username)
         // Classified once, here: the verifier judges the entry, the upgrade its secret.
+        // Judged by the policy's cost limits too: an entry over one is malformed, refused
+        // before any work (SPEC §3.1).
         let entry: Entry? =
-            if let content, case .entry(let entry) = LineClassifier.classify(content) { entry } else { nil }
+            if let content, case .entry(let entry) = LineClassifier.classify(content) {
+                entry.judged(by: policy)
+            } else {
+                nil
+            }
         let granted = try Verifier(policy: policy).verify(password, against: entry)
         guard granted, upgradeOnSuccess, let content, let entry, needsUpgrade(entry.secret)
         else { return Verification(granted: granted, upgraded: false, upgradeError: nil) }

@@ -194,14 +194,24 @@ enum Reference {
         default: return nil
         }
         let digits = fields[2].unicodeScalars
-        guard !digits.isEmpty, digits.count <= 9, digits.first != "0",
+        guard !digits.isEmpty, digits.count <= 10, digits.first != "0",
             digits.allSatisfy({ ("0"..."9").contains($0) }), let rounds = Int(fields[2]),
-            (1...50_000_000).contains(rounds)
+            (1...2_147_483_647).contains(rounds)
         else { return nil }
         guard let salt = decodeBase64(fields[3]), salt.count <= 1024,
             let checksum = decodeBase64(fields[4]), checksum.count == (algorithm == .sha256 ? 32 : 64)
         else { return nil }
         return Hash(algorithm: algorithm, rounds: rounds, salt: salt, checksum: checksum)
+    }
+
+    /// SPEC §3.1's cost limit as the oracle reads it for credfile's own format under a
+    /// SHA-256 policy of `policyRounds` and the default `max-work`: too costly when the
+    /// hash's rounds, counted in SHA-256 rounds (a SHA-512 round is 3.6 of them on the
+    /// machines credfile was measured on), exceed both 16 × the policy's rounds and 2 s at
+    /// this machine's measured rate. (`max-memory` never applies: PBKDF2 needs none.)
+    static func isTooCostly(_ hash: Hash, policyRounds: Int) -> Bool {
+        let work = Double(hash.rounds) * (hash.algorithm == .sha512 ? 3.6 : 1)
+        return work > max(16 * Double(policyRounds), 2 * MachineRate.sha256RoundsPerSecond)
     }
 
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./".utf8)

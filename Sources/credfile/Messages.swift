@@ -139,6 +139,13 @@ struct Messages {
         case .invalidUTF8: return "no es UTF-8 válido"
         case .lineTooLong(let limit): return "la línea supera los \(limit) bytes"
         case .malformedHash(let reason): return "hash malformado (\(reason))"
+        case .tooCostly(let why):
+            if let memory = why.memory {
+                return "demasiado costoso: \(why.scheme) reservaría \(TooCostly.mebibytes(memory)) MiB por inicio de sesión "
+                    + "(max-memory \(TooCostly.mebibytes(why.maximumMemory)) MiB)"
+            }
+            return "demasiado costoso: \(why.scheme) tardaría unos \(TooCostly.seconds(why.seconds ?? 0)) s de CPU por inicio "
+                + "de sesión (max-work \(TooCostly.seconds(why.maximumSeconds ?? 0)) s)"
         }
     }
 

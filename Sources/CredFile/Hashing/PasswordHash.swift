@@ -3,7 +3,8 @@
 ///     $pbkdf2-sha256$<rounds>$<salt>$<checksum>
 ///     $pbkdf2-sha512$<rounds>$<salt>$<checksum>
 ///
-/// `rounds` is decimal without leading zeros, 1…50,000,000; `salt` (0…1,024 bytes) and
+/// `rounds` is decimal without leading zeros, 1…2,147,483,647 (what one login may cost is
+/// the cost limits' to judge, ``CostLimits``); `salt` (0…1,024 bytes) and
 /// `checksum` (exactly the digest size) are in adapted base64. Parsing is strict, so
 /// every hash has one spelling and `PasswordHash(parsing: s)?.string == s`.
 public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
@@ -103,7 +104,7 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
             throw ParseError(reason: "rounds must be a decimal number without leading zeros")
         }
         guard let rounds = PeerText.decimal(digits, maximum: PeerLimits.maximumRounds) else {
-            throw ParseError(reason: "rounds must be between 1 and 50000000")
+            throw ParseError(reason: "rounds must be between 1 and 2147483647")
         }
         let salt = (dollars.2 + 1)..<dollars.3
         let checksum = (dollars.3 + 1)..<text.count
@@ -141,12 +142,12 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
         }
         var index = start
         var rounds = 0
-        while index < text.count, index - start < 9, text[index] &- 0x30 < 10 {
+        while index < text.count, index - start < 11, text[index] &- 0x30 < 10 {
             rounds = rounds * 10 + Int(text[index] &- 0x30)
             index += 1
         }
         let digits = index - start
-        guard (1...8).contains(digits), digits == 1 || text[start] != UInt8(ascii: "0"), index < text.count,
+        guard (1...10).contains(digits), digits == 1 || text[start] != UInt8(ascii: "0"), index < text.count,
             text[index] == dollar
         else { return nil }
         return AdaptedBase64.withValues { values in
@@ -172,7 +173,7 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
         throws(ParseError)
     {
         guard PeerLimits.rounds.contains(rounds) else {
-            throw ParseError(reason: "rounds must be between 1 and 50000000")
+            throw ParseError(reason: "rounds must be between 1 and 2147483647")
         }
         guard saltCount <= Self.maximumSaltCount else {
             throw ParseError(reason: "salt is longer than 1024 bytes")

@@ -36,6 +36,7 @@ struct DigestHash: KnownHash {
     var estimatedWork: Double {
         method == .apr1 ? PeerWork.apr1 : PeerWork.oneDigest
     }
+    var estimatedMemory: Int { 0 }
 
     func verify(_ password: SecretBytes) throws -> Bool {
         let computed: SecretBytes

@@ -12,6 +12,7 @@ struct DjangoBcryptHash: KnownHash {
     var cost: Int? { inner.cost }
     var isWeak: Bool { false }
     var estimatedWork: Double { inner.estimatedWork + (prehashed ? PeerWork.oneDigest : 0) }
+    var estimatedMemory: Int { inner.estimatedMemory }
 
     func verify(_ password: SecretBytes) throws -> Bool {
         guard prehashed else { return try inner.verify(password) }
@@ -35,6 +36,8 @@ struct ScryptHash: KnownHash {
     var cost: Int? { nil }
     var isWeak: Bool { false }
     var estimatedWork: Double { PeerWork.scryptPerNrp * Double(n) * Double(r) * Double(p) }
+    /// OpenSSL's B (128·r·p) and V (128·r·(N + 2)).
+    var estimatedMemory: Int { Int(min(Double(Int.max), 128 * Double(r) * (Double(n) + Double(p) + 2))) }
 
     func verify(_ password: SecretBytes) throws -> Bool {
         let computed = try PeerDigest.scrypt(
@@ -139,21 +142,22 @@ enum DjangoText {
         let reason: String
     }
 
-    /// N (a power of two from 2), r and p (from 1), decimal; N·r at most 2^30 (SPEC §3.2:
-    /// memory) and N·r·p at most 2^30 too (the time: p runs the memory-hard part p times;
-    /// it also keeps p·r under scrypt's own bound).
+    /// N (a power of two from 2), r and p (from 1), decimal, within OpenSSL's own bounds
+    /// for scrypt (`kdf_scrypt.c`): p·r below 2^30, N below 2^(16·r), and 128·r·(N + 2)
+    /// representable; what N·r·p costs is the cost limits' to judge (SPEC §3.1).
     static func scryptParameters(
         _ nText: ArraySlice<UInt8>, _ rText: ArraySlice<UInt8>, _ pText: ArraySlice<UInt8>
     ) -> Result<(n: UInt64, r: Int, p: Int), ParameterError> {
-        let limit = Int(PeerLimits.maximumScryptNr)
-        guard let n = PeerText.decimal(nText, maximum: Int.max / 2), let r = PeerText.decimal(rText, maximum: limit),
-            let p = PeerText.decimal(pText, maximum: limit)
-        else { return .failure(.init(reason: "parameters are not decimal numbers")) }
+        let bound = (1 << 30) - 1
+        guard let n = PeerText.decimal(nText, maximum: Int.max / 2), let r = PeerText.decimal(rText, maximum: bound),
+            let p = PeerText.decimal(pText, maximum: bound)
+        else { return .failure(.init(reason: "parameters are not decimal numbers within scrypt's bounds")) }
         guard n >= 2, n & (n - 1) == 0, r >= 1, p >= 1 else {
             return .failure(.init(reason: "N is not a power of two or r, p below 1"))
         }
-        guard n <= limit / r else { return .failure(.init(reason: "N·r above 2^30")) }
-        guard p <= limit / (n * r) else { return .failure(.init(reason: "N·r·p above 2^30")) }
+        guard p <= bound / r, 16 * r > 63 || n < 1 << (16 * r), n + 2 <= Int.max / 128 / r else {
+            return .failure(.init(reason: "N, r and p are outside scrypt's bounds"))
+        }
         return .success((UInt64(n), r, p))
     }
 

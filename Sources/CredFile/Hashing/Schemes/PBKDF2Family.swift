@@ -36,6 +36,8 @@ extension PasswordHash: KnownHash {
     public var isWeak: Bool { false }
     /// The rounds, in SHA-256 rounds (``PRF/workPerRound``).
     public var estimatedWork: Double { Double(rounds) * algorithm.workPerRound }
+    /// PBKDF2 needs no memory to speak of.
+    public var estimatedMemory: Int { 0 }
 
     /// True when these exact password bytes derive this checksum (constant-time comparison).
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.

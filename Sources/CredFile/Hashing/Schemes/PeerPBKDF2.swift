@@ -7,7 +7,7 @@ struct PeerPBKDF2Hash: KnownHash, Equatable {
     let scheme: String
     /// The hash behind the HMAC.
     let prf: PRF
-    /// The iteration count, 1…50,000,000.
+    /// The iteration count, 1 to 2^31 − 1 (OpenSSL's and credfile's loop's bound).
     let rounds: Int
     /// The salt bytes exactly as the peer feeds them to PBKDF2.
     let salt: [UInt8]
@@ -20,19 +20,21 @@ struct PeerPBKDF2Hash: KnownHash, Equatable {
     /// policy question `check` answers from ``estimatedWork``.
     var isWeak: Bool { false }
     var estimatedWork: Double { Double(rounds) * prf.workPerRound }
+    var estimatedMemory: Int { 0 }
 
     func verify(_ password: SecretBytes) throws -> Bool {
         let key = try PBKDF2.deriveKey(prf: prf, password: password, salt: salt, rounds: rounds, count: checksum.count)
         return key.withUnsafeBytes { k in checksum.withUnsafeBytes { OpenSSL.constantTimeEqual(k, $0) } }
     }
 
-    /// Checks the limits every family shares (SPEC §3.2) before any work.
+    /// Checks the peer's own limits (rounds PBKDF2 can run, salts up to 1,024 bytes, the
+    /// digest's length) before any work; what the rounds cost is the cost limits' to judge.
     static func make(
         _ scheme: String, _ prf: PRF, rounds: Int?, salt: [UInt8]?, checksum: [UInt8]?,
         checksumCount: Int? = nil
     ) -> HashParse {
         guard let rounds, PeerLimits.rounds.contains(rounds) else {
-            return .malformed(reason: "\(scheme): rounds must be a decimal number from 1 to 50000000 without leading zeros")
+            return .malformed(reason: "\(scheme): rounds must be a decimal number from 1 to 2147483647 without leading zeros")
         }
         guard let salt else { return .malformed(reason: "\(scheme): the salt is not in the peer's encoding") }
         guard salt.count <= PeerLimits.maximumSaltCount else {
@@ -201,6 +203,7 @@ struct MosquittoSHA512Hash: KnownHash, Equatable {
     var cost: Int? { nil }
     var isWeak: Bool { true }
     var estimatedWork: Double { 1 }
+    var estimatedMemory: Int { 0 }
 
     func verify(_ password: SecretBytes) throws -> Bool {
         let input = SecretBytes(count: password.count + salt.count) { out in

@@ -122,21 +122,16 @@ enum PeerText {
     }
 }
 
-/// The SPEC §3.2 limits every family applies before any work, beside its peer's own:
-/// the one home of them (credfile's own format and the policy read theirs here too).
+/// The limits of the formats themselves that the PBKDF2 families share (SPEC §3.2: each
+/// scheme keeps its peer's own limits): the one home of them, read by credfile's own
+/// format too. What a hash costs is not a parser's question: the cost limits judge it
+/// (SPEC §3.1, ``CostLimits``), which replaced version 2's list of hostile parameters.
 enum PeerLimits {
-    /// Rounds (sha-crypt, PBKDF2) above this are hostile.
-    static let maximumRounds = 50_000_000
+    /// The most rounds PBKDF2 can run here: `PKCS5_PBKDF2_HMAC` and credfile's loop take
+    /// an `int` (``PBKDF2``).
+    static let maximumRounds = Int(Int32.max)
     /// The rounds a PBKDF2 hash may have: 1 to ``maximumRounds``.
     static let rounds = 1...maximumRounds
-    /// bcrypt's log2 cost above this is hostile (and bcrypt's own maximum).
-    static let maximumBcryptCost = 31
-    /// argon2 memory above 1 GiB, in KiB.
-    static let maximumArgon2MemoryKiB = 1 << 20
-    /// argon2 passes above this are hostile.
-    static let maximumArgon2Time = 10
-    /// scrypt (and yescrypt) N·r above this is hostile (SPEC §3.2), and so is N·r·p.
-    static let maximumScryptNr: UInt64 = 1 << 30
-    /// Salts longer than this are hostile (passlib's range for PBKDF2 salts).
+    /// The longest salt: passlib's range for PBKDF2 salts, and SPEC §3.2's for every scheme.
     static let maximumSaltCount = 1024
 }

@@ -30,6 +30,11 @@ enum PeerWork {
     /// apr1 through credfile's Swift code over EVP_Digest: 1,002 digests (estimated from
     /// ``oneDigest``, not measured on its own).
     static let apr1 = 1002 * oneDigest
-    /// DES crypt (25 DES encryptions; measured 12–13).
+    /// DES crypt (25 DES encryptions; measured 12–13); bigcrypt is one per 8-byte block,
+    /// BSDi one per 25 of its iterations.
     static let desCrypt = 12.0
+    /// SunMD5, per MD5 round (half of them hash Hamlet's soliloquy too; measured 11.6).
+    static let sunMD5PerRound = 11.6
+    /// sha1-crypt, per HMAC-SHA1 iteration (measured 4.4).
+    static let sha1CryptPerIteration = 4.4
 }
