@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds credfile in release mode and prints the benchmark table (ratios measured side
 # by side in one run; nothing is asserted). BENCH_QUICK=1 for a short run; name
-# sections to run only those: pbkdf2 files scale upgrade timing apps.
+# sections to run only those: pbkdf2 files scale upgrade timing apps. The pbkdf2 section
+# runs Benchmarks/pbkdf2-limits.sh (the C loops against OpenSSL's bulk rate, on this CPU
+# and with OpenSSL's SHA extensions masked) on the objects built here.
 #
 # credfile is built as the .deb ships it (Scripts/deb.sh, README "Install"): with the
 # Swift standard library linked in, which starts in ~7 ms where the dynamically linked
@@ -12,4 +14,7 @@ cd "$(dirname "$0")/.."
 static=(-c release --static-swift-stdlib --scratch-path .build/release-static)
 swift build "${static[@]}" --product credfile 2>&1 | tail -1
 swift build -c release --product credfile-server-example 2>&1 | tail -1
-exec python3 Benchmarks/bench.py "$(swift build "${static[@]}" --show-bin-path)/credfile" "$@"
+# The peers' venv (Scripts/setup.sh test) where there is one: bench.py's bcrypt row needs pyca/bcrypt.
+python=.build/peers-venv/bin/python3
+[ -x "$python" ] || python=python3
+exec "$python" Benchmarks/bench.py "$(swift build "${static[@]}" --show-bin-path)/credfile" "$@"

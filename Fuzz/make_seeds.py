@@ -104,3 +104,108 @@ write("FuzzStore", "upgrade-on-login.bin", raw("valencia,contrasena123") + raw("
       + bytes([AUTH_UP, 0, 0, AUTH_UP, 0, 0, UPGRADE, REMOVE, 0, AUTH, 0, 0]))
 write("FuzzStore", "bom-garbage.bin", raw(BOM, newline=False) + raw(b"bob,pw") + raw(b"\xef\xbb\xbfx,y")
       + bytes([REMOVE, 5, AUTH, 5, 5]))
+
+# FuzzConfiguration: configuration files (SPEC §5). Real ones as an admin writes them
+# (calibrate's advice pasted, a section per credential file, Debian-style comments), and
+# each limit from both sides: a line of exactly 8,192 bytes and one more, a file of
+# exactly 1 MiB and one more, every range's edges, CRLF, BOM, tabs, a combining mark after
+# `=`, `#`, `[` or a space, duplicates, repeatable keys, bad sections.
+CONF_REAL = b"""# /etc/credfile.conf: read by every credfile command (SPEC 5).
+# Written by `credfile calibrate --target-ms 250` on this machine:
+iterations = 3005000
+lock-timeout = 5
+min-length = 15
+blocklist = /usr/share/credfile/pwned-passwords-sha1-ordered-by-hash.txt
+
+[/etc/nginx/web.cred]
+# the web logins: checked by nginx through pam_exec, upgraded on login
+upgrade = yes
+jobs = 2
+blocklist = /etc/credfile/web-words.txt
+blocklist = /etc/credfile/company-names.txt
+
+[/srv/app/usuarios.txt]
+algorithm = sha512
+iterations = 1200000
+backup = true
+"""
+write("FuzzConfiguration", "real-etc-credfile.conf", CONF_REAL)
+write("FuzzConfiguration", "real-crlf-bom.conf", BOM + CONF_REAL.replace(b"\n", b"\r\n"))
+write("FuzzConfiguration", "calibrate-advice.conf", b"iterations = 3005000\nalgorithm = sha512\n")
+write("FuzzConfiguration", "empty.conf", b"")
+write("FuzzConfiguration", "comments-only.conf", b"# nothing set\n\n   \t\n#iterations = 1\n")
+write("FuzzConfiguration", "no-final-newline.conf", b"min-length = 8")
+write("FuzzConfiguration", "tabs-and-spaces.conf", b"\titerations\t=\t600000\t\n  [ /etc/app.cred ]  \n upgrade=no \n")
+write("FuzzConfiguration", "flags.conf", b"upgrade = yes\nbackup = no\nplaintext = true\npasswords = false\n")
+write("FuzzConfiguration", "flag-bad.conf", b"upgrade = on\n")
+write("FuzzConfiguration", "flag-uppercase.conf", b"upgrade = Yes\n")
+write("FuzzConfiguration", "unknown-key.conf", b"iterations = 1000\niteration = 1000\n")
+write("FuzzConfiguration", "cli-only-key.conf", b"json = yes\n")
+write("FuzzConfiguration", "config-key.conf", b"config = /etc/other.conf\n")
+write("FuzzConfiguration", "uppercase-key.conf", b"Iterations = 1000\n")
+write("FuzzConfiguration", "key-with-space.conf", b"lock timeout = 5\n")
+write("FuzzConfiguration", "no-equals.conf", b"iterations 1000\n")
+write("FuzzConfiguration", "stray-password.conf", b"iterations = 1000\nhunter2-correct-horse\n")
+write("FuzzConfiguration", "empty-value.conf", b"blocklist =\n")
+write("FuzzConfiguration", "empty-key.conf", b"= 5\n")
+write("FuzzConfiguration", "comment-after-value.conf", b"iterations = 3005000  # calibrated\n")
+write("FuzzConfiguration", "hash-in-path.conf", b"blocklist = /etc/credfile/#list.txt\n")
+write("FuzzConfiguration", "quoted-value.conf", b'base-dn = "ou=people,dc=example,dc=org"\n')
+write("FuzzConfiguration", "value-with-equals.conf", b"base-dn = ou=people,dc=example,dc=org\n")
+write("FuzzConfiguration", "duplicate-top.conf", b"iterations = 1000\nlock-timeout = 1\niterations = 2000\n")
+write("FuzzConfiguration", "duplicate-section.conf", b"[/a]\niterations = 1\n[/b]\niterations = 2\n[/a]\niterations = 3\n")
+write("FuzzConfiguration", "same-key-top-and-section.conf", b"iterations = 1\n[/a]\niterations = 2\n[/b]\niterations = 3\n")
+write("FuzzConfiguration", "repeatable.conf", b"blocklist = /a\nblocklist = /b\n[/x]\nblocklist = /c\nblocklist = /c\n")
+write("FuzzConfiguration", "section-relative.conf", b"[etc/app.cred]\n")
+write("FuzzConfiguration", "section-empty.conf", b"[]\n")
+write("FuzzConfiguration", "section-root.conf", b"[/]\nupgrade = yes\n")
+write("FuzzConfiguration", "section-unclosed.conf", b"[/etc/app.cred\n")
+write("FuzzConfiguration", "section-bracket-inside.conf", b"[/etc/a]b]\nupgrade = yes\n")
+write("FuzzConfiguration", "section-trailing-text.conf", b"[/etc/a] x\n")
+write("FuzzConfiguration", "section-only-bracket.conf", b"[\n")
+write("FuzzConfiguration", "section-unicode.conf", "[/srv/contraseñas/usuarios.txt]\nupgrade = yes\n".encode())
+write("FuzzConfiguration", "combining-after-equals.conf", "iterations =\u0301 1000\n".encode())
+write("FuzzConfiguration", "combining-after-hash.conf", "#\u0301 iterations = x\n".encode())
+write("FuzzConfiguration", "combining-after-bracket.conf", "[\u0301/a]\n".encode())
+write("FuzzConfiguration", "combining-after-space.conf", "iterations = 1000 \u0301\n".encode())
+write("FuzzConfiguration", "nbsp-around-value.conf", "iterations =\u00a01000\n".encode())
+write("FuzzConfiguration", "nul.conf", b"iterations = 10\x0000\n")
+write("FuzzConfiguration", "lone-cr.conf", b"iterations = 1000\rlock-timeout = 1\n")
+write("FuzzConfiguration", "cr-cr-lf.conf", b"iterations = 1000\r\r\n")
+write("FuzzConfiguration", "del.conf", b"iterations = 1000\x7f\n")
+write("FuzzConfiguration", "invalid-utf8.conf", b"blocklist = /tmp/\xff\n")
+write("FuzzConfiguration", "invalid-utf8-comment.conf", b"# caf\xe9\nupgrade = yes\n")
+write("FuzzConfiguration", "bom-twice.conf", BOM + BOM + b"upgrade = yes\n")
+write("FuzzConfiguration", "bom-not-first.conf", b"\n" + BOM + b"upgrade = yes\n")
+for name, value in [("iterations", b"1"), ("iterations", b"50000000"), ("iterations", b"0"), ("iterations", b"50000001"),
+                    ("iterations", b"01000"), ("iterations", b"+1000"), ("iterations", b"-1"), ("iterations", b"1e6"),
+                    ("iterations", b"1_000"), ("iterations", b"99999999999999999999999"), ("iterations", "١٢٣".encode()),
+                    ("lock-timeout", b"0"), ("lock-timeout", b"86400"), ("lock-timeout", b"86400.0"), ("lock-timeout", b"86400.0001"),
+                    ("lock-timeout", b"0.5"), ("lock-timeout", b".5"), ("lock-timeout", b"5."), ("lock-timeout", b"1.2.3"),
+                    ("lock-timeout", b"inf"), ("lock-timeout", b"nan"), ("lock-timeout", b"-0"), ("lock-timeout", b"0x10"),
+                    ("min-length", b"1"), ("min-length", b"64"), ("min-length", b"65"), ("min-length", b"0"), ("min-length", b"7"),
+                    ("jobs", b"1024"), ("jobs", b"1025"), ("target-ms", b"600000"), ("target-ms", b"600001"),
+                    ("algorithm", b"sha256"), ("algorithm", b"sha512"), ("algorithm", b"SHA256"), ("algorithm", b"md5"),
+                    ("skip-unexportable", b"yes"), ("base-dn", b"dc=example,dc=org"), ("base-dn", b"x")]:
+    safe = value.decode("utf-8", "replace").encode("ascii", "replace").decode().replace("?", "u").replace("/", "_")
+    write("FuzzConfiguration", f"range-{name}-{safe}.conf", name.encode() + b" = " + value + b"\n")
+# Line length: content (before LF or CRLF) of exactly 8,192 bytes is accepted; 8,193 is not.
+LIMIT = 8192
+def line_of(n, prefix=b"blocklist = /"):
+    return prefix + b"a" * (n - len(prefix))
+write("FuzzConfiguration", "line-8192.conf", line_of(LIMIT) + b"\n")
+write("FuzzConfiguration", "line-8192-crlf.conf", line_of(LIMIT) + b"\r\n")
+write("FuzzConfiguration", "line-8192-no-newline.conf", line_of(LIMIT))
+write("FuzzConfiguration", "line-8193.conf", b"upgrade = yes\n" + line_of(LIMIT + 1) + b"\n")
+write("FuzzConfiguration", "line-8193-comment.conf", b"#" + b"x" * LIMIT + b"\n")
+write("FuzzConfiguration", "line-8192-blank.conf", b" " * LIMIT + b"\nupgrade = yes\n")
+write("FuzzConfiguration", "line-8193-blank.conf", b" " * (LIMIT + 1) + b"\n")
+write("FuzzConfiguration", "section-8192.conf", b"[/" + b"d" * (LIMIT - 3) + b"]\nupgrade = yes\n")
+write("FuzzConfiguration", "section-8193.conf", b"[/" + b"d" * (LIMIT - 2) + b"]\n")
+# File size: exactly 1 MiB is accepted (comment lines), one byte more is refused (line 0).
+MIB = 1 << 20
+body = (b"#" + b"c" * 1022 + b"\n") * (MIB // 1024)
+assert len(body) == MIB
+write("FuzzConfiguration", "file-1mib.conf", body)
+write("FuzzConfiguration", "file-1mib-plus-1.conf", body + b"\n")
+write("FuzzConfiguration", "file-1mib-bom.conf", BOM + body[3:])

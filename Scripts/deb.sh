@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Debian package .build/credfile_VERSION_ARCH.deb: the release binary (Swift's
 # runtime linked in statically, so Depends names only Debian libraries), credfile(1), the
-# bash, zsh and fish completions, copyright and changelog. VERSION is the binary's own
+# bash, zsh and fish completions, the example systemd units (not enabled), and in
+# /usr/share/doc/credfile the copyright (DEP-5), NOTICE, changelog, README,
+# Documentation/ and the examples. VERSION is the binary's own
 # (`credfile --version`: one constant, CredFileCLI.version); Depends comes from the linked
 # libraries through dpkg-shlibdeps. Needs dpkg-dev (dpkg-shlibdeps) and, to check, lintian.
 #
@@ -36,29 +38,127 @@ chmod 0644 "$root/usr/share/bash-completion/completions/credfile" \
     "$root/usr/share/man/man1/credfile.1.gz"
 
 maintainer="credfile maintainers <maintainers@users.noreply.a-seed-a4bcadb5.example>"
-cat > "$doc/copyright" <<COPYRIGHT
+
+# The licence (DEP-5): credfile is Apache-2.0; the built-in blocklist compiled into the
+# binary is Django's, BSD-3-clause, whose clause 2 asks for its notice here. Its folder is
+# wherever its LICENSE.django is (Sources/CredFileBlocklist/).
+django_license="$(find Sources -name LICENSE.django)"
+[ "$(printf '%s\n' "$django_license" | wc -l)" = 1 ] && [ -f "$django_license" ] ||
+    { echo "deb.sh: expected one Sources/**/LICENSE.django, found: ${django_license:-none}" >&2; exit 1; }
+blocklist_dir="$(dirname "$django_license")"
+# A DEP-5 license paragraph's text: each line indented one space, an empty line as " .".
+dep5_text() { sed -e 's/^[[:space:]]*$/./' -e 's/^/ /'; }
+{
+    cat <<COPYRIGHT
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: credfile
 Upstream-Contact: $maintainer
 
 Files: *
 Copyright: 2026 the credfile authors
-License: unspecified
- The authors have not yet published a license for credfile; until they do, this
- package may be used but carries no grant of further rights.
+License: Apache-2.0
+
+Files: $blocklist_dir/*
+Copyright: Django Software Foundation and individual contributors
+License: BSD-3-clause
+Comment: The built-in password blocklist compiled into /usr/bin/credfile:
+ django/contrib/auth/common-passwords.txt.gz of Django, Royce Williams' list of
+ the 20,000 most common passwords of the Pwned Passwords corpus as Django ships
+ it (version and sha256 in /usr/share/doc/credfile/NOTICE).
+
+License: Apache-2.0
+ Licensed under the Apache License, Version 2.0 (the "License"); you may not
+ use this file except in compliance with the License. You may obtain a copy of
+ the License at
+ .
+     http://www.apache.org/licenses/LICENSE-2.0
+ .
+ Unless required by applicable law or agreed to in writing, software
+ distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+ WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+ License for the specific language governing permissions and limitations under
+ the License.
+ .
+ On Debian systems, the complete text of the Apache License, Version 2.0 can be
+ found in "/usr/share/common-licenses/Apache-2.0".
+
+License: BSD-3-clause
 COPYRIGHT
-chmod 0644 "$doc/copyright"
+    dep5_text < "$django_license"
+} > "$doc/copyright"
+install -m 0644 NOTICE "$doc/NOTICE"
 
-# A native package's changelog, in Debian's format, from the release date of this build.
-date="$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")"
-cat <<CHANGELOG | gzip -9n > "$doc/changelog.gz"
-credfile ($version) unstable; urgency=medium
+# What users read, as dh_installdocs and dh_compress would lay it out: the README and
+# Documentation/*.md (gzipped when over 4 KiB), and each example folder as it is (examples/
+# is never compressed). A folder of Swift sources (a SwiftPM target of the library) is not
+# an example for the command line.
+install_doc() {  # install_doc FILE DEST: DEST or DEST.gz
+    if [ "$(stat -c %s "$1")" -gt 4096 ]; then gzip -9n < "$1" > "$2.gz"; chmod 0644 "$2.gz"
+    else install -m 0644 "$1" "$2"; fi
+}
+install_doc README.md "$doc/README.md"
+for page in Documentation/*.md; do
+    install -d -m 0755 "$doc/Documentation"
+    install_doc "$page" "$doc/Documentation/$(basename "$page")"
+done
+for example in Examples/*/; do
+    example="${example%/}"
+    [ -n "$(find "$example" -name '*.swift' -print -quit)" ] && continue
+    (cd Examples && find "$(basename "$example")" -type d -exec install -d -m 0755 "$doc/examples/{}" \; \
+        -o -type f -exec install -m 0644 {} "$doc/examples/{}" \;)
+done
+# The example systemd units, installed where bookworm's dh_installsystemd puts them and
+# not enabled (no maintainer script): `systemctl enable --now credfile.socket` is the
+# admin's choice, after reading them.
+for unit in Examples/systemd/*.service Examples/systemd/*.socket; do
+    [ -f "$unit" ] || continue
+    install -d -m 0755 "$root/lib/systemd/system"
+    install -m 0644 "$unit" "$root/lib/systemd/system/$(basename "$unit")"
+done
 
-  * Release $version: see the README and Documentation/SPEC.md of this version.
-
- -- $maintainer  $date
-CHANGELOG
+# A native package's changelog is Debian's format: CHANGELOG.md's entries from this
+# version down, each bullet one item; a version not in CHANGELOG.md yet gets its
+# [Unreleased] section, dated from this build.
+build_date="$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")"
+awk -v version="$version" -v maintainer="$maintainer" -v build_date="$build_date" \
+    -v released="$(grep -c "^## \[$version\]" CHANGELOG.md || true)" '
+    function flush() {
+        if (item == "") return
+        # Debian wants lines of at most 80 columns: "  * " then "    " continuations.
+        n = split(item, words, " "); line = "  *"
+        for (i = 1; i <= n; i++) {
+            if (length(line) + 1 + length(words[i]) > 78) { print line; line = "   " }
+            line = line " " words[i]
+        }
+        print line; item = ""
+    }
+    function close_entry() { flush(); if (open) { print ""; print " -- " maintainer "  " date; print "" }; open = 0 }
+    function rfc2822(day,   cmd, out) {
+        cmd = "date -R -u -d " day; cmd | getline out; close(cmd); return out
+    }
+    /^## \[/ {
+        close_entry()
+        name = $2; gsub(/[][]/, "", name)
+        if (name == "Unreleased") { if (released) next; name = version; date = build_date; started = 1 }
+        else {
+            if (name == version) started = 1
+            date = rfc2822($4)
+        }
+        if (!started) next
+        print "credfile (" name ") unstable; urgency=medium"; print ""; open = 1; section = ""
+        next
+    }
+    !open { next }
+    /^### / { flush(); section = substr($0, 5) ": "; next }
+    /^- / { flush(); item = section substr($0, 3); next }
+    /^[[:space:]]*$/ { flush(); next }
+    /^  / && item != "" { sub(/^ +/, ""); item = item " " $0; next }
+    { if (item == "") item = $0; else item = item " " $0 }
+    END { close_entry() }
+' CHANGELOG.md | sed '$d' | gzip -9n > "$doc/changelog.gz"
 chmod 0644 "$doc/changelog.gz"
+zcat "$doc/changelog.gz" | head -1 | grep -qF "credfile ($version) " ||
+    { echo "deb.sh: CHANGELOG.md has neither a [$version] nor an [Unreleased] section" >&2; exit 1; }
 
 # dpkg-shlibdeps reads a source package's debian/control: give it a minimal one.
 mkdir -p "$work/src/debian"
@@ -83,7 +183,7 @@ Description: hardened manager for username,password credential files
  OpenLDAP and crypt(3). It also answers PAM (pam_exec), checkpassword and Squid
  login checks from such a file.
 CONTROL
-(cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
+(cd "$root" && find usr $([ -d lib ] && echo lib) -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
 
 dpkg-deb --root-owner-group -Zxz --build "$root" "$out" >&2

@@ -3,7 +3,7 @@
 # three users), on a copy in a temporary directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash Scripts/setup.sh
+bash Scripts/setup.sh build   # headers only: no server, no service, no Python
 swift build --product credfile 2>&1 | tail -1
 credfile="$PWD/.build/debug/credfile"
 work=$(mktemp -d)

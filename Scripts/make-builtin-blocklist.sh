@@ -3,9 +3,15 @@
 # common-passwords.txt.gz (see Sources/CredFileBlocklist/README.md).
 #   bash Scripts/make-builtin-blocklist.sh [path/to/common-passwords.txt.gz]
 set -euo pipefail
-out="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/Sources/CredFileBlocklist/BuiltInBlocklistData.swift"
-list=${1:-$(python3 -c 'import django,os;print(os.path.dirname(django.__file__))')/contrib/auth/common-passwords.txt.gz}
-version=$(python3 -c 'import django;print(django.__version__)' 2>/dev/null || echo unknown)
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$root/Sources/CredFileBlocklist/BuiltInBlocklistData.swift"
+# Django comes from the PyPI peers' venv (bash Scripts/setup.sh test), never the system Python.
+python="$root/.build/peers-venv/bin/python3"
+if [ $# = 0 ] && [ ! -x "$python" ]; then
+    echo "make-builtin-blocklist.sh: no $python: run bash Scripts/setup.sh test, or name the list" >&2; exit 1
+fi
+list=${1:-$("$python" -c 'import django,os;print(os.path.dirname(django.__file__))')/contrib/auth/common-passwords.txt.gz}
+version=$("$python" -c 'import django;print(django.__version__)' 2>/dev/null || echo unknown)
 if zcat "$list" | grep -q '"""\|\\'; then echo "make-builtin-blocklist.sh: the list holds \"\"\" or a backslash" >&2; exit 1; fi
 {
     echo "// swift-format-ignore-file"

@@ -21,7 +21,7 @@ public struct CredentialStore: Sendable {
     /// How long a write waits for the lock, in seconds, before it fails with
     /// ``CredFileError/Code/lock`` (SPEC §4; default 15, as shadow's `lckpwdf`).
     public var lockTimeout: Double = 15
-    /// The rules a password chosen now must follow (SPEC §8): at least 8 characters, not on
+    /// The rules a password chosen now must follow (SPEC §8): at least 15 characters, not on
     /// the built-in blocklist, not containing the username, `credfile` or the file's name.
     /// Applied by ``register(username:password:)``, ``changePassword(username:to:)`` and
     /// ``importUsers(_:storage:jobs:)``; never to passwords already in the file.

@@ -5,7 +5,7 @@ import Testing
 /// password ever appears in any output" is a substring search for each of ``all``.
 public enum Canary {
     /// Part of every password the file-level tests use.
-    public static let marker = "Sekr3t"
+    public static let marker = "Sekr3t-Qv8x-Wm2k"  // 16 characters: every password made of it is long enough for SPEC §8
     /// An unknown option shaped like a password, typed where a usage error must not echo it.
     public static let option = "--p4ssw0rd-XYZ"
     /// A word shaped like a password, typed as an argument where none is expected.

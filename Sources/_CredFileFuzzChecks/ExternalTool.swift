@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Finds the real programs that integration tests and cross-checks run (nginx, slapd,
-/// pamtester, passlib's python, …), so that a missing one is never a silent pass.
+/// pamtester, the PyPI peers' Python, …), so that a missing one is never a silent pass.
 ///
 /// Use it as a trait and inside the test:
 ///
@@ -19,6 +19,19 @@ public enum ExternalTool {
 
     /// The directories searched, after `PATH`: where Debian puts daemons and helpers.
     static let extraDirectories = ["/usr/sbin", "/sbin", "/usr/lib/squid", "/usr/lib/dovecot"]
+
+    /// The Python that has the PyPI peers (passlib, Django, Werkzeug, bcrypt, argon2-cffi):
+    /// the virtual environment `Scripts/setup.sh test` makes in this checkout's
+    /// `.build/peers-venv` (Debian 12's system pip refuses to install into the system Python).
+    /// An absolute path, so it goes where a program's name does:
+    /// `ExternalTool.runnable(ExternalTool.peerPython)`, `try ExternalTool.path(ExternalTool.peerPython)`.
+    /// A test that needs only Python's standard library runs `python3` instead.
+    public static let peerPython: String = {
+        // This file is Sources/_CredFileFuzzChecks/ExternalTool.swift (also when Fuzz/ builds it).
+        var root = Substring(#filePath)
+        for _ in 0..<3 { root = root[..<(root.lastIndex(of: "/") ?? root.startIndex)] }
+        return String(root) + "/.build/peers-venv/bin/python3"
+    }()
 
     /// The absolute path of `name`, or nil.
     public static func find(_ name: String) -> String? {
@@ -38,7 +51,7 @@ public enum ExternalTool {
 
     /// The comment a skipped test shows.
     public static func skipNote(_ names: String...) -> String {
-        "not installed here: \(names.joined(separator: ", ")) (run Scripts/setup.sh); under CI=true this test fails instead"
+        "not installed here: \(names.joined(separator: ", ")) (run Scripts/setup.sh test); under CI=true this test fails instead"
     }
 
     /// The path of `name`; throws ``Missing`` when it is not installed.
@@ -52,6 +65,6 @@ public enum ExternalTool {
         /// The program's name.
         public let name: String
         /// What to do about it.
-        public var description: String { "\(name) is not installed: run Scripts/setup.sh (CI installs it)" }
+        public var description: String { "\(name) is not installed: run Scripts/setup.sh test (CI installs it)" }
     }
 }

@@ -15,7 +15,7 @@ public struct FuzzFailure: Error, CustomStringConvertible {
 /// The fuzz targets' checks, one entry point per target.
 public enum FuzzChecks {
     /// The fuzz targets, by the name of their folder under `Fuzz/Corpus/`.
-    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzLoginRequests", "FuzzImport", "FuzzSecret"]
+    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzLoginRequests", "FuzzImport", "FuzzSecret", "FuzzConfiguration"]
 
     /// Runs the check of `target` (one of ``targets``) on one input.
     /// - Parameter storeDirectory: where FuzzStore keeps its file (default: one
@@ -28,6 +28,7 @@ public enum FuzzChecks {
         case "FuzzLoginRequests": try loginRequests(input)
         case "FuzzImport": try importReaders(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
         case "FuzzSecret": try secret(input)
+        case "FuzzConfiguration": try configuration(input)
         default: throw FuzzFailure(description: "no fuzz target named \(target)")
         }
     }

@@ -32,107 +32,6 @@ enum ExitStatus: Int32 {
     }
 }
 
-/// The parsed command line: a command, its positional arguments and the options, each
-/// option's value in its own field (filled from the table of `Command.swift`).
-struct Invocation {
-    var command: Command?
-    /// FILE and USER, checked to be valid UTF-8 (FILE also not empty).
-    var positionals: [String] = []
-    /// `checkpassword`'s PROG and its ARGs, byte for byte.
-    var programArguments: [[UInt8]] = []
-    var iterations: Int?
-    var algorithm: HashAlgorithm = .sha256
-    var json = false
-    /// `--lock-timeout SECONDS`; nil keeps `CredentialStore`'s default.
-    var lockTimeout: Double?
-    /// `--min-length N` (SPEC §8).
-    var minimumLength: Int?
-    /// `--blocklist FILE` (repeatable): lists new passwords must not be on, besides the built-in one.
-    var blocklists: [String] = []
-    /// `check --passwords`: also report plaintext entries that are on a blocklist.
-    var checkPasswords = false
-    var help = false
-    var version = false
-    var plaintext = false
-    var upgrade = false
-    var backup = false
-    var dryRun = false
-    var jobs: Int?
-    /// `import --hashed`.
-    var hashed = false
-    /// `import --from FORMAT`.
-    var importFormat: ImportFormat?
-    /// `export --to FORMAT`.
-    var exportTarget: ExportFormat?
-    /// The `--to` format as the export command compares it.
-    var exportFormat: String? { exportTarget?.rawValue }
-    /// `export --base-dn DN`.
-    var baseDN: String?
-    /// `export --skip-unexportable`.
-    var skipUnexportable = false
-    /// `helper --protocol NAME`.
-    var helperProtocol: HelperProtocol?
-    /// The `--protocol` name as the helper command compares it.
-    var protocolName: String? { helperProtocol?.rawValue }
-    var targetMilliseconds: Int?
-    /// `--generate-man` (hidden).
-    var generateMan = false
-    /// `--generate-completion SHELL` (hidden).
-    var generateCompletion: Shell?
-    /// Every option that was given, to refuse those that do not apply to the command.
-    var given: [Option] = []
-
-    /// The password policy the options describe (SPEC §8); blocklist files are opened here.
-    func passwordPolicy() throws -> PasswordPolicy {
-        try PasswordPolicy(
-            minimumLength: minimumLength ?? PasswordPolicy.defaultMinimumLength,
-            blocklists: [.builtIn] + blocklists.map { try Blocklist(path: $0) })
-    }
-
-    /// The policy the options describe.
-    func policy() throws -> HashPolicy {
-        try HashPolicy(algorithm: algorithm, rounds: iterations ?? HashPolicy.defaultRounds)
-    }
-
-    /// Stores `option`'s value (already checked against its kind).
-    fileprivate mutating func set(_ option: Option, _ value: ParsedValue?) {
-        given.append(option)
-        switch (option, value) {
-        case (.iterations, .number(let n)): iterations = n
-        case (.algorithm, .word(let w)): algorithm = HashAlgorithm(rawValue: w) ?? algorithm
-        case (.json, _): json = true
-        case (.lockTimeout, .seconds(let s)): lockTimeout = s
-        case (.minimumLength, .number(let n)): minimumLength = n
-        case (.blocklist, .word(let w)): blocklists.append(w)
-        case (.help, _): help = true
-        case (.version, _): version = true
-        case (.plaintext, _): plaintext = true
-        case (.upgrade, _): upgrade = true
-        case (.backup, _): backup = true
-        case (.dryRun, _): dryRun = true
-        case (.jobs, .number(let n)): jobs = n
-        case (.hashed, _): hashed = true
-        case (.passwords, _): checkPasswords = true
-        case (.from, .word(let w)): importFormat = ImportFormat(rawValue: w)
-        case (.to, .word(let w)): exportTarget = ExportFormat(rawValue: w)
-        case (.baseDN, .word(let w)): baseDN = w
-        case (.skipUnexportable, _): skipUnexportable = true
-        case (.protocol, .word(let w)): helperProtocol = HelperProtocol(rawValue: w)
-        case (.targetMilliseconds, .number(let n)): targetMilliseconds = n
-        case (.generateMan, _): generateMan = true
-        case (.generateCompletion, .word(let w)): generateCompletion = Shell(rawValue: w)
-        default: break  // a value of another kind cannot reach here: parse checks it first
-        }
-    }
-}
-
-/// An option's value once checked against its `ValueKind`.
-fileprivate enum ParsedValue {
-    case number(Int)
-    case seconds(Double)
-    case word(String)
-}
-
 /// The `credfile` command line: parse → validate → run, and every error turned into
 /// text and an exit status in one place. No argument is ever echoed back (it could be
 /// a password typed in the wrong place).
@@ -151,7 +50,7 @@ enum CredFileCLI {
     static func run(_ arguments: [[UInt8]], terminal: Terminal) -> ExitStatus {
         let messages = Messages(environment: terminal.environment)
         do {
-            let invocation = try parse(arguments)
+            var invocation = try parse(arguments)
             if invocation.generateMan {
                 terminal.write(Documentation.manPage())
                 return .success
@@ -174,6 +73,7 @@ enum CredFileCLI {
                 return .success
             }
             try validate(invocation, for: command)
+            try configure(&invocation, for: command, environment: terminal.environment)
             let context = CommandContext(invocation: invocation, terminal: terminal, messages: messages)
             return try command.run(context)
         } catch let error as CredFileError {
@@ -203,7 +103,9 @@ enum CredFileCLI {
         while index < arguments.count {
             let argument = arguments[index]
             defer { index += 1 }
-            if words.count == 2, words[0].bytes == Array(Command.checkpassword.rawValue.utf8) {
+            if let first = words.first, let command = String(validating: first.bytes, as: UTF8.self).flatMap(Command.init(named:)),
+                words.count == command.arguments.firstIndex(where: { $0.kind == .program }).map({ $0 + 1 })
+            {
                 // checkpassword FILE PROG [ARG…]: the rest is PROG's, byte for byte.
                 invocation.programArguments = Array(arguments[index...])
                 break
@@ -223,12 +125,12 @@ enum CredFileCLI {
                 nameBytes = argument[..<eq]
                 inlineValue = argument[(eq + 1)...]
             }
-            guard let name = String(validating: nameBytes, as: UTF8.self), let option = Option(spelling: name) else {
+            guard let name = String(validating: nameBytes, as: UTF8.self), let option = Setting.option(spelled: name) else {
                 throw CredFileError.usage("unknown option (argument \(index + 1))")
             }
-            guard let kind = option.value else {
-                guard inlineValue == nil else { throw CredFileError.usage("option \(option.rawValue) takes no value") }
-                invocation.set(option, nil)
+            guard option.kind != .flag else {
+                guard inlineValue == nil else { throw CredFileError.usage("option \(option.optionName) takes no value") }
+                invocation.set(option, .flag(option.spelling == .plain))
                 continue
             }
             let raw: ArraySlice<UInt8>
@@ -236,18 +138,18 @@ enum CredFileCLI {
                 raw = inlineValue
             } else {
                 index += 1
-                guard index < arguments.count else { throw CredFileError.usage("option \(option.rawValue) needs a value") }
+                guard index < arguments.count else { throw CredFileError.usage("option \(option.optionName) needs a value") }
                 raw = arguments[index][...]
             }
-            invocation.set(option, try value(of: option, kind, raw))
+            invocation.set(option, try value(of: option, raw))
         }
         guard let first = words.first else { return invocation }
-        guard let name = String(validating: first.bytes, as: UTF8.self), let command = Command(rawValue: name) else {
+        guard let name = String(validating: first.bytes, as: UTF8.self), let command = Command(named: name) else {
             throw CredFileError.usage("unknown command (argument \(first.index + 1))")
         }
         invocation.command = command
         // FILE and USER: valid UTF-8 or refused, never repaired into another path or name.
-        let specs = command.spec.arguments
+        let specs = command.arguments
         for (position, word) in words.dropFirst().enumerated() {
             let kind = position < specs.count ? specs[position].kind : ArgumentSpec.Kind.file
             guard let text = String(validating: word.bytes, as: UTF8.self) else {
@@ -262,49 +164,38 @@ enum CredFileCLI {
 
     /// Checks `raw` against the kind of value `option` takes. The message names the
     /// option and what it takes, never the value.
-    private static func value(of option: Option, _ kind: ValueKind, _ raw: ArraySlice<UInt8>) throws -> ParsedValue {
+    private static func value(of option: Setting, _ raw: ArraySlice<UInt8>) throws -> SettingValue {
         guard let text = String(validating: raw, as: UTF8.self) else {
-            throw CredFileError.usage("the value of option \(option.rawValue) is not valid UTF-8")
+            throw CredFileError.usage("the value of option \(option.optionName) is not valid UTF-8")
         }
-        switch kind {
-        case .wholeNumber(let range):
-            guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int(text), range.contains(n) else {
-                throw CredFileError.usage("option \(option.rawValue) takes a whole number from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return .number(n)
-        case .seconds(let range):
-            // Decimal digits with at most one point: no sign, exponent, inf or nan.
-            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-            let digitsOnly = parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }
-            guard parts.count <= 2, digitsOnly, let seconds = Double(text), range.contains(seconds) else {
-                throw CredFileError.usage(
-                    "option \(option.rawValue) takes seconds from \(Int(range.lowerBound)) to \(Int(range.upperBound)) (decimals allowed)")
-            }
-            return .seconds(seconds)
-        case .choice(let words):
-            guard words.contains(text) else {
-                throw CredFileError.usage("option \(option.rawValue) takes \(Help.alternatives(words))")
-            }
-            return .word(text)
-        case .file:
-            guard !text.isEmpty else { throw CredFileError.usage("option \(option.rawValue) needs a file name") }
-            return .word(text)
-        case .text:
-            return .word(text)
+        guard let value = option.kind.value(of: text) else {
+            throw CredFileError.usage("option \(option.optionName) takes \(option.kind.expectation)")
+        }
+        return value
+    }
+
+    /// Fills in, from the configuration file (SPEC §5), what the command line left
+    /// unset: the file is read whole and checked first, so nothing runs on half of it. A
+    /// key of an option this command does not take is ignored (`upgrade = yes` does not
+    /// break `list`); the `[FILE]` sections apply to commands that take a FILE.
+    private static func configure(_ invocation: inout Invocation, for command: Command, environment: [String: String]) throws {
+        let configuration = try CredFileConfiguration.load(path: invocation.configPath, environment: environment)
+        let file = command.takesFile ? invocation.positionals.first : nil
+        for (setting, values) in configuration.values(for: file) where command.accepts(setting) && invocation.values[setting.name] == nil {
+            invocation.values[setting.name] = values
         }
     }
 
     private static func validate(_ invocation: Invocation, for command: Command) throws {
-        let spec = command.spec
-        let fixed = spec.arguments.filter { $0.kind == .file || $0.kind == .user }
-        let usage = "credfile " + ([command.rawValue] + command.arguments).joined(separator: " ")
-        let needsProgram = spec.arguments.contains { $0.kind == .program }
+        let fixed = command.arguments.filter { $0.kind == .file || $0.kind == .user }
+        let usage = "credfile " + command.usageWords
+        let needsProgram = command.arguments.contains { $0.kind == .program }
         guard invocation.positionals.count == fixed.count, !needsProgram || !invocation.programArguments.isEmpty,
             needsProgram || invocation.programArguments.isEmpty
         else {
             let count = fixed.count + (needsProgram ? 1 : 0)
             throw CredFileError.usage(
-                "\(command.rawValue) takes \(needsProgram ? "at least " : "")\(count) argument\(count == 1 ? "" : "s"): \(usage)")
+                "\(command.name) takes \(needsProgram ? "at least " : "")\(count) argument\(count == 1 ? "" : "s"): \(usage)")
         }
         for (position, argument) in fixed.enumerated() where argument.kind == .file {
             // An empty FILE would lock and write `./.lock`, not a file anyone named.
@@ -312,16 +203,18 @@ enum CredFileCLI {
                 throw CredFileError.usage("\(argument.name) is empty: \(usage)")
             }
         }
-        for option in invocation.given where !option.isCommon && !spec.options.contains(option) {
-            throw CredFileError.usage("option \(option.rawValue) does not apply to \(command.rawValue)")
+        for option in invocation.given where !command.accepts(option) {
+            throw CredFileError.usage("option \(option.optionName) does not apply to \(command.name)")
         }
-        for option in spec.required where !invocation.given.contains(option) {
-            throw CredFileError.usage("\(command.rawValue) needs \(option.usage)")
+        for option in command.required where !invocation.given.contains(option) {
+            throw CredFileError.usage("\(command.name) needs \(option.usage)")
         }
         if invocation.hashed && invocation.importFormat != nil {
             throw CredFileError.usage("options --hashed and --from cannot be used together")
         }
-        if invocation.plaintext && (invocation.hashed || invocation.importFormat != nil) {
+        // Only a --plaintext typed here conflicts: the file's `plaintext = yes` is for the
+        // commands that store passwords, and means nothing to hashes brought in as they are.
+        if invocation.given.contains(.plaintext) && (invocation.hashed || invocation.importFormat != nil) {
             throw CredFileError.usage("--plaintext does not apply to --hashed or --from")
         }
     }

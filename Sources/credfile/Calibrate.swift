@@ -12,12 +12,16 @@ extension CommandContext {
             min(max(1, Int(rate * Double(target) / 1000) / 1000 * 1000), HashPolicy.roundsRange.upperBound)
         }
         let rounds = affordable(fast)
+        // The advice as lines of the configuration file (SPEC §5), so it reaches every command.
+        var advice = ["\(Setting.iterations.name) = \(rounds)"]
+        if algorithm != .sha256 { advice.append("\(Setting.algorithm.name) = \(algorithm.rawValue)") }
         if invocation.json {
             say(JSON.object([
                 ("algorithm", JSON.string(algorithm.rawValue)), ("targetMilliseconds", String(target)),
                 ("roundsPerSecond", String(Int(fast))), ("openSSLRoundsPerSecond", String(Int(openSSL))),
                 ("rounds", String(rounds)), ("openSSLRounds", String(affordable(openSSL))),
                 ("owaspMinimum", String(HashPolicy.defaultMinimumRounds)), ("defaultRounds", String(HashPolicy.defaultRounds)),
+                ("configuration", JSON.string(advice.joined(separator: "\n"))),
             ]))
             return .success
         }
@@ -33,7 +37,9 @@ extension CommandContext {
         if rounds < HashPolicy.defaultMinimumRounds {
             say(messages.weakIterations(rounds, minimum: HashPolicy.defaultMinimumRounds))
         }
-        say("Use: --iterations \(rounds)\(algorithm == .sha256 ? "" : " --algorithm \(algorithm.rawValue)")")
+        let file = CredFileConfiguration.location(path: invocation.configPath, environment: terminal.environment).path
+        say(messages.calibrationAdvice(file: Escaped.path(file)))
+        for line in advice { say(line) }
         return .success
     }
 }

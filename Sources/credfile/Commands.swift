@@ -114,10 +114,6 @@ extension CommandContext {
     /// `import --hashed` / `import --from FORMAT`: hashes from standard input, stored byte
     /// for byte, all or nothing; skipped users (shadow's locked ones) reported on stderr.
     func importHashes() throws -> ExitStatus {
-        if invocation.hashed && invocation.importFormat != nil {
-            throw CredFileError.usage("--hashed and --from cannot be used together")
-        }
-        if invocation.plaintext { throw CredFileError.usage("--plaintext does not apply to --hashed or --from") }
         let store = try store()
         var input: [UInt8] = []
         while let line = try terminal.readLine() { input += line + [0x0A] }

@@ -1,5 +1,7 @@
-/// The man page credfile(1) and the shell completions, generated from the command table
-/// (`Command.swift`) like `--help`, so none of them can drift from what the parser
+import CredFile
+
+/// The man page credfile(1) and the shell completions, generated from the command and
+/// option tables (`CommandTable.swift`, `Options.swift`) like `--help`, so none of them can drift from what the parser
 /// accepts. Printed by the hidden `--generate-man` and `--generate-completion SHELL`
 /// (CONTRIBUTING.md, README's Install, `Scripts/deb.sh`).
 enum Documentation {
@@ -21,8 +23,8 @@ enum Documentation {
             ".SH SYNOPSIS",
         ]
         for command in Command.allCases {
-            page += [".B credfile", ".B \(roff(command.rawValue))"]
-            page += command.arguments.map { ".I \(roff($0))" }
+            page += [".B credfile", ".B \(roff(command.name))"]
+            page += command.argumentNames.map { ".I \(roff($0))" }
             page += [".RI [ options ]", ".br"]
         }
         page += [".SH DESCRIPTION"]
@@ -40,8 +42,8 @@ enum Documentation {
             """)
         page += [".SH COMMANDS"]
         for command in Command.allCases {
-            let tag = "\\fB\(roff(command.rawValue))\\fR" + command.arguments.map { " \\fI\(roff($0))\\fR" }.joined()
-            var text = command.spec.details
+            let tag = "\\fB\(roff(command.name))\\fR" + command.argumentNames.map { " \\fI\(roff($0))\\fR" }.joined()
+            var text = command.details
             if !command.options.isEmpty {
                 text += " Options: " + command.options.map(\.usage).joined(separator: ", ") + "."
             }
@@ -50,10 +52,26 @@ enum Documentation {
         page += [".SH OPTIONS"]
         paragraph("Every command accepts the common options, even where they change nothing. Options may stand before or after the arguments; -- ends them.")
         page += [".SS Common options"]
-        for option in Option.common { item(manTag(option), option.summary) }
+        for option in Setting.common { item(manTag(option), option.helpLine) }
         page += [".SS Options of some commands"]
-        for option in Option.specific {
-            item(manTag(option), option.summary + " (" + option.commands.map(\.rawValue).joined(separator: ", ") + ").")
+        for option in Setting.specific {
+            item(manTag(option), option.helpLine + " (" + option.commands.map(\.name).joined(separator: ", ") + ").")
+        }
+        page += [".SH CONFIGURATION FILE"]
+        paragraph("""
+            Every option that is a setting can also be set in \(CredFileConfiguration.defaultPath) (another file: --config FILE or \
+            CREDFILE_CONFIG; none is needed, but a file named that way must exist), as key = value lines whose keys are the long \
+            options without --. Blank lines and lines starting with # are ignored (a # elsewhere is part of the value); values are \
+            not quoted and lose the spaces around them; a flag takes yes, no, true or false. A [/path/to/FILE] line starts a \
+            section whose settings apply only to that credential file (compared after resolving symlinks). The command line wins \
+            over a section, a section over the top part, the top part over the defaults; a repeatable key (blocklist) collects \
+            every line of the part that sets it, any other key may be set once per part. A key for an option the command does \
+            not take is ignored. An unknown key, a bad value, a line longer than \(ConfigurationSyntax.maximumLineLength) bytes, or a \
+            file its group or others can write or that belongs to neither root nor the caller is a usage error (exit 2) naming \
+            FILE:LINE, and nothing runs. The keys:
+            """)
+        for key in Setting.keys where !key.isHidden {
+            item("\\fB\(roff(key.name))\\fR" + (key.kind == .flag ? " = \\fIyes|no\\fR" : " = \\fI\(roff(key.placeholder ?? ""))\\fR"), key.helpLine + ".")
         }
         page += [".SH FILE FORMAT"]
         paragraph("""
@@ -65,16 +83,18 @@ enum Documentation {
             1200000 rounds by default. The first entry of a username wins; a malformed entry never authenticates \
             and is kept byte for byte. Usernames and passwords are compared after Unicode NFC normalization.
             """)
-        paragraph("New usernames: 1 to 255 bytes, no comma, no control characters, no leading or trailing whitespace, not starting with #. New passwords: 8 to 4096 bytes by default, no NUL, CR or LF.")
+        paragraph("New usernames: 1 to 255 bytes, no comma, no control characters, no leading or trailing whitespace, not starting with #. New passwords: at least 15 characters by default (--min-length), up to 4096 bytes, no NUL, CR or LF, not on the blocklist, without the username or the name of the file.")
         page += [".SH EXIT STATUS"]
         for (code, meaning) in Help.exitStatuses { item(".B \(code)", meaning) }
         paragraph("pam and checkpassword answer with their callers' codes: see their commands.")
         page += [".SH ENVIRONMENT"]
         item(".B LC_ALL\n.TQ\n.B LC_MESSAGES\n.TQ\n.B LANG", "The first one set chooses the language of messages: Spanish when it starts with es, English otherwise.")
         item(".B NO_COLOR", "credfile never writes colour; the variable is honoured trivially.")
+        item(".B CREDFILE_CONFIG", "The configuration file to read instead of \(CredFileConfiguration.defaultPath) (--config wins over it).")
         item(".B PAM_USER\n.TQ\n.B PAM_TYPE", "The username and the PAM service type, for credfile pam (set by pam_exec).")
         item(".B SWIFT_BACKTRACE", "Ignored: no crash handler or backtracer ever runs; a crash prints one line.")
         page += [".SH FILES"]
+        item(".I \(roff(CredFileConfiguration.defaultPath))", "The configuration file (see CONFIGURATION FILE), read by every command when it exists.")
         item(".I FILE", "The credential file, created with mode 0600 by add, import and register.")
         item(".I FILE.lock", "The lock file beside FILE (resolved through symlinks), created 0600, never removed; every writer takes flock(2) on it, waiting at most --lock-timeout seconds.")
         item(".I .FILE.XXXXXX", "The temporary file of an atomic rewrite, in FILE's directory; a stray one left by a crash is removed by the next write.")
@@ -104,9 +124,9 @@ enum Documentation {
     }
 
     /// `.BR \-\-algorithm " " sha256|sha512`
-    private static func manTag(_ option: Option) -> String {
-        var tag = "\\fB\(roff(option.rawValue))\\fR"
-        if let alias = option.alias { tag += ", \\fB\(roff(alias))\\fR" }
+    private static func manTag(_ option: Setting) -> String {
+        var tag = "\\fB\(roff(option.optionName))\\fR"
+        if let alias = option.shortName { tag += ", \\fB\(roff(alias))\\fR" }
         if let placeholder = option.placeholder { tag += " \\fI\(roff(placeholder))\\fR" }
         return tag
     }
@@ -129,8 +149,8 @@ enum Documentation {
         }
     }
 
-    private static var commandNames: String { Command.allCases.map(\.rawValue).joined(separator: " ") }
-    private static var valueOptions: [Option] { Option.visible.filter { $0.value != nil } }
+    private static var commandNames: String { Command.allCases.map(\.name).joined(separator: " ") }
+    private static var valueOptions: [Setting] { Setting.visible.filter { $0.kind != .flag } }
 
     private static func bashCompletion() -> String {
         var script = """
@@ -145,14 +165,14 @@ enum Documentation {
             """
         for option in valueOptions {
             let action: String
-            switch option.value {
+            switch option.kind {
             case .choice(let words): action = "COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\"))"
-            case .file: action = "COMPREPLY=($(compgen -f -- \"$cur\"))"
+            case .path: action = "COMPREPLY=($(compgen -f -- \"$cur\"))"
             default: action = "COMPREPLY=()"
             }
-            script += "        \(option.rawValue)) \(action); return 0 ;;\n"
+            script += "        \(option.optionName)) \(action); return 0 ;;\n"
         }
-        let takesValue = valueOptions.map(\.rawValue).joined(separator: "|")
+        let takesValue = valueOptions.map(\.optionName).joined(separator: "|")
         script += """
                 esac
                 for (( i = 1; i < COMP_CWORD; i++ )); do
@@ -164,14 +184,14 @@ enum Documentation {
                     esac
                 done
                 if [[ "$cur" == -* ]]; then
-                    local options="\(Option.common.flatMap { [$0.rawValue] + ($0.alias.map { [$0] } ?? []) }.joined(separator: " "))"
+                    local options="\(Setting.common.flatMap { [$0.optionName] + ($0.shortName.map { [$0] } ?? []) }.joined(separator: " "))"
                     case "$command" in
 
             """
         for command in Command.allCases where !command.options.isEmpty {
-            script += "            \(command.rawValue)) options+=\" \(command.options.map(\.rawValue).joined(separator: " "))\" ;;\n"
+            script += "            \(command.name)) options+=\" \(command.options.map(\.optionName).joined(separator: " "))\" ;;\n"
         }
-        let withFile = Command.allCases.filter { !$0.spec.arguments.isEmpty }.map(\.rawValue).joined(separator: "|")
+        let withFile = Command.allCases.filter { !$0.arguments.isEmpty }.map(\.name).joined(separator: "|")
         script += """
                     esac
                     COMPREPLY=($(compgen -W "$options" -- "$cur"))
@@ -197,13 +217,13 @@ enum Documentation {
             .replacing("]", with: ")").replacing(":", with: "\\:")
     }
 
-    private static func zshSpec(_ option: Option) -> String {
-        let name = option.alias.map { "(\(option.rawValue) \($0))'{\(option.rawValue),\($0)}'" } ?? option.rawValue
+    private static func zshSpec(_ option: Setting) -> String {
+        let name = option.shortName.map { "(\(option.optionName) \($0))'{\(option.optionName),\($0)}'" } ?? option.optionName
         let description = "[\(zshText(option.summary))]"
-        switch option.value {
-        case nil: return "'\(name)\(description)'"
-        case .choice(let words)?: return "'\(name)=\(description):\(option.placeholder ?? "value"):(\(words.joined(separator: " ")))'"
-        case .file?: return "'\(name)=\(description):file:_files'"
+        switch option.kind {
+        case .flag: return "'\(name)\(description)'"
+        case .choice(let words): return "'\(name)=\(description):\(option.placeholder ?? "value"):(\(words.joined(separator: " ")))'"
+        case .path: return "'\(name)=\(description):file:_files'"
         default: return "'\(name)=\(description):\(option.placeholder ?? "value"): '"
         }
     }
@@ -219,10 +239,10 @@ enum Documentation {
 
             """
         for command in Command.allCases {
-            script += "        '\(command.rawValue):\(zshText(command.spec.summary))'\n"
+            script += "        '\(command.name):\(zshText(command.summary))'\n"
         }
         script += "    )\n    common=(\n"
-        for option in Option.common { script += "        \(zshSpec(option))\n" }
+        for option in Setting.common { script += "        \(zshSpec(option))\n" }
         script += """
                 )
                 _arguments -C $common '1:command:->command' '*::argument:->argument'
@@ -234,7 +254,7 @@ enum Documentation {
             """
         for command in Command.allCases {
             var specs = command.options.map(zshSpec)
-            for (position, argument) in command.spec.arguments.enumerated() {
+            for (position, argument) in command.arguments.enumerated() {
                 switch argument.kind {
                 case .file: specs.append("'\(position + 1):file:_files'")
                 case .user: specs.append("'\(position + 1):user: '")
@@ -242,7 +262,7 @@ enum Documentation {
                 case .programArguments: specs.append("'*::argument:_normal'")
                 }
             }
-            script += "                \(command.rawValue)) _arguments $common \(specs.joined(separator: " ")) ;;\n"
+            script += "                \(command.name)) _arguments $common \(specs.joined(separator: " ")) ;;\n"
         }
         script += """
                         esac
@@ -266,27 +286,27 @@ enum Documentation {
         ]
         let commands = commandNames
         for command in Command.allCases {
-            lines.append("complete -c credfile -n 'not __fish_seen_subcommand_from \(commands)' -a \(command.rawValue) -d \(fishText(command.spec.summary))")
+            lines.append("complete -c credfile -n 'not __fish_seen_subcommand_from \(commands)' -a \(command.name) -d \(fishText(command.summary))")
         }
-        func line(_ option: Option, condition: String?) -> String {
+        func line(_ option: Setting, condition: String?) -> String {
             var parts = ["complete -c credfile"]
             if let condition { parts.append("-n \(fishText(condition))") }
-            parts.append("-l \(option.rawValue.dropFirst(2))")
-            if let alias = option.alias { parts.append("-s \(alias.dropFirst())") }
-            switch option.value {
-            case .choice(let words)?: parts.append("-x -a \(fishText(words.joined(separator: " ")))")
-            case .file?: parts.append("-r -F")
-            case nil: break
+            parts.append("-l \(option.optionName.dropFirst(2))")
+            if let alias = option.shortName { parts.append("-s \(alias.dropFirst())") }
+            switch option.kind {
+            case .choice(let words): parts.append("-x -a \(fishText(words.joined(separator: " ")))")
+            case .path: parts.append("-r -F")
+            case .flag: break
             default: parts.append("-x")
             }
             parts.append("-d \(fishText(option.summary))")
             return parts.joined(separator: " ")
         }
-        for option in Option.common { lines.append(line(option, condition: nil)) }
-        for option in Option.specific {
-            lines.append(line(option, condition: "__fish_seen_subcommand_from " + option.commands.map(\.rawValue).joined(separator: " ")))
+        for option in Setting.common { lines.append(line(option, condition: nil)) }
+        for option in Setting.specific {
+            lines.append(line(option, condition: "__fish_seen_subcommand_from " + option.commands.map(\.name).joined(separator: " ")))
         }
-        let withFile = Command.allCases.filter { !$0.spec.arguments.isEmpty }.map(\.rawValue).joined(separator: " ")
+        let withFile = Command.allCases.filter { !$0.arguments.isEmpty }.map(\.name).joined(separator: " ")
         lines.append("complete -c credfile -n '__fish_seen_subcommand_from \(withFile)' -F")
         return lines.joined(separator: "\n") + "\n"
     }

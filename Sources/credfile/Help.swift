@@ -1,4 +1,7 @@
-/// The `--help` texts, generated from the command table (`Command.swift`).
+import CredFile
+
+/// The `--help` texts, generated from the command table (`CommandTable.swift`) and the
+/// option table (`Setting.options`, `Options.swift`).
 enum Help {
     /// `credfile --help`.
     static var overview: String {
@@ -10,7 +13,7 @@ enum Help {
             Commands:
 
             """
-        let commands = Command.allCases.map { ($0.usageWords, $0.spec.summary) }
+        let commands = Command.allCases.map { ($0.usageWords, $0.summary) }
         text += columns(commands)
         text += """
 
@@ -20,9 +23,9 @@ enum Help {
             Options (every command accepts these):
 
             """
-        text += columns(Option.common.map { ($0.helpName, $0.summary) })
+        text += columns(Setting.common.map { ($0.helpName, $0.helpLine) })
         text += "\nOptions of some commands:\n"
-        text += columns(Option.specific.map { ($0.helpName, "(\($0.commands.map(\.rawValue).joined(separator: ", "))) \($0.summary)") })
+        text += columns(Setting.specific.map { ($0.helpName, "(\($0.commands.map(\.name).joined(separator: ", "))) \($0.helpLine)") })
         text += """
 
             Options may stand before or after the arguments; `--` ends them.
@@ -36,13 +39,12 @@ enum Help {
 
     /// `credfile COMMAND --help`.
     static func text(for command: Command) -> String {
-        let spec = command.spec
         var text = "Usage: credfile \(command.usageWords) [options]\n\n"
-        text += wrap(spec.details) + "\n"
-        if !spec.options.isEmpty {
-            text += "\nOptions:\n" + columns(spec.options.map { ($0.helpName, $0.summary) })
+        text += wrap(command.details) + "\n"
+        if !command.options.isEmpty {
+            text += "\nOptions:\n" + columns(command.options.map { ($0.helpName, $0.helpLine) })
         }
-        text += "\nCommon options: " + Option.common.map(\.usage).joined(separator: ", ") + " (see credfile --help)\n"
+        text += "\nCommon options: " + Setting.common.map(\.usage).joined(separator: ", ") + " (see credfile --help)\n"
         return text
     }
 
@@ -103,10 +105,10 @@ enum Help {
 
 extension Command {
     /// `add FILE USER`
-    var usageWords: String { ([rawValue] + arguments).joined(separator: " ") }
+    var usageWords: String { ([name] + argumentNames).joined(separator: " ") }
 }
 
-extension Option {
+extension Setting {
     /// `--help, -h` / `--algorithm sha256|sha512`
-    var helpName: String { alias.map { "\(rawValue), \($0)" } ?? usage }
+    var helpName: String { shortName.map { "\(optionName), \($0)" } ?? usage }
 }

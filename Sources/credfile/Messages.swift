@@ -45,6 +45,15 @@ struct Messages {
         t("warning: \(n) iterations is below the minimum of \(minimum) (OWASP)",
           "aviso: \(n) iteraciones está por debajo del mínimo de \(minimum) (OWASP)")
     }
+    func shortMinimumLength(_ n: Int, floor: Int) -> String {
+        t("warning: a minimum password length of \(n) is below NIST's floor of \(floor) characters",
+          "aviso: una longitud mínima de contraseña de \(n) está por debajo del mínimo de \(floor) caracteres del NIST")
+    }
+    /// What `calibrate` prints before its configuration lines.
+    func calibrationAdvice(file: String) -> String {
+        t("Put in \(file), in its top part (every credential file) or in a [/path/to/FILE] section (that file only):",
+          "Ponga en \(file), en su parte de arriba (todos los archivos de credenciales) o en una sección [/ruta/al/ARCHIVO] (solo ese archivo):")
+    }
     var nothingToUpgrade: String {
         t("nothing to upgrade: no plaintext entries", "nada que actualizar: no hay entradas en texto plano")
     }

@@ -20,7 +20,7 @@ import Testing
     @Test func exitStatusesAndTheErrorPrefix() throws {
         try withSession { session in
             let file = session.path("users.txt")
-            let pw = session.password("Binary-Pass-1")
+            let pw = session.password("Binary-Pass-1~~")
             let added = try run(session, ["add", file, "alice", "--iterations", "1"], stdin: pw + "\n")
             #expect(added.status == 0 && added.stdout.isEmpty, "\(added)")
             #expect(added.stderr == "credfile: warning: 1 iterations is below the minimum of 600000 (OWASP)\n")
@@ -28,7 +28,7 @@ import Testing
             let granted = try run(session, ["verify", file, "alice", "--iterations", "1"], stdin: pw + "\n")
             #expect(granted == CLIResult(status: 0, stdout: "", stderr: ""))
 
-            let denied = try run(session, ["verify", file, "alice", "--iterations", "1"], stdin: session.password("Wrong-2") + "\n")
+            let denied = try run(session, ["verify", file, "alice", "--iterations", "1"], stdin: session.password("Wrong-2~~~~~~~~") + "\n")
             let unknown = try run(session, ["verify", file, "nobody", "--iterations", "1"], stdin: pw + "\n")
             #expect(denied == CLIResult(status: 1, stdout: "", stderr: "credfile: Wrong username or password.\n"))
             #expect(unknown == denied)
@@ -55,8 +55,8 @@ import Testing
     @Test func passwordsFromStandardInputWithCRLFOrNoFinalNewline() throws {
         try withSession { session in
             let file = session.path("users.txt")
-            let crlf = session.password("Cr1f-Pass-3")
-            let bare = session.password("B4re-Pass-4")
+            let crlf = session.password("Cr1f-Pass-3~~~~")
+            let bare = session.password("B4re-Pass-4~~~~")
             #expect(try run(session, ["add", file, "crlf", "--iterations", "1"], stdin: crlf + "\r\n").status == 0)
             #expect(try run(session, ["add", file, "bare", "--iterations", "1"], stdin: bare).status == 0)
             // Only the first line is the password; what follows is not read.
@@ -100,7 +100,7 @@ import Testing
 
     @Test func checkOutputLines() throws {
         try withSession { session in
-            let weak = try PasswordHash(hashing: Password(session.password("Weak-5")), policy: HashPolicy(rounds: 1)).string
+            let weak = try PasswordHash(hashing: Password(session.password("Weak-5~~~~~~~~~")), policy: HashPolicy(rounds: 1)).string
             try session.write(
                 "usuarios.txt",
                 "valencia,\(session.password("contrasena123"))\r\n# comment\r\nusuario2,\(weak)\r\nbob,\r\nvalencia,\(session.password("dup-6"))")
@@ -127,7 +127,7 @@ import Testing
             // chmod 000 does not stop root: a directory and a dangling symlink do.
             try FileManager.default.createDirectory(atPath: session.path("dir"), withIntermediateDirectories: false)
             try FileManager.default.createSymbolicLink(atPath: session.path("link"), withDestinationPath: session.path("gone"))
-            let pw = session.password("Io-Pass-7")
+            let pw = session.password("Io-Pass-7~~~~~~")
             for name in ["dir", "link"] {
                 let file = session.path(name)
                 for (arguments, stdin) in [

@@ -26,11 +26,22 @@ import Glibc
     }
 
     @Test func everyCommandHasARowAndEveryOptionASummary() {
+        #expect(Set(Command.allCases.map(\.name)).count == Command.allCases.count, "a command has two rows")
         for command in Command.allCases {
-            #expect(CommandSpec.table[command] != nil, "\(command)")
-            #expect(!command.spec.summary.isEmpty && !command.spec.details.isEmpty)
+            #expect(Command(named: command.name) == command)
+            #expect(!command.summary.isEmpty && !command.details.isEmpty)
+            for option in command.options + command.required {
+                #expect(Setting.options.contains(option) && !option.isCommon, "\(command) lists \(option)")
+            }
         }
-        for option in Option.allCases { #expect(!option.summary.isEmpty) }
+        #expect(Set(Setting.options.map(\.name)).count == Setting.options.count, "an option has two rows")
+        for option in Setting.options {
+            #expect(!option.summary.isEmpty)
+            #expect(Setting.option(spelled: option.optionName) == option)
+            // A key is an option the file can set; every other option names why not (Options.swift).
+            #expect(option.isKey == Setting.keys.contains(option), "\(option)")
+            #expect(option.isCommon || !option.commands.isEmpty || option.isHidden, "no command takes \(option)")
+        }
     }
 
     /// SPEC §5's commands and options, spelled as the SPEC spells them: each parses.
@@ -43,7 +54,7 @@ import Glibc
     ])
     func theSpecsCommandLinesParse(_ arguments: [String]) throws {
         let invocation = try CredFileCLI.parse(arguments)
-        #expect(invocation.command?.rawValue == arguments[0])
+        #expect(invocation.command?.name == arguments[0])
     }
 
     @Test func checkpasswordHandsEverythingAfterPROGToPROG() throws {
@@ -88,16 +99,16 @@ import Glibc
     }
 
     @Test func helpListsEveryVisibleOptionAndEveryCommandItsOwn() throws {
-        let visible = Set(Option.visible.map(\.rawValue))
+        let visible = Set(Setting.visible.map(\.optionName))
         #expect(Self.optionNames(in: Help.overview) == visible)
         for command in Command.allCases {
             let text = Help.text(for: command)
             for option in command.options { #expect(text.contains("  \(option.usage)"), "\(command): \(option)") }
-            for option in Option.specific where !command.options.contains(option) {
-                #expect(!text.contains("  \(option.rawValue)"), "\(command) shows \(option)")
+            for option in Setting.specific where !command.options.contains(option) {
+                #expect(!text.contains("  \(option.optionName)"), "\(command) shows \(option)")
             }
         }
-        for hidden in Option.allCases where hidden.isHidden { #expect(!Help.overview.contains(hidden.rawValue)) }
+        for hidden in Setting.options where hidden.isHidden { #expect(!Help.overview.contains(hidden.optionName)) }
     }
 
     @Test(.enabled(if: ExternalTool.runnable("man"), Comment(rawValue: ExternalTool.skipNote("man"))))
@@ -121,7 +132,7 @@ import Glibc
             let help = try BuiltBinary.run(["--help"], stdin: nil, in: session)
             let commands = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "Commands:" }.dropFirst()
                 .prefix { !$0.isEmpty }.compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil }
-            #expect(Set(commands) == Set(Command.allCases.map(\.rawValue)))
+            #expect(Set(commands) == Set(Command.allCases.map(\.name)))
             for command in commands { #expect(page.contains("\n       \(command)"), "\(command) is not in the man page") }
             // --help and the man page list the same options.
             #expect(Self.optionNames(in: help.stdout) == Self.optionNames(in: page))
@@ -170,13 +181,13 @@ import Glibc
     @Test(arguments: Shell.allCases)
     func everyCompletionNamesEveryCommandAndOption(_ shell: Shell) {
         let script = Documentation.completion(for: shell)
-        for command in Command.allCases { #expect(script.contains(command.rawValue), "\(command)") }
-        for option in Option.visible {
-            let spelled = shell == .fish ? "-l \(option.rawValue.dropFirst(2))" : option.rawValue
+        for command in Command.allCases { #expect(script.contains(command.name), "\(command)") }
+        for option in Setting.visible {
+            let spelled = shell == .fish ? "-l \(option.optionName.dropFirst(2))" : option.optionName
             #expect(script.contains(spelled), "\(option)")
         }
         #expect(script.contains("sha256") && script.contains("sha512"))
-        for hidden in Option.allCases where hidden.isHidden { #expect(!script.contains(hidden.rawValue.dropFirst(2))) }
+        for hidden in Setting.options where hidden.isHidden { #expect(!script.contains(hidden.optionName.dropFirst(2))) }
     }
 
     /// The Debian package: builds, passes lintian with no error, installs and removes.
@@ -185,7 +196,8 @@ import Glibc
         Comment(rawValue: ExternalTool.skipNote("dpkg-deb", "dpkg-shlibdeps", "lintian", "bash"))))
     func theDebianPackageBuildsPassesLintianInstallsAndRemoves() throws {
         let root = BuiltProduct.packageRoot.path
-        let built = try Self.run(try ExternalTool.path("bash"), [root + "/Scripts/deb.sh"])
+        // deb.sh builds the release binary first: minutes in a fresh clone on loaded cores.
+        let built = CLIResult(try ChildProcess.run(try ExternalTool.path("bash"), [root + "/Scripts/deb.sh"], timeout: .seconds(1800)))
         try #require(built.status == 0, "\(built.stderr)")
         let deb = root + "/" + built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(deb.hasSuffix(".build/credfile_\(CredFileCLI.version)_amd64.deb") || !deb.hasSuffix("_amd64.deb"), "\(deb)")
@@ -201,6 +213,7 @@ import Glibc
         }
         let fields = try Self.run(try ExternalTool.path("dpkg-deb"), ["--field", deb, "Version", "Depends"])
         #expect(fields.stdout.contains("Version: \(CredFileCLI.version)\n") && fields.stdout.contains("libssl3"), "\(fields.stdout)")
+        try Self.expectLicenceNoticeAndDocs(in: deb, root: root)
         // Installing touches the system: only as root, and only when nothing else owns /usr/bin/credfile.
         guard getuid() == 0, let dpkg = ExternalTool.find("dpkg"), !FileManager.default.fileExists(atPath: "/usr/bin/credfile") else { return }
         let installed = try Self.run(dpkg, ["-i", deb])
@@ -210,13 +223,98 @@ import Glibc
         #expect(version.stdout.hasPrefix("credfile \(CredFileCLI.version) "))
         let removed = try Self.run(dpkg, ["-r", "credfile"])
         #expect(removed.status == 0, "\(removed.stderr)")
-        for path in ["/usr/bin/credfile", "/usr/share/man/man1/credfile.1.gz", "/usr/share/bash-completion/completions/credfile"] {
+        for path in ["/usr/bin/credfile", "/usr/share/man/man1/credfile.1.gz", "/usr/share/bash-completion/completions/credfile",
+                     "/usr/share/doc/credfile/copyright", "/usr/share/doc/credfile/NOTICE"] {
             #expect(!FileManager.default.fileExists(atPath: path), "\(path) left behind")
         }
     }
+
+    /// The package carries the licence and what users read (#28): a DEP-5 copyright with
+    /// credfile's Apache-2.0 and the built-in blocklist's BSD-3-clause (its whole text, which
+    /// clause 2 asks binary redistributions to carry), NOTICE, a Debian changelog of this
+    /// version, the README, `Documentation/*.md`, every example folder and the example
+    /// systemd units, each the repository's bytes.
+    static func expectLicenceNoticeAndDocs(in deb: String, root: String) throws {
+        let unpacked = try TemporaryDirectory.make(prefix: "credfile-deb")
+        defer { unpacked.remove() }
+        let extracted = try run(try ExternalTool.path("dpkg-deb"), ["-x", deb, unpacked.path])
+        try #require(extracted.status == 0, "\(extracted)")
+        let doc = unpacked.path + "/usr/share/doc/credfile"
+        let files = FileManager.default
+
+        let copyright = try String(contentsOfFile: doc + "/copyright", encoding: .utf8)
+        let paragraphs = copyright.components(separatedBy: "\n\n")
+        #expect(paragraphs.first?.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n") == true)
+        #expect(paragraphs.contains { $0.hasPrefix("Files: *\n") && $0.contains("\nLicense: Apache-2.0") }, "\(copyright)")
+        let django = try #require(
+            files.subpathsOfDirectory(atPath: root + "/Sources").first { $0.hasSuffix("/LICENSE.django") },
+            "the blocklist's LICENSE.django is not under Sources/")
+        let blocklist = (django as NSString).deletingLastPathComponent
+        #expect(paragraphs.contains {
+            $0.hasPrefix("Files: Sources/\(blocklist)/*\n") && $0.contains("\nCopyright: Django Software Foundation and individual contributors")
+                && $0.contains("\nLicense: BSD-3-clause")
+        }, "\(copyright)")
+        #expect(copyright.contains("\nLicense: Apache-2.0\n Licensed under the Apache License, Version 2.0")
+            && copyright.contains("/usr/share/common-licenses/Apache-2.0"))
+        let bsd = try #require(paragraphs.first { $0.hasPrefix("License: BSD-3-clause\n") })
+        let licenceText = try String(contentsOfFile: root + "/Sources/" + django, encoding: .utf8)
+        for line in licenceText.split(separator: "\n") {
+            #expect(bsd.contains("\n " + line + "\n") || bsd.hasSuffix("\n " + line), "copyright lacks: \(line)")
+        }
+        #expect(!copyright.contains("unspecified"))
+
+        #expect(sameBytes(doc + "/NOTICE", root + "/NOTICE"))
+        let changelog = try unzipped(doc + "/changelog.gz")
+        #expect(String(decoding: changelog, as: UTF8.self).hasPrefix("credfile (\(CredFileCLI.version)) unstable; urgency=medium\n"))
+        // Every page as it is in the repository, gzipped when over 4 KiB (as dh_compress does).
+        var pages = ["README.md"]
+        pages += try files.contentsOfDirectory(atPath: root + "/Documentation").filter { $0.hasSuffix(".md") }.map { "Documentation/" + $0 }
+        for page in pages {
+            let shipped = (try? readBytes(doc + "/" + page)) ?? (try? unzipped(doc + "/" + page + ".gz"))
+            #expect(try shipped == readBytes(root + "/" + page), "\(page)")
+        }
+        // Every example folder (not a Swift target's), file by file; the systemd units also installed.
+        for folder in try files.contentsOfDirectory(atPath: root + "/Examples").sorted() {
+            var isDirectory: ObjCBool = false
+            guard files.fileExists(atPath: root + "/Examples/" + folder, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
+            let inside = try files.subpathsOfDirectory(atPath: root + "/Examples/" + folder)
+            guard !inside.contains(where: { $0.hasSuffix(".swift") }) else { continue }
+            for file in inside where !isDirectoryAt(root + "/Examples/" + folder + "/" + file) {
+                let shipped = doc + "/examples/" + folder + "/" + file
+                #expect(sameBytes(shipped, root + "/Examples/" + folder + "/" + file), "\(shipped)")
+            }
+        }
+        let units = ((try? files.contentsOfDirectory(atPath: root + "/Examples/systemd")) ?? []).filter { $0.hasSuffix(".service") || $0.hasSuffix(".socket") }
+        for unit in units {
+            let installed = unpacked.path + "/lib/systemd/system/" + unit
+            #expect(sameBytes(installed, root + "/Examples/systemd/" + unit), "\(installed)")
+        }
+        let control = try run(try ExternalTool.path("dpkg-deb"), ["--info", deb])
+        #expect(!control.stdout.contains(" postinst"), "a maintainer script would enable the units: \(control.stdout)")
+    }
+
+    /// The bytes of a gzip file.
+    static func unzipped(_ path: String) throws -> [UInt8] {
+        let result = try ChildProcess.run(try ExternalTool.path("gzip"), ["-dc", path])
+        guard result.status == 0 else { throw HarnessError("gzip -dc \(path): \(result)") }
+        return result.stdoutBytes
+    }
+
+    /// Whether both files exist and hold the same bytes.
+    static func sameBytes(_ path: String, _ original: String) -> Bool {
+        guard let bytes = try? readBytes(path), let expected = try? readBytes(original) else { return false }
+        return bytes == expected
+    }
+
+    /// Whether `path` is a directory (following links).
+    static func isDirectoryAt(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
 }
 
-/// README's `## Install` block, run as it stands with `PREFIX` set to a scratch folder.
+/// README's `## Install` blocks, run as they stand with `PREFIX` set to a scratch folder:
+/// the install, then the uninstall.
 @Suite struct InstallTests {
     @Test(.enabled(if: ExternalTool.runnable("bash", "man"), Comment(rawValue: ExternalTool.skipNote("bash", "man"))))
     func theReadmesInstallBlockInstallsEverythingUnderPREFIX() throws {
@@ -224,7 +322,9 @@ import Glibc
             let root = BuiltProduct.packageRoot.path
             let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
             let section = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Install\n") })
-            let block = try #require(section.split(separator: "```sh\n").dropFirst().first?.split(separator: "```").first)
+            let blocks = section.split(separator: "```sh\n").dropFirst().compactMap { $0.split(separator: "```").first }
+            try #require(blocks.count >= 2, "the install and the uninstall block")
+            let block = blocks[0]
             let prefix = session.path("prefix")
             var environment = ProcessInfo.processInfo.environment
             environment["PREFIX"] = prefix
@@ -242,6 +342,11 @@ import Glibc
                 try ExternalTool.path("man"), ["-l", prefix + "/share/man/man1/credfile.1"],
                 environment: ["MANPAGER": "cat", "PAGER": "cat", "PATH": "/usr/bin:/bin"])
             #expect(page.status == 0 && page.stdout.contains("credfile \(CredFileCLI.version)"))
+            let uninstall = try ChildProcess.run(
+                try ExternalTool.path("bash"), ["-euo", "pipefail", "-c", String(blocks[1])], environment: environment, directory: root)
+            #expect(uninstall.status == 0, "\(uninstall)")
+            let left = try ChildProcess.run("/usr/bin/find", [prefix, "-not", "-type", "d"])
+            #expect(left.status == 0 && left.stdout.isEmpty, "left after the uninstall: \(left.stdout)")
         }
     }
 }

@@ -17,8 +17,8 @@ import Testing
 
     /// alice (hashed), bob (plaintext), a comment and a blank line.
     static func twoUsers(_ session: CLISession) throws -> String {
-        let alice = try hash(session.password("Al1ce-Pass-1"))
-        return try session.write("users.txt", "# usuarios\nalice,\(alice)\n\nbob,\(session.password("B0b-Plain-2"))\n")
+        let alice = try hash(session.password("Al1ce-Pass-1~~~"))
+        return try session.write("users.txt", "# usuarios\nalice,\(alice)\n\nbob,\(session.password("B0b-Plain-2~~~~"))\n")
     }
 
     // MARK: Every command, with and without the common options
@@ -37,38 +37,38 @@ import Testing
 
     static let happyPaths: [HappyPath] = [
         HappyPath(
-            name: "add", arguments: ["add", "FILE", "carol"], stdin: ["C4rol-Pass-3"],
-            afterwards: ("carol", "C4rol-Pass-3", true)),
+            name: "add", arguments: ["add", "FILE", "carol"], stdin: ["C4rol-Pass-3~~~"],
+            afterwards: ("carol", "C4rol-Pass-3~~~", true)),
         HappyPath(
-            name: "add --plaintext", arguments: ["add", "FILE", "carol", "--plaintext"], stdin: ["C4rol-Pass-3"],
-            afterwards: ("carol", "C4rol-Pass-3", true)),
-        HappyPath(name: "verify (hashed)", arguments: ["verify", "FILE", "alice"], stdin: ["Al1ce-Pass-1"]),
-        HappyPath(name: "verify (plaintext)", arguments: ["verify", "FILE", "bob"], stdin: ["B0b-Plain-2"]),
+            name: "add --plaintext", arguments: ["add", "FILE", "carol", "--plaintext"], stdin: ["C4rol-Pass-3~~~"],
+            afterwards: ("carol", "C4rol-Pass-3~~~", true)),
+        HappyPath(name: "verify (hashed)", arguments: ["verify", "FILE", "alice"], stdin: ["Al1ce-Pass-1~~~"]),
+        HappyPath(name: "verify (plaintext)", arguments: ["verify", "FILE", "bob"], stdin: ["B0b-Plain-2~~~~"]),
         HappyPath(
-            name: "verify --upgrade", arguments: ["verify", "FILE", "bob", "--upgrade"], stdin: ["B0b-Plain-2"],
-            afterwards: ("bob", "B0b-Plain-2", true)),
+            name: "verify --upgrade", arguments: ["verify", "FILE", "bob", "--upgrade"], stdin: ["B0b-Plain-2~~~~"],
+            afterwards: ("bob", "B0b-Plain-2~~~~", true)),
         HappyPath(
-            name: "passwd", arguments: ["passwd", "FILE", "alice"], stdin: ["New-Al1ce-4"], stdout: ["password changed"],
-            afterwards: ("alice", "New-Al1ce-4", true)),
+            name: "passwd", arguments: ["passwd", "FILE", "alice"], stdin: ["New-Al1ce-4~~~~"], stdout: ["password changed"],
+            afterwards: ("alice", "New-Al1ce-4~~~~", true)),
         HappyPath(
             name: "delete", arguments: ["delete", "FILE", "bob"], stdout: ["user removed (1 line)"],
-            afterwards: ("bob", "B0b-Plain-2", false)),
+            afterwards: ("bob", "B0b-Plain-2~~~~", false)),
         HappyPath(
-            name: "import", arguments: ["import", "FILE"], stdin: ["carol,C4rol-Pass-3", "alice,New-Al1ce-4"],
-            stdout: ["1 added, 1 updated"], afterwards: ("alice", "New-Al1ce-4", true)),
+            name: "import", arguments: ["import", "FILE"], stdin: ["carol,C4rol-Pass-3~~~", "alice,New-Al1ce-4~~~~"],
+            stdout: ["1 added, 1 updated"], afterwards: ("alice", "New-Al1ce-4~~~~", true)),
         HappyPath(name: "list", arguments: ["list", "FILE"], stdout: ["alice", "bob", "plaintext"]),
         HappyPath(name: "check", arguments: ["check", "FILE"], stdout: ["warning"]),
         HappyPath(
             name: "upgrade", arguments: ["upgrade", "FILE"], stdout: ["1"],
-            afterwards: ("bob", "B0b-Plain-2", true)),
+            afterwards: ("bob", "B0b-Plain-2~~~~", true)),
         HappyPath(name: "upgrade --dry-run", arguments: ["upgrade", "FILE", "--dry-run"], stdout: ["1"]),
-        HappyPath(name: "hash", arguments: ["hash"], stdin: ["Hash-Pass-5"], stdout: ["$pbkdf2-sha"]),
+        HappyPath(name: "hash", arguments: ["hash"], stdin: ["Hash-Pass-5~~~~"], stdout: ["$pbkdf2-sha"]),
         HappyPath(
-            name: "login", arguments: ["login", "FILE"], stdin: ["alice", "Al1ce-Pass-1"],
+            name: "login", arguments: ["login", "FILE"], stdin: ["alice", "Al1ce-Pass-1~~~"],
             stdout: ["Login", "Access granted"]),
         HappyPath(
-            name: "register", arguments: ["register", "FILE"], stdin: ["carol", "C4rol-Pass-3"],
-            stdout: ["Register", "User registered"], afterwards: ("carol", "C4rol-Pass-3", true)),
+            name: "register", arguments: ["register", "FILE"], stdin: ["carol", "C4rol-Pass-3~~~"],
+            stdout: ["Register", "User registered"], afterwards: ("carol", "C4rol-Pass-3~~~", true)),
     ]
 
     /// Where the common options go, and which.
@@ -89,7 +89,7 @@ import Testing
     func everyCommandWorksWithTheCommonOptions(_ path: HappyPath, _ options: Options) throws {
         try withSession { session in
             let file = try Self.twoUsers(session)
-            for secret in ["C4rol-Pass-3", "New-Al1ce-4", "Hash-Pass-5"] { _ = session.password(secret) }
+            for secret in ["C4rol-Pass-3~~~", "New-Al1ce-4~~~~", "Hash-Pass-5~~~~"] { _ = session.password(secret) }
             let before = session.bytes("users.txt")
             let arguments = options.before + path.arguments.map { $0 == "FILE" ? file : $0 } + options.after
             let result = session.run(arguments, stdin: path.stdin)
@@ -111,14 +111,14 @@ import Testing
             if let (user, password, granted) = path.afterwards {
                 #expect(try libraryGrants(file, user, password) == granted)
                 if path.arguments.contains("--upgrade") || path.arguments[0] == "upgrade" && !path.arguments.contains("--dry-run") {
-                    #expect(!session.text("users.txt").contains("B0b-Plain-2"), "still in plaintext")
+                    #expect(!session.text("users.txt").contains("B0b-Plain-2~~~~"), "still in plaintext")
                 }
             } else {
                 #expect(session.bytes("users.txt") == before, "the file changed")
             }
             if path.arguments[0] == "hash" {
                 let printed = try #require(PasswordHash(result.stdout.trimmingCharacters(in: .newlines)))
-                #expect(try printed.verify(Password("Hash-Pass-5")))
+                #expect(try printed.verify(Password("Hash-Pass-5~~~~")))
                 #expect(printed.algorithm == (arguments.contains("--algorithm=sha512") ? .sha512 : .sha256))
                 #expect(printed.rounds == 1)
             }
@@ -130,9 +130,9 @@ import Testing
     @Test func exit0And1VerifyGrantsAndDenies() throws {
         try withSession { session in
             let file = try Self.twoUsers(session)
-            let granted = session.run(["verify", file, "alice", "--iterations", "1"], stdin: ["Al1ce-Pass-1"])
+            let granted = session.run(["verify", file, "alice", "--iterations", "1"], stdin: ["Al1ce-Pass-1~~~"])
             #expect(granted == CLIResult(status: 0, stdout: "", stderr: ""))
-            let denied = session.run(["verify", file, "alice", "--iterations", "1"], stdin: [session.password("Al1ce-Pass-X")])
+            let denied = session.run(["verify", file, "alice", "--iterations", "1"], stdin: [session.password("Al1ce-Pass-X~~~")])
             #expect(denied == CLIResult(status: 1, stdout: "", stderr: "credfile: Wrong username or password.\n"))
         }
     }
@@ -141,7 +141,7 @@ import Testing
         try withSession { session in
             let file = try Self.twoUsers(session)
             let before = session.bytes("users.txt")
-            let pw = session.password("Some-Pass-6")
+            let pw = session.password("Some-Pass-6~~~~")
             for arguments in [["add", file, "alice"], ["add", file, "bob", "--plaintext"], ["passwd", file, "nobody"], ["delete", file, "nobody"]] {
                 let result = session.run(arguments + ["--iterations", "1"], stdin: [pw])
                 #expect(result.status == 3, "\(arguments): \(result)")
@@ -160,7 +160,7 @@ import Testing
             let file = try session.write(
                 "users.txt", "bob,$pbkdf2-sha256$x\nbob,\(session.password("Shadowed-Pass-7"))\ncarol,$2y$10$abcdefghijklmnopqrstuu\n")
             let before = session.bytes("users.txt")
-            let pw = session.password("Fresh-Pass-8")
+            let pw = session.password("Fresh-Pass-8~~~")
             for arguments in [["passwd", file, "bob"], ["passwd", file, "bob", "--plaintext"]] {
                 let result = session.run(arguments + ["--iterations", "1"], stdin: [pw])
                 #expect(result.status == 4, "\(result)")
@@ -190,7 +190,7 @@ import Testing
             case "dangling symlink": try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: session.path("nowhere"))
             default: break
             }
-            let pw = session.password("Any-Pass-9")
+            let pw = session.password("Any-Pass-9~~~~~")
             var commands: [([String], [String])] = [
                 (["verify", file, "alice"], [pw]), (["passwd", file, "alice"], [pw]), (["delete", file, "alice"], []),
                 (["list", file], []), (["check", file], []), (["upgrade", file], []), (["login", file], ["alice", pw]),
@@ -211,11 +211,11 @@ import Testing
     @Test func addCreatesAMissingFileWithMode0600() throws {
         try withSession { session in
             let file = session.path("new.txt")
-            let result = session.run(["add", file, "alice", "--iterations", "1"], stdin: [session.password("First-Pass-0")])
+            let result = session.run(["add", file, "alice", "--iterations", "1"], stdin: [session.password("First-Pass-0~~~")])
             #expect(result.status == 0, "\(result)")
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600)
-            #expect(try libraryGrants(file, "alice", "First-Pass-0"))
+            #expect(try libraryGrants(file, "alice", "First-Pass-0~~~"))
         }
     }
 
@@ -273,7 +273,7 @@ import Testing
         try withSession { session in
             let file = try Self.twoUsers(session)
             let before = session.bytes("users.txt")
-            let pw = session.password("Unread-Pass-10")
+            let pw = session.password("Unread-Pass-10~")
             let result = session.run(usage.arguments.map { $0 == "FILE" ? file : $0 }, stdin: [pw])
             expectUsageError(result)
             #expect(result.stdout.isEmpty, "\(result)")
@@ -306,7 +306,7 @@ import Testing
             let file = try Self.twoUsers(session)
             let before = session.bytes("users.txt")
             for user in ["a,b", " lead", "trail ", "#hash", "", "tab\tin", String(repeating: "x", count: 256), "nul\u{0}"] {
-                let result = session.run(["add", file, user, "--iterations", "1"], stdin: [session.password("Never-Read-11")])
+                let result = session.run(["add", file, user, "--iterations", "1"], stdin: [session.password("Never-Read-11~~")])
                 expectUsageError(result)
                 #expect(result.stderr.hasPrefix("credfile: username "), "\(result)")
                 #expect(session.lastUnreadInput == 1)
@@ -351,7 +351,7 @@ import Testing
     @Test func optionsMayStandAnywhereAndDoubleDashEndsThem() throws {
         try withSession { session throws in
             let file = session.path("users.txt")
-            let pw = session.password("Dash-Pass-12")
+            let pw = session.password("Dash-Pass-12~~~")
             let runs: [[String]] = [
                 ["--iterations", "1", "add", file, "before"],
                 ["add", "--iterations", "1", file, "between"],
@@ -382,11 +382,11 @@ import Testing
                 let result = session.run(arguments)
                 #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
                 #expect(result.stdout.contains("Usage: credfile <command>"))
-                for command in Command.allCases { #expect(result.stdout.contains("  \(command.rawValue) ")) }
+                for command in Command.allCases { #expect(result.stdout.contains("  \(command.name) ")) }
             }
             for command in Command.allCases {
-                let usage = "Usage: credfile " + ([command.rawValue] + command.arguments).joined(separator: " ")
-                for arguments in [[command.rawValue, "--help"], ["--help", command.rawValue], [command.rawValue, "-h", "--json"]] {
+                let usage = "Usage: credfile " + ([command.name] + command.argumentNames).joined(separator: " ")
+                for arguments in [[command.name, "--help"], ["--help", command.name], [command.name, "-h", "--json"]] {
                     let result = session.run(arguments)
                     #expect(result.status == 0 && result.stderr.isEmpty, "\(arguments): \(result)")
                     #expect(result.stdout.hasPrefix(usage), "\(arguments): \(result)")
@@ -410,20 +410,20 @@ import Testing
 
     /// A file with every kind of finding, a BOM and CRLF endings, and its expected findings.
     static func troubledFile(_ session: CLISession) throws -> (path: String, findings: [(Int, String)]) {
-        let weak = try hash(session.password("D4ve-Pass-13"))
+        let weak = try hash(session.password("D4ve-Pass-13~~~"))
         let content =
             "\u{FEFF}# usuarios.txt\r\n"  // 1 comment (after a BOM)
-            + "alice,\(session.password("Plain-Al1ce-14"))\r\n"  // 2 warning: 2 plaintext entries (one finding)
+            + "alice,\(session.password("Plain-Al1ce-14~"))\r\n"  // 2 warning: 2 plaintext entries (one finding)
             + "\n"  // 3 blank
             + "bob,\n"  // 4 error: empty secret
             + "carol,$2y$10$\(session.password("abcdefghijklmnopqrstuv"))\n"  // 5 error: unsupported hash
-            + "alice,\(session.password("Plain-Al1ce-15"))\n"  // 6 error: duplicate
+            + "alice,\(session.password("Plain-Al1ce-15~"))\n"  // 6 error: duplicate
             + "dave,\(weak)\n"  // 7 warning: weak hash
             + "   \t\n"  // 8 blank
             + "eve,$pbkdf2-sha256$x\n"  // 9 error: malformed pbkdf2
-            + "frank\(session.password("NoComma-16"))\n"  // 10 error: no comma
-            + "gina,ok\u{7}\(session.password("Bell-17"))\n"  // 11 error: control byte
-            + "hugo,\(session.password("NoNewline-18"))"  // 12 plaintext, no final LF (counted at line 2)
+            + "frank\(session.password("NoComma-16~~~~~"))\n"  // 10 error: no comma
+            + "gina,ok\u{7}\(session.password("Bell-17~~~~~~~~"))\n"  // 11 error: control byte
+            + "hugo,\(session.password("NoNewline-18~~~"))"  // 12 plaintext, no final LF (counted at line 2)
         let findings = [
             (2, "warning"), (4, "error"), (5, "error"), (6, "error"), (7, "warning"), (9, "error"), (10, "error"),
             (11, "error"),
@@ -445,7 +445,7 @@ import Testing
             }
             #expect(lines.contains { $0.hasPrefix("\(file):6: error: ") && $0.contains("line 2") }, "the duplicate names its first line")
             // Warnings only: exit 0.
-            let clean = try session.write("clean.txt", "alice,\(Self.hash(session.password("Weak-Pass-19")))\nbob,\(session.password("Plain-B0b-20"))")
+            let clean = try session.write("clean.txt", "alice,\(Self.hash(session.password("Weak-Pass-19~~~")))\nbob,\(session.password("Plain-B0b-20~~~"))")
             let warned = session.run(["check", clean])
             #expect(warned.status == 0, "\(warned)")
             #expect(warned.stdoutLines.count == 2, "\(warned)")
@@ -479,13 +479,13 @@ import Testing
         try withSession { session in
             let file = try session.write(
                 "users.txt",
-                "alice,\(try Self.hash(session.password("Al1ce-Pass-21")))\n"
-                    + "bob,\(session.password("B0b-Plain-22"))\n"
-                    + "carol,\(try Self.hash(session.password("C4rol-Pass-23"), .sha512))\n"
-                    + "dan,$H$\(session.password("saltsalt"))$\(session.password("unsupportedchecksum24"))\n"
-                    + "eve,$pbkdf2-sha256$\(session.password("garbage25"))\n"
-                    + "bob,\(session.password("Shadowed-26"))\n"
-                    + "we\"ird\\name,\(session.password("Quote-Pass-27"))\n")
+                "alice,\(try Self.hash(session.password("Al1ce-Pass-21~~")))\n"
+                    + "bob,\(session.password("B0b-Plain-22~~~"))\n"
+                    + "carol,\(try Self.hash(session.password("C4rol-Pass-23~~"), .sha512))\n"
+                    + "dan,$H$\(session.password("saltsalt~~~~~~~"))$\(session.password("unsupportedchecksum24"))\n"
+                    + "eve,$pbkdf2-sha256$\(session.password("garbage25~~~~~~"))\n"
+                    + "bob,\(session.password("Shadowed-26~~~~"))\n"
+                    + "we\"ird\\name,\(session.password("Quote-Pass-27~~"))\n")
             let result = session.run(["list", file])
             #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
             #expect(result.stdoutLines == [
@@ -516,13 +516,13 @@ import Testing
         try withSession { session in
             let file = try session.write(
                 "users.txt",
-                "alice,\(try Self.hash(session.password("Al1ce-Pass-28")))\nbob,\(session.password("B0b-Plain-29"))\n"
+                "alice,\(try Self.hash(session.password("Al1ce-Pass-28~~")))\nbob,\(session.password("B0b-Plain-29~~~"))\n"
                     + "eve,$pbkdf2-sha256$x\ndan,$6$salt$abc\n")
             for environment in [["LANG": "C"], ["LANG": "es_ES.UTF-8"]] {
                 var results: [CLIResult] = []
                 for (user, password) in [
-                    ("alice", "wrong-30"), ("bob", "wrong-30"), ("nobody", "wrong-30"), ("nobody", "Al1ce-Pass-28"),
-                    ("eve", "x-Guess-52"), ("dan", "abc-Guess-53"), ("ALICE", "Al1ce-Pass-28"), ("alic", "Al1ce-Pass-28"),
+                    ("alice", "wrong-30"), ("bob", "wrong-30"), ("nobody", "wrong-30"), ("nobody", "Al1ce-Pass-28~~"),
+                    ("eve", "x-Guess-52"), ("dan", "abc-Guess-53"), ("ALICE", "Al1ce-Pass-28~~"), ("alic", "Al1ce-Pass-28~~"),
                 ] {
                     results.append(session.run(["verify", file, user, "--iterations", "1"], stdin: [session.password(password)], environment: environment))
                 }
@@ -546,15 +546,15 @@ import Testing
     }
 
     static let badImports: [BadImport] = [
-        BadImport(name: "no comma", lines: ["carol,C4rol-Pass-31", "NoComma-Secret-32", "dave,D4ve-Pass-33"], badLine: 2, secret: "NoComma-Secret-32"),
-        BadImport(name: "empty username", lines: ["carol,C4rol-Pass-31", "", ",Empty-User-34"], badLine: 3, secret: "Empty-User-34"),
-        BadImport(name: "username with trailing space", lines: ["carol,C4rol-Pass-31", "dave ,Trail-Pass-35"], badLine: 2, secret: "Trail-Pass-35"),
-        BadImport(name: "empty password", lines: ["carol,C4rol-Pass-31", "dave,"], badLine: 2, secret: "C4rol-Pass-31"),
+        BadImport(name: "no comma", lines: ["carol,C4rol-Pass-31~~", "NoComma-Secret-32", "dave,D4ve-Pass-33~~~"], badLine: 2, secret: "NoComma-Secret-32"),
+        BadImport(name: "empty username", lines: ["carol,C4rol-Pass-31~~", "", ",Empty-User-34"], badLine: 3, secret: "Empty-User-34"),
+        BadImport(name: "username with trailing space", lines: ["carol,C4rol-Pass-31~~", "dave ,Trail-Pass-35~~"], badLine: 2, secret: "Trail-Pass-35~~"),
+        BadImport(name: "empty password", lines: ["carol,C4rol-Pass-31~~", "dave,"], badLine: 2, secret: "C4rol-Pass-31~~"),
         BadImport(
-            name: "plaintext with hash syntax", lines: ["carol,C4rol-Pass-31", "dave,$1$Hashlike-36"], badLine: 2,
+            name: "plaintext with hash syntax", lines: ["carol,C4rol-Pass-31~~", "dave,$1$Hashlike-36"], badLine: 2,
             secret: "Hashlike-36", options: ["--plaintext"]),
-        BadImport(name: "same user twice", lines: ["carol,C4rol-Pass-31", "", "dave,D4ve-Pass-33", "carol,Again-Pass-37"], badLine: 4, secret: "Again-Pass-37"),
-        BadImport(name: "last line bad", lines: ["carol,C4rol-Pass-31", "dave,D4ve-Pass-33", "#comment-Pass-38"], badLine: 3, secret: "comment-Pass-38"),
+        BadImport(name: "same user twice", lines: ["carol,C4rol-Pass-31~~", "", "dave,D4ve-Pass-33~~~", "carol,Again-Pass-37~~"], badLine: 4, secret: "Again-Pass-37~~"),
+        BadImport(name: "last line bad", lines: ["carol,C4rol-Pass-31~~", "dave,D4ve-Pass-33~~~", "#comment-Pass-38"], badLine: 3, secret: "comment-Pass-38"),
     ]
 
     @Test(arguments: badImports)
@@ -576,7 +576,7 @@ import Testing
             let file = try Self.twoUsers(session)
             let result = session.run(
                 ["import", file, "--iterations", "1"],
-                stdin: ["", "carol,\(session.password("C4rol-Pass-39"))", "", "dave,\(session.password("D-40-long-enough"))", "carol,\(session.password("C-41-long-enough"))"])
+                stdin: ["", "carol,\(session.password("C4rol-Pass-39~~"))", "", "dave,\(session.password("D-40-long-enough"))", "carol,\(session.password("C-41-long-enough"))"])
             expectUsageError(result)
             #expect(result.stderr.contains("standard input line 5"), "\(result)")
             #expect(result.stderr.contains("line 2"), "\(result)")
@@ -589,12 +589,12 @@ import Testing
             let file = try Self.twoUsers(session)
             let result = session.run(
                 ["import", file, "--iterations", "1"],
-                stdin: ["carol,\(session.password("C4rol-Pass-42"))", "", "bob,\(session.password("B0b-New-43"))", "dave,\(session.password("x,y,z-44"))"])
+                stdin: ["carol,\(session.password("C4rol-Pass-42~~"))", "", "bob,\(session.password("B0b-New-43~~~~~"))", "dave,\(session.password("x,y,z-44~~~~~~~"))"])
             #expect(result == CLIResult(status: 0, stdout: "2 added, 1 updated\n", stderr: "credfile: warning: 1 iterations is below the minimum of 600000 (OWASP)\n"))
-            #expect(try libraryGrants(file, "carol", "C4rol-Pass-42"))
-            #expect(try libraryGrants(file, "bob", "B0b-New-43"))
-            #expect(try libraryGrants(file, "dave", "x,y,z-44"))
-            #expect(try !libraryGrants(file, "bob", "B0b-Plain-2"))
+            #expect(try libraryGrants(file, "carol", "C4rol-Pass-42~~"))
+            #expect(try libraryGrants(file, "bob", "B0b-New-43~~~~~"))
+            #expect(try libraryGrants(file, "dave", "x,y,z-44~~~~~~~"))
+            #expect(try !libraryGrants(file, "bob", "B0b-Plain-2~~~~"))
             #expect(session.text("users.txt").hasPrefix("# usuarios\nalice,$pbkdf2-sha256$1$"))
         }
     }
@@ -604,7 +604,7 @@ import Testing
     @Test func upgradeHashesPlaintextAndReports() throws {
         try withSession { session in
             let file = try session.write(
-                "users.txt", "a,\(session.password("Plain-A-45"))\nb,\(session.password("Plain-B-46"))\nc,$pbkdf2-sha256$x\n")
+                "users.txt", "a,\(session.password("Plain-A-45~~~~~"))\nb,\(session.password("Plain-B-46~~~~~"))\nc,$pbkdf2-sha256$x\n")
             let before = session.bytes("users.txt")
             let dry = session.run(["upgrade", file, "--dry-run", "--json", "--iterations", "1"])
             #expect(dry.status == 0, "\(dry)")
@@ -617,7 +617,7 @@ import Testing
             #expect(done.status == 0, "\(done)")
             #expect(done.stdout.hasPrefix("upgraded 2 entries"), "\(done)")
             #expect(done.stdout.contains("line 3"), "\(done)")
-            #expect(try libraryGrants(file, "a", "Plain-A-45") && libraryGrants(file, "b", "Plain-B-46"))
+            #expect(try libraryGrants(file, "a", "Plain-A-45~~~~~") && libraryGrants(file, "b", "Plain-B-46~~~~~"))
             #expect(session.text("users.txt").hasSuffix("\nc,$pbkdf2-sha256$x\n"))
 
             let again = session.run(["upgrade", file, "--iterations", "1"])
@@ -630,11 +630,11 @@ import Testing
     @Test func screensReadFromStandardInputWhenItIsNotATerminal() throws {
         try withSession { session in
             let file = try Self.twoUsers(session)
-            let pw = session.password("Screen-Pass-47")
+            let pw = session.password("Screen-Pass-47~")
             let registered = session.run(["register", file, "--iterations", "1"], stdin: ["carol", pw])
             #expect(registered == CLIResult(status: 0, stdout: "Register\nUsername: ✅ User registered\n", stderr: "credfile: warning: 1 iterations is below the minimum of 600000 (OWASP)\n"))
             #expect(session.run(["login", file, "--iterations", "1"], stdin: ["carol", pw]).stdout == "Login\nUsername: ✅ Access granted\n")
-            let denied = session.run(["login", file, "--iterations", "1"], stdin: ["carol", session.password("Wrong-48")])
+            let denied = session.run(["login", file, "--iterations", "1"], stdin: ["carol", session.password("Wrong-48~~~~~~~")])
             #expect(denied == CLIResult(status: 1, stdout: "Login\nUsername: Wrong username or password.\n", stderr: ""))
             let exists = session.run(["register", file, "--iterations", "1"], stdin: ["alice", pw])
             #expect(exists.status == 3 && exists.stdout.hasSuffix("The user already exists.\n"), "\(exists)")
@@ -650,8 +650,8 @@ import Testing
             let file = try Self.twoUsers(session)
             let before = session.bytes("users.txt")
             let es = ["LANG": "es_ES.UTF-8"]
-            let pw = session.password("Twice-Pass-49")
-            let mismatch = session.run(["register", file, "--iterations", "1"], stdin: ["carol"], tty: [pw, session.password("Twice-Pass-50")], environment: es)
+            let pw = session.password("Twice-Pass-49~~")
+            let mismatch = session.run(["register", file, "--iterations", "1"], stdin: ["carol"], tty: [pw, session.password("Twice-Pass-50~~")], environment: es)
             #expect(mismatch.status == 2, "\(mismatch)")
             #expect(session.lastPrompts == ["Contraseña: ", "Repita la contraseña: "])
             #expect(mismatch.stderr.hasPrefix("credfile: Las contraseñas no coinciden.\n"), "\(mismatch)")
@@ -689,7 +689,7 @@ import Testing
                 (["LC_ALL": "es_ES.UTF-8", "LC_MESSAGES": "C"], spanish),
             ]
             for (environment, expected) in cases {
-                let result = session.run(["verify", file, "alice", "--iterations", "1"], stdin: [session.password("Nope-51")], environment: environment)
+                let result = session.run(["verify", file, "alice", "--iterations", "1"], stdin: [session.password("Nope-51~~~~~~~~")], environment: environment)
                 #expect(result.stderr == expected, "\(environment): \(result)")
             }
         }

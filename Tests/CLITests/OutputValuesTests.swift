@@ -10,8 +10,8 @@ import Testing
     @Test func listShowsLookAlikeNamesDistinctly() throws {
         try withSession { session in
             let file = try session.write(
-                "users.txt", "admin,\(session.password("A-Pass-1"))\nadmin\u{200B},\(session.password("B-Pass-2"))\n"
-                    + "\u{202E}nimda,\(session.password("C-Pass-3"))\nadm\u{1B}[8min,\(session.password("D-Pass-4"))\n")
+                "users.txt", "admin,\(session.password("A-Pass-1~~~~~~~"))\nadmin\u{200B},\(session.password("B-Pass-2~~~~~~~"))\n"
+                    + "\u{202E}nimda,\(session.password("C-Pass-3~~~~~~~"))\nadm\u{1B}[8min,\(session.password("D-Pass-4~~~~~~~"))\n")
             let result = session.run(["list", file])
             #expect(result.status == 0, "\(result)")
             #expect(result.stdoutLines == [
@@ -73,10 +73,10 @@ import Testing
                 "\(file):1: warning: contraseña en texto plano; ejecute 'credfile upgrade'",
                 "\(file):2: error: entrada malformada del usuario 'ann': secreto vacío",
             ], "\(result)")
-            let refused = session.run(["add", file, "a,b"], stdin: [session.password("Never-Read-1")], environment: spanish)
+            let refused = session.run(["add", file, "a,b"], stdin: [session.password("Never-Read-1~~~")], environment: spanish)
             #expect(refused.status == 2)
             #expect(refused.stderr == "credfile: el nombre de usuario contiene una coma\n", "no help hint for a refused name: \(refused)")
-            let english = session.run(["add", file, "a,b"], stdin: [session.password("Never-Read-1")])
+            let english = session.run(["add", file, "a,b"], stdin: [session.password("Never-Read-1~~~")])
             #expect(english.stderr == "credfile: username contains a comma\n", "\(english)")
         }
     }
@@ -86,7 +86,7 @@ import Testing
             let file = try InProcessTests.twoUsers(session)
             let result = session.run(
                 ["import", file, "--iterations", "1", "--plaintext"],
-                stdin: ["carol,\(session.password("C4rol-Pass-1"))", "", "dave,\(session.password("D4ve-Pass-2"))", "carol,\(session.password("Again-3-x"))"],
+                stdin: ["carol,\(session.password("C4rol-Pass-1~~~"))", "", "dave,\(session.password("D4ve-Pass-2~~~~"))", "carol,\(session.password("Again-3-x~~~~~~"))"],
                 environment: ["LANG": "es_ES.UTF-8"])
             #expect(result.status == 2)
             #expect(result.stderr.hasPrefix("credfile: standard input line 4: el mismo usuario que la línea 1\n"), "\(result)")

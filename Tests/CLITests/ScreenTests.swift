@@ -85,7 +85,7 @@ import Testing
             var screens: [String] = []
             // Wrong password, unknown user, and the seed's substring tricks (SPEC §1).
             for (user, password) in [
-                ("valencia", session.password("wrong-Pass-1")), ("nadie", session.password("contrasena123")),
+                ("valencia", session.password("wrong-Pass-1~~~")), ("nadie", session.password("contrasena123")),
                 ("ncia", session.password("contrasena12")), ("usuario2", session.password("password45")),
             ] {
                 let tty = try start(["login", file], language)
@@ -110,7 +110,7 @@ import Testing
     func registerAsksTwiceWithoutEchoThenLoginWorks(_ language: Language) throws {
         try withSession { session in
             let file = try seedFile(session)
-            let password = session.password("N3w-Secret-\(language.lang)")
+            let password = session.password("N3w-Secret-Phrase-\(language.lang)")
             let tty = try start(["register", file], language)
             try tty.expect(language.registerTitle)
             try tty.expect(language.username)
@@ -145,8 +145,8 @@ import Testing
         try withSession { session in
             let file = try seedFile(session)
             let before = session.bytes("usuarios.txt")
-            let first = session.password("First-Try-9k")
-            let second = session.password("Second-Try-7m")
+            let first = session.password("First-Try-9k~~~")
+            let second = session.password("Second-Try-7m~~")
             let tty = try start(["register", file], language)
             try tty.expect(language.username)
             try tty.send("nuevo\n")
@@ -168,7 +168,7 @@ import Testing
         try withSession { session in
             let file = try seedFile(session)
             let before = session.bytes("usuarios.txt")
-            let password = session.password("Other-Pass-3z")
+            let password = session.password("Other-Pass-3z~~")
             let tty = try start(["register", file], language)
             try tty.expect(language.username)
             try tty.send("valencia\n")
@@ -189,7 +189,7 @@ import Testing
         try withSession { session in
             let file = try seedFile(session)
             let before = session.bytes("usuarios.txt")
-            let password = session.password("Lonely-Pass-5q")
+            let password = session.password("Lonely-Pass-5q~")
             // Empty username (with a password), then empty password (with a username).
             for (user, typed) in [("", password), ("alguien", "")] {
                 let tty = try start(["register", file], language)
@@ -211,7 +211,7 @@ import Testing
     @Test func addOnATerminalAsksTwiceWithoutEcho() throws {
         try withSession { session in
             let file = session.path("users.txt")
-            let password = session.password("Typed-Twice-8w")
+            let password = session.password("Typed-Twice-8w~")
             let tty = try start(["add", file, "alice"], .english)
             try tty.expect("New password: ")
             try tty.send(password + "\n")
@@ -226,12 +226,12 @@ import Testing
             let before = session.bytes("users.txt")
             let again = try start(["add", file, "bob"], .english)
             try again.expect("New password: ")
-            try again.send(session.password("One-Thing-1a") + "\n")
+            try again.send(session.password("One-Thing-1a~~~") + "\n")
             try again.expect("Repeat password: ")
-            try again.send(session.password("Another-2b") + "\n")
+            try again.send(session.password("Another-2b~~~~~") + "\n")
             try again.expect("The passwords do not match.")
             #expect(again.finish() == 2)
-            #expect(!again.showed("One-Thing-1a") && !again.showed("Another-2b"))
+            #expect(!again.showed("One-Thing-1a~~~") && !again.showed("Another-2b~~~~~"))
             session.record(again.text)
             #expect(session.bytes("users.txt") == before)
         }

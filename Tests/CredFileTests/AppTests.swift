@@ -58,18 +58,18 @@ struct AppTests {
         try await withTemporaryDirectoryAsync { directory in
             let path = directory.file("users.txt")
             let store = CredentialStore(path: path, policy: try policy(rounds: 1))
-            try await store.register(username: "ana", password: "primera-clave")
+            try await store.register(username: "ana", password: "primera-clave-larga")
             await #expect(throws: CredFileError(.userExists, "")) {
-                try await store.register(username: "ana", password: "otra-clave")
+                try await store.register(username: "ana", password: "otra-clave-larga")
             }
-            try await store.changePassword(username: "ana", to: "segunda-clave")
-            #expect(try await store.authenticate(username: "ana", password: "segunda-clave"))
-            #expect(try await !store.authenticate(username: "ana", password: "primera-clave"))
+            try await store.changePassword(username: "ana", to: "segunda-clave-larga")
+            #expect(try await store.authenticate(username: "ana", password: "segunda-clave-larga"))
+            #expect(try await !store.authenticate(username: "ana", password: "primera-clave-larga"))
             try writeText(path, try readBytes(path).text + "luis,texto-plano\n")
             let summary = try await store.upgrade()
             #expect(summary.upgraded == 1)
             #expect(try await store.remove(username: "ana") == 1)
-            #expect(try await !store.authenticate(username: "ana", password: "segunda-clave"))
+            #expect(try await !store.authenticate(username: "ana", password: "segunda-clave-larga"))
         }
     }
 
@@ -120,23 +120,23 @@ struct AppTests {
             let cache = try #require(store.cache)
             for _ in 0..<50 { #expect(try store.authenticate(username: "valencia", password: "contrasena123")) }
             #expect(cache.reads.load(ordering: .relaxed) == 1)
-            #expect(try !store.authenticate(username: "nuevo", password: "clave-nueva-1"))
+            #expect(try !store.authenticate(username: "nuevo", password: "clave-nueva-larga-1"))
 
             // Another process adds a user through the lock-and-rename protocol.
-            let added = try CLI.run(["add", path, "nuevo", "--iterations", "1"], stdin: "clave-nueva-1\n")
+            let added = try CLI.run(["add", path, "nuevo", "--iterations", "1"], stdin: "clave-nueva-larga-1\n")
             #expect(added.status == 0, "\(added)")
-            #expect(try store.authenticate(username: "nuevo", password: "clave-nueva-1"))
+            #expect(try store.authenticate(username: "nuevo", password: "clave-nueva-larga-1"))
             #expect(cache.reads.load(ordering: .relaxed) == 2)
 
             // …and changes a password: the old one stops working at once.
-            let changed = try CLI.run(["passwd", path, "nuevo", "--iterations", "1"], stdin: "clave-nueva-2\n")
+            let changed = try CLI.run(["passwd", path, "nuevo", "--iterations", "1"], stdin: "clave-nueva-larga-2\n")
             #expect(changed.status == 0, "\(changed)")
-            #expect(try !store.authenticate(username: "nuevo", password: "clave-nueva-1"))
-            #expect(try store.authenticate(username: "nuevo", password: "clave-nueva-2"))
+            #expect(try !store.authenticate(username: "nuevo", password: "clave-nueva-larga-1"))
+            #expect(try store.authenticate(username: "nuevo", password: "clave-nueva-larga-2"))
 
             // A copy of the store shares the cache.
             let copy = store
-            #expect(try copy.authenticate(username: "nuevo", password: "clave-nueva-2"))
+            #expect(try copy.authenticate(username: "nuevo", password: "clave-nueva-larga-2"))
             #expect(cache.reads.load(ordering: .relaxed) == 3)
         }
     }
@@ -172,24 +172,24 @@ struct AppTests {
             await model.register()
             #expect(model.errorMessage == "Usuario y contraseña no pueden estar vacíos.")
             #expect(!model.isRegistered)
-            model.password = "contrasena123"
+            model.password = "contrasena123-segura"
             await model.register()
             #expect(model.isRegistered)
             #expect(model.errorMessage == nil)
             #expect(model.password.isEmpty)
-            model.password = "otra-clave"
+            model.password = "otra-clave-larga"
             await model.register()
             #expect(model.errorMessage == "El usuario ya existe.")
             #expect(model.password.isEmpty)
 
             // A good login, then the seed's forgeries.
             model.username = "valencia"
-            model.password = "contrasena123"
+            model.password = "contrasena123-segura"
             await model.login()
             #expect(model.isAuthenticated)
             #expect(model.errorMessage == nil)
             #expect(model.password.isEmpty)
-            for (user, password) in [("ncia", "contrasena123"), ("valencia", "contrasena12"), ("valencia", ""), ("", "contrasena123")] {
+            for (user, password) in [("ncia", "contrasena123-segura"), ("valencia", "contrasena123-segur"), ("valencia", ""), ("", "contrasena123-segura")] {
                 model.username = user
                 model.password = password
                 await model.login()

@@ -29,7 +29,7 @@ struct CopyRangeTests {
             let store = CredentialStore(path: path, policy: try HashPolicy(rounds: 1, minimumRounds: 1))
             #expect(try store.remove(username: "user030000") == 1)
             try store.changePassword(username: "user000001", to: "a-new-password-1")
-            try store.changePassword(username: "user059999", to: "another-one-22")
+            try store.changePassword(username: "user059999", to: "another-one-twenty-two")
             let result = try readBytes(path)
             var expected = CredentialFile(bytes: original)
             var changes = CredentialFile.Changes()
@@ -45,7 +45,7 @@ struct CopyRangeTests {
             }
             #expect(kept.map { Array($0.content) } == expectedKept.map { Array($0.content) })
             #expect(file.lineCount == 59_999 && result.count > original.count)
-            #expect(try store.authenticate(username: "user059999", password: "another-one-22"))
+            #expect(try store.authenticate(username: "user059999", password: "another-one-twenty-two"))
         }
     }
 

@@ -35,34 +35,38 @@ func label(_ password: [UInt8]) -> String {
     return "\"" + escaped + "\" (\(password.count) bytes)"
 }
 
-// MARK: - PBKDF2 against RFC 7914 and Wycheproof
+// MARK: - PBKDF2 against RFC 6070, RFC 7914 and Wycheproof
 
+/// A published PBKDF2 vector, with the PRF its source names.
 struct PBKDF2Vector: Sendable, CustomTestStringConvertible {
     let name: String
-    let algorithm: HashAlgorithm
+    let prf: PRF
     let password: [UInt8]
     let salt: [UInt8]
     let rounds: Int
     let derivedKey: [UInt8]
     var testDescription: String { name }
 
-    static func load(_ file: String, _ algorithm: HashAlgorithm, source: String) throws -> [PBKDF2Vector] {
+    static func load(_ file: String, _ prf: PRF, source: String) throws -> [PBKDF2Vector] {
         try VectorFile.load(file).map { block in
             let derivedKey = try block.bytes("DK")
             guard derivedKey.count == (try block.int("dkLen")) else {
                 throw VectorFileError("\(block): DK is not dkLen bytes")
             }
-            var name = "\(source) \(algorithm) c=\(try block.int("c")) dkLen=\(derivedKey.count)"
+            var name = "\(source) \(prf) c=\(try block.int("c")) dkLen=\(derivedKey.count)"
             if let id = block["tcId"] { name += " tcId \(id)" }
             if let comment = block["comment"] { name += " (\(comment))" }
             return PBKDF2Vector(
-                name: name, algorithm: algorithm, password: try block.bytes("P"), salt: try block.bytes("S"),
+                name: name, prf: prf, password: try block.bytes("P"), salt: try block.bytes("S"),
                 rounds: try block.int("c"), derivedKey: derivedKey)
         }
     }
 
+    /// RFC 6070 (SHA-1, the peers' PRF), RFC 7914 §11 and the committed Wycheproof
+    /// selections (SHA-256, SHA-512).
     static func all() throws -> [PBKDF2Vector] {
-        try load("rfc7914-pbkdf2-sha256.txt", .sha256, source: "RFC 7914 §11")
+        try load("rfc6070-pbkdf2-sha1.txt", .sha1, source: "RFC 6070")
+            + load("rfc7914-pbkdf2-sha256.txt", .sha256, source: "RFC 7914 §11")
             + load("wycheproof-pbkdf2-sha256.txt", .sha256, source: "Wycheproof")
             + load("pbkdf2-sha512.txt", .sha512, source: "Wycheproof")
     }
@@ -74,7 +78,7 @@ struct PBKDF2Tests {
     func publishedVector(_ v: PBKDF2Vector) throws {
         // SecretBytes, not Password: the vectors hold raw (even non-UTF-8, non-NFC) bytes.
         let key = try PBKDF2.deriveKey(
-            v.algorithm, password: SecretBytes(v.password), salt: v.salt, rounds: v.rounds,
+            prf: v.prf, password: SecretBytes(v.password), salt: v.salt, rounds: v.rounds,
             count: v.derivedKey.count)
         #expect(VectorFile.hex(bytes(key)) == VectorFile.hex(v.derivedKey))
     }
@@ -143,8 +147,8 @@ struct PasslibTests {
 
     @Test(
         "hashes credfile writes verify in passlib",
-        // Recorded as skipped (not passed) where passlib is missing; CI installs it.
-        .enabled(if: Passlib.isInstalled, "passlib is not installed (pip install passlib==1.7.4)"))
+        // Recorded as skipped (not passed) where the peers' Python is missing; fails under CI=true.
+        .enabled(if: ExternalTool.runnable(ExternalTool.peerPython), Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
     func credfileHashesVerifyInPasslib() throws {
         var rows: [(typed: String, hash: String)] = []
         let typed = ["password", "valencia,contrasena123", "pa$$word", "cafe\u{301}", "🔑 密码 пароль", " x "]
@@ -173,10 +177,8 @@ struct PasslibTests {
     }
 }
 
-/// Runs passlib through `python3`. Passwords go through a 0600 temporary file, never argv.
+/// Runs passlib through the peers' Python. Passwords go through a 0600 temporary file, never argv.
 enum Passlib {
-    static let isInstalled: Bool = (try? run(["-c", "import passlib.hash"], quiet: true).status) == 0
-
     /// For each row, "1 0" when passlib accepts the NFC form of `typed` and refuses it + "x".
     static func verify(_ rows: [(typed: String, hash: String)]) throws -> [String] {
         let directory = try TemporaryDirectory.make(prefix: "credfile-passlib")
@@ -194,14 +196,14 @@ enum Passlib {
                 print(int(handler.verify(password, hash)), int(handler.verify(password + "x", hash)))
             """
         let result = try run(["-c", script, path])
-        guard result.status == 0 else { throw VectorFileError("python3 exited \(result.status)") }
+        guard result.status == 0 else { throw VectorFileError("the peers' python3 exited \(result.status)") }
         return result.output.split(separator: "\n").map(String.init)
     }
 
-    /// Runs `python3 arguments…` (stderr is kept out of the result).
-    private static func run(_ arguments: [String], quiet: Bool = false) throws -> (status: Int32, output: String) {
-        let result = try ChildProcess.run("/usr/bin/env", ["python3"] + arguments)
-        if !quiet, !result.stderrBytes.isEmpty { print(result.stderr) }
+    /// Runs the peers' `python3 arguments…` (stderr is printed, kept out of the result).
+    private static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let result = try ChildProcess.run(try ExternalTool.path(ExternalTool.peerPython), arguments)
+        if !result.stderrBytes.isEmpty { print(result.stderr) }
         return (result.shellStatus, result.stdout)
     }
 }

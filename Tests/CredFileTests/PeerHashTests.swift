@@ -194,9 +194,9 @@ struct PeerHashTests {
 
     /// After a rewrite (another user deleted), the peer's own library still verifies the
     /// line's secret: credfile kept it byte for byte.
-    @Test(.enabled(if: ExternalTool.runnable("python3"), Comment(rawValue: ExternalTool.skipNote("python3"))))
+    @Test(.enabled(if: ExternalTool.runnable(ExternalTool.peerPython), Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
     func peerHashesStillVerifyInTheirPeerAfterARewrite() throws {
-        let python = try ExternalTool.path("python3")
+        let python = try ExternalTool.path(ExternalTool.peerPython)
         let picks = ["passlib pbkdf2_sha1", "passlib ldap_pbkdf2_sha512", "django pbkdf2_sha256", "django pbkdf2_sha1", "werkzeug pbkdf2:sha512:1000"]
         let vectors = picks.compactMap { tool in PBKDF2PeerVector.all.first { $0.tool == tool && $0.password == Array("secret".utf8) } }
         #expect(vectors.count == picks.count)
@@ -222,10 +222,10 @@ struct PeerHashTests {
     }
 
     /// The real tools, run now, make hashes credfile verifies (cross-check of the committed data).
-    @Test(.enabled(if: ExternalTool.runnable("python3", "mosquitto_passwd", "doveadm", "slappasswd"),
-        Comment(rawValue: ExternalTool.skipNote("python3", "mosquitto_passwd", "doveadm", "slappasswd"))))
+    @Test(.enabled(if: ExternalTool.runnable(ExternalTool.peerPython, "mosquitto_passwd", "doveadm", "slappasswd"),
+        Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython, "mosquitto_passwd", "doveadm", "slappasswd"))))
     func freshHashesFromTheInstalledToolsVerify() throws {
-        let python = try ExternalTool.path("python3")
+        let python = try ExternalTool.path(ExternalTool.peerPython)
         let script = PBKDF2PeerVector.directory.appendingPathComponent("make_peer_hashes.py").path
         let nfd = Array("contrasen\u{0303}a".utf8)
         for tool in ["passlib ldap_pbkdf2_sha1", "django pbkdf2_sha1", "werkzeug pbkdf2:sha256:1000", "mosquitto_passwd",

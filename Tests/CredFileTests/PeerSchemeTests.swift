@@ -390,7 +390,7 @@ struct PeerSchemeTests {
             print(1 if ok else 0)
         """
 
-    @Test(.enabled(if: ExternalTool.runnable("python3"), Comment(rawValue: ExternalTool.skipNote("python3"))))
+    @Test(.enabled(if: ExternalTool.runnable(ExternalTool.peerPython), Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
     func pythonPeersStillVerifyWhatCredfileVerifies() throws {
         // credfile stores a peer hash byte for byte; what it verifies, the peer that wrote
         // it still verifies (and denies the wrong password), so a file can go back.
@@ -409,7 +409,7 @@ struct PeerSchemeTests {
             }
         }
         #expect(expected.count == 2 * vectors.count)
-        let result = try Self.run(try ExternalTool.path("python3"), ["-c", Self.pythonVerifier], stdin: input)
+        let result = try Self.run(try ExternalTool.path(ExternalTool.peerPython), ["-c", Self.pythonVerifier], stdin: input)
         #expect(result.status == 0)
         #expect(result.output.split(separator: "\n").map(String.init) == expected)
     }

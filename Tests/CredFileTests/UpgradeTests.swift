@@ -100,17 +100,6 @@ func jsonObject(_ text: String) throws -> [String: Any] {
     return dictionary
 }
 
-/// Whether `python3 -c 'import passlib.hash'` works here (passlib or its fork libpass),
-/// with the `python3` found on PATH.
-let passlibAvailable: Bool = {
-    guard let child = try? ChildProcess.start(
-            "/usr/bin/env", ["python3", "-c", "import passlib.hash"], stdin: [],
-            environment: CLI.environment([:])),
-        let result = try? child.checkedWait()
-    else { return false }
-    return result.status == 0
-}()
-
 @Suite("Upgrade: credfile upgrade and upgrade-on-login", .serialized)
 struct UpgradeTests {
     // MARK: The legacy file
@@ -222,7 +211,7 @@ struct UpgradeTests {
 
     @Test(
         "passlib verifies every hash an upgrade writes (SHA-256 and SHA-512)",
-        .enabled(if: passlibAvailable, "python3 with passlib (or libpass) is not installed"))
+        .enabled(if: ExternalTool.runnable(ExternalTool.peerPython), Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
     func passlibVerifiesUpgradedHashes() throws {
         let legacy = try LegacyFile.make()
         try withTemporaryDirectory { dir in
@@ -252,7 +241,7 @@ struct UpgradeTests {
                 sys.exit(1 if bad or wrong else 0)
                 """
             let child = try ChildProcess.start(
-                "/usr/bin/env", ["python3", "-c", script, dir.file("pairs.json")], stdin: [],
+                try ExternalTool.path(ExternalTool.peerPython), ["-c", script, dir.file("pairs.json")], stdin: [],
                 environment: CLI.environment([:]))
             let result = try child.checkedWait()
             #expect(result.status == 0, "\(result)")

@@ -5,6 +5,7 @@ import Testing
 struct VectorFileTests {
     @Test func readsEveryFileWithTheExpectedNumberOfBlocks() throws {
         // An empty argument list would make a parameterized test pass with no cases.
+        #expect(try VectorFile.load("rfc6070-pbkdf2-sha1.txt").count == 6)
         #expect(try VectorFile.load("rfc7914-pbkdf2-sha256.txt").count == 2)
         #expect(try VectorFile.load("wycheproof-pbkdf2-sha256.txt").count == 10)
         #expect(try VectorFile.load("pbkdf2-sha512.txt").count == 14)

@@ -98,14 +98,42 @@ const char *credfile_openssl_version(void);
 /// PKCS5_PBKDF2_HMAC. Decided at build time from the OpenSSL headers.
 int credfile_fast_pbkdf2_available(void);
 
+/// The loops that run PBKDF2's rounds in `credfile_fast_pbkdf2` (both give the bytes of
+/// PKCS5_PBKDF2_HMAC). Callers other than tests and benchmarks pass BEST.
+enum credfile_pbkdf2_loop {
+    /// The fastest this build and CPU have: SHA_NI for SHA-256 where it runs, else
+    /// TRANSFORM, else (no low-level SHA API in the headers) PKCS5_PBKDF2_HMAC.
+    CREDFILE_PBKDF2_LOOP_BEST = 0,
+    /// Two calls of OpenSSL's `SHA*_Transform` per round: every hash, every CPU.
+    CREDFILE_PBKDF2_LOOP_TRANSFORM = 1,
+    /// SHA-256 only, on an x86-64 CPU with the SHA extensions: credfile's own compression
+    /// with the state kept in registers across rounds; two chains at a time.
+    CREDFILE_PBKDF2_LOOP_SHA_NI = 2,
+};
+
+/// 1 when `loop` (an `enum credfile_pbkdf2_loop`) can derive with `digest` in this build
+/// on this CPU (BEST always can), else 0.
+int credfile_pbkdf2_loop_available(int digest, int loop);
+
 /// PBKDF2-HMAC with `digest` (SHA-1, SHA-256, SHA-512) of `password` and `salt` with
 /// `rounds` rounds into `outCount` bytes at `out`, bit-identical to PKCS5_PBKDF2_HMAC:
-/// precomputed HMAC states and two compression-function calls per round. Returns 1 on
-/// success, 0 on failure (arguments outside `credfile_pbkdf2_arguments_ok`, or OpenSSL
-/// failing). Intermediate state is cleansed before returning, and `out` on failure.
-int credfile_fast_pbkdf2(int digest, const void *password, size_t passwordCount,
+/// precomputed HMAC states and two compressions per round, on `loop`. Returns 1 on
+/// success, 0 on failure (arguments outside `credfile_pbkdf2_arguments_ok`, a loop that
+/// cannot run here, or OpenSSL failing). Intermediate state is cleansed before
+/// returning, and `out` on failure.
+int credfile_fast_pbkdf2(int digest, int loop, const void *password, size_t passwordCount,
                          const void *salt, size_t saltCount, unsigned rounds,
                          void *out, size_t outCount);
+
+/// Two derivations with the same `digest`, `rounds` and `outCount`, as two calls of
+/// `credfile_fast_pbkdf2` would give them, at once: on the SHA_NI loop their rounds run
+/// interleaved (for batches: `upgrade`, `import`). `out1` and `out2` must not overlap.
+/// Returns 1 when both succeeded; on failure both outputs are cleansed.
+int credfile_fast_pbkdf2_pair(int digest, int loop, unsigned rounds, size_t outCount,
+                              const void *password1, size_t password1Count, const void *salt1,
+                              size_t salt1Count, void *out1, const void *password2,
+                              size_t password2Count, const void *salt2, size_t salt2Count,
+                              void *out2);
 // ---- Peer hash families (digests.c) ----
 // OpenSSL's scrypt for Django and Werkzeug (digests go through credfile_digest above).
 

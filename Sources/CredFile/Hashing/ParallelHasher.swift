@@ -30,10 +30,14 @@ public struct ParallelHasher: Sendable {
 
     /// New hashes for the passwords in order, until `shouldStop` says so.
     ///
-    /// Each thread asks `shouldStop` (with the number of hashes finished so far) before
-    /// it takes the next password, and finishes any
-    /// password it took, so the answer is the hashes of a prefix of `passwords` (all of
-    /// them when `shouldStop` never answers true). A stop costs at most one hash's time.
+    /// The work is cut into units, taken in order by the threads: pairs of passwords
+    /// hashed at once where the policy's PRF interleaves on this CPU
+    /// (``PBKDF2/interleaves(_:)``: two chains per core, ~1.6× one chain's rate), as many
+    /// as leave every thread a unit, then single passwords. Each thread asks `shouldStop`
+    /// (with the number of hashes finished so far) before it takes the next unit, and
+    /// finishes any unit it took, so the answer is the hashes of a prefix of `passwords`
+    /// (all of them when `shouldStop` never answers true). A stop costs at most one
+    /// unit's time (a pair: about 1.25 hashes').
     /// - Parameters:
     ///   - shouldStop: asked from the hashing threads with the count of finished hashes,
     ///     so it must be cheap and thread-safe.
@@ -46,29 +50,69 @@ public struct ParallelHasher: Sendable {
     ) throws -> [PasswordHash] {
         let state = State(count: passwords.count)
         let policy = self.policy
-        DispatchQueue.concurrentPerform(iterations: min(jobs, max(passwords.count, 1))) { _ in
+        let threads = min(jobs, max(passwords.count, 1))
+        let units = Units(count: passwords.count, threads: threads, pairs: PBKDF2.interleaves(policy.algorithm))
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
             while !shouldStop(state.done.load(ordering: .relaxed)) {
-                // Indices are taken in order and every one taken is finished (or the whole
+                // Units are taken in order and every one taken is finished (or the whole
                 // call fails), so the finished hashes are always a prefix.
-                let index = state.next.add(1, ordering: .relaxed).oldValue
-                guard index < passwords.count else { return }
+                let unit = state.next.add(1, ordering: .relaxed).oldValue
+                guard unit < units.count else { return }
+                let indices = units.indices(of: unit)
                 do {
-                    let hash = try PasswordHash(hashing: passwords[index], policy: policy)
-                    state.results.withLock { $0[index] = hash }
-                    let done = state.done.add(1, ordering: .relaxed).newValue
-                    if let progress { state.reporting.withLock { _ in progress(done, passwords.count) } }
+                    let hashes: [PasswordHash]
+                    if indices.count == 2 {
+                        let pair = try PasswordHash.hashing(
+                            passwords[indices.lowerBound], passwords[indices.lowerBound + 1], policy: policy)
+                        hashes = [pair.0, pair.1]
+                    } else {
+                        hashes = [try PasswordHash(hashing: passwords[indices.lowerBound], policy: policy)]
+                    }
+                    state.results.withLock { results in
+                        for (index, hash) in zip(indices, hashes) { results[index] = hash }
+                    }
+                    let done = state.done.add(hashes.count, ordering: .relaxed).newValue
+                    if let progress {
+                        state.reporting.withLock { _ in
+                            for finished in (done - hashes.count + 1)...done { progress(finished, passwords.count) }
+                        }
+                    }
                 } catch {
                     state.failure.withLock { $0 = $0 ?? error }
-                    state.next.store(passwords.count, ordering: .relaxed)  // stop the others
+                    state.next.store(units.count, ordering: .relaxed)  // stop the others
                     return
                 }
             }
         }
         if let failure = state.failure.withLock({ $0 }) { throw failure }
-        let taken = min(state.next.load(ordering: .relaxed), passwords.count)
+        let taken = units.passwordsBefore(unit: min(state.next.load(ordering: .relaxed), units.count))
         return state.results.withLock { results in
-            results[0..<taken].map { $0! }  // every index taken was filled, or failure was set
+            results[0..<taken].map { $0! }  // every unit taken was filled, or failure was set
         }
+    }
+
+    /// How `count` passwords are cut into units for `threads` threads: the first `pairs`
+    /// units are two passwords each, the rest one. With pairs allowed, as many as still
+    /// leave every thread a unit (`count` − max(`threads`, ⌈`count`/2⌉)): `threads`
+    /// passwords for as many threads are hashed one each, in parallel, sooner than as pairs.
+    struct Units {
+        /// The number of units.
+        let count: Int
+        /// How many of the first units are pairs.
+        let pairs: Int
+
+        init(count passwords: Int, threads: Int, pairs allowed: Bool) {
+            count = allowed ? min(passwords, max(threads, (passwords + 1) / 2)) : passwords
+            pairs = passwords - count
+        }
+
+        /// The indices of the passwords in `unit`.
+        func indices(of unit: Int) -> Range<Int> {
+            unit < pairs ? 2 * unit..<2 * unit + 2 : pairs + unit..<pairs + unit + 1
+        }
+
+        /// The number of passwords in the units before `unit`.
+        func passwordsBefore(unit: Int) -> Int { unit < pairs ? 2 * unit : pairs + unit }
     }
 
     private final class State: Sendable {

@@ -215,6 +215,30 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
             checksum: key.withUnsafeBytes { Array($0) })
     }
 
+    /// Hashes two passwords, each with a fresh 16-byte salt: what two
+    /// ``init(hashing:policy:)`` calls give, at once
+    /// (``PBKDF2/deriveKeys(_:_:_:rounds:count:using:)`` interleaves them where it can).
+    /// For batches.
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
+    static func hashing(
+        _ first: Password, _ second: Password, policy: HashPolicy
+    ) throws -> (PasswordHash, PasswordHash) {
+        let salts = (
+            try OpenSSL.randomBytes(count: HashPolicy.saltCount), try OpenSSL.randomBytes(count: HashPolicy.saltCount)
+        )
+        let keys = try PBKDF2.deriveKeys(
+            policy.algorithm, (first.bytes, salts.0), (second.bytes, salts.1), rounds: policy.rounds,
+            count: policy.algorithm.digestCount)
+        return (
+            try PasswordHash(
+                algorithm: policy.algorithm, rounds: policy.rounds, salt: salts.0,
+                checksum: keys.0.withUnsafeBytes { Array($0) }),
+            try PasswordHash(
+                algorithm: policy.algorithm, rounds: policy.rounds, salt: salts.1,
+                checksum: keys.1.withUnsafeBytes { Array($0) })
+        )
+    }
+
     /// True when `password` derives this checksum (constant-time comparison).
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
     public func verify(_ password: Password) throws -> Bool { try verify(bytes: password.bytes) }

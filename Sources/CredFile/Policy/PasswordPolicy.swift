@@ -21,9 +21,13 @@
 ///    holding "db";
 /// 4. it is not on any of ``blocklists`` (the whole password, case-insensitively).
 public struct PasswordPolicy: Sendable, Equatable {
-    /// NIST's floor for a password used with a second factor, and the default.
-    public static let defaultMinimumLength = 8
-    /// The range `--min-length` accepts. (15 is NIST's bar for a password used alone.)
+    /// NIST's minimum for a password used alone (SP 800-63B-4 §3.1.1.2), which is how every
+    /// credfile login check uses it: the default.
+    public static let defaultMinimumLength = 15
+    /// NIST's floor for a password that is one factor of several; a policy below it is
+    /// allowed, and the command line warns.
+    public static let secondFactorMinimumLength = 8
+    /// The range `--min-length` accepts.
     public static let minimumLengthRange: ClosedRange<Int> = 1...64
     /// Usernames shorter than this (in characters) are not looked for in the password.
     public static let minimumUsernameLength = 3
@@ -65,7 +69,7 @@ public struct PasswordPolicy: Sendable, Equatable {
         self.rejectsContextWords = rejectsContextWords
     }
 
-    /// SPEC §8: 8 characters, the built-in blocklist, the username and context words.
+    /// SPEC §8: 15 characters, the built-in blocklist, the username and context words.
     public static let standard = PasswordPolicy(
         unchecked: defaultMinimumLength, blocklists: [.builtIn], rejectsContextWords: true)
 
@@ -145,7 +149,7 @@ public enum PasswordViolation: Sendable, Equatable, CustomStringConvertible {
     /// It is on a blocklist of the given form.
     case blocklisted(Blocklist.Form)
 
-    /// The refusal in English, e.g. `password is too short: at least 8 characters`.
+    /// The refusal in English, e.g. `password is too short: at least 15 characters`.
     public var description: String {
         switch self {
         case .tooShort(let minimum): "password is too short: it needs at least \(minimum) characters"

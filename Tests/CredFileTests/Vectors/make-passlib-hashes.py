@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes passlib-hashes.txt: hashes made by passlib, for credfile's hash tests.
 
-    pip install passlib==1.7.4
-    python3 Tests/CredFileTests/Vectors/make-passlib-hashes.py
+    bash Scripts/setup.sh test      # passlib 1.7.4 in .build/peers-venv
+    .build/peers-venv/bin/python3 Tests/CredFileTests/Vectors/make-passlib-hashes.py
 
 Each block is
 

@@ -2,9 +2,9 @@
 """Writes peers-debian.txt and peers-pypi.txt: hashes made by the real peers credfile
 verifies (SPEC §3.2), for PeerSchemeTests.
 
-    Scripts/setup.sh        # apache2-utils, whois, dovecot-core, slapd, argon2;
-                            # passlib 1.7.4, Django 5.2, Werkzeug 3.1, bcrypt, argon2-cffi
-    python3 Tests/CredFileTests/Vectors/make-peer-hashes.py
+    bash Scripts/setup.sh test   # apache2-utils, whois, dovecot-core, slapd, argon2; passlib
+                                 # 1.7.4, Django 5.2, Werkzeug 3.1, bcrypt, argon2-cffi (venv)
+    .build/peers-venv/bin/python3 Tests/CredFileTests/Vectors/make-peer-hashes.py
 
 Each block is
 

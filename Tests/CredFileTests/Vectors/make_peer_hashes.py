@@ -3,7 +3,8 @@
 
 Each line: <tool>\t<password as UTF-8 hex>\t<hash>. Lines starting with '#' name the
 tool versions. Passwords include an NFD "contraseña" (the peers hash the bytes as given).
-Run: python3 Tests/CredFileTests/Vectors/make_peer_hashes.py > Tests/CredFileTests/Vectors/peer-hashes.tsv
+Run (after `bash Scripts/setup.sh test`, which makes the peers' venv):
+.build/peers-venv/bin/python3 Tests/CredFileTests/Vectors/make_peer_hashes.py > Tests/CredFileTests/Vectors/peer-hashes.tsv
 With --tool NAME --password-hex HEX it prints one fresh hash from that tool (the
 cross-check test regenerates a few this way).
 """

@@ -1,0 +1,11 @@
+// libFuzzer entry point. The configuration file (SPEC §5): the input is a whole file
+// (see FuzzChecks.configuration). The checks live in _CredFileFuzzChecks so the
+// regression test replays the same ones.
+import _CredFileFuzzChecks
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    FuzzChecks.trapOnFailure { () throws(FuzzFailure) in try FuzzChecks.run("FuzzConfiguration", input) }
+    return 0
+}

@@ -1,0 +1,220 @@
+/// One option of credfile: its name (the command line's long option without `--`, and
+/// the configuration file's key, SPEC §5), what value it takes, and how it is shown.
+///
+/// This is the one table of options. The library owns the rows that are keys of the
+/// configuration file (``keys``), because every reader of `/etc/credfile.conf` — the
+/// command line and a ``CredentialStore`` user alike — must know every key to refuse an
+/// unknown one. The command line adds the rows of its options that are not keys (`--help`,
+/// `--json`, `--dry-run`, …) and reads `--help`, the man page, the completions and its
+/// parser from both. A setting is compared by its name.
+public struct Setting: Sendable, Hashable, CustomStringConvertible {
+    /// How the command line spells a flag.
+    public enum Spelling: Sendable, Equatable {
+        /// `--name`; a flag given sets it to yes.
+        case plain
+        /// `--no-name`; a flag given sets it to no (its key takes `name = yes|no`).
+        case negated
+    }
+
+    /// The long option without `--`, and the key in the configuration file.
+    public let name: String
+    /// What the value is, on the command line and in the file alike.
+    public let kind: SettingKind
+    /// The value in usage texts (`N`, `SECONDS`, `FILE`); nil for a flag, and for a choice
+    /// (shown as its words).
+    public let placeholderName: String?
+    /// One line for `--help`, the man page and the completions, without the default.
+    public let summary: String
+    /// What applies when it is not set, as help shows it (`1200000`, `15`); nil: nothing said.
+    public let defaultValue: String?
+    /// Accepted by every command (SPEC §5), even where it changes nothing; otherwise by the
+    /// commands whose row lists it.
+    public let isCommon: Bool
+    /// Each occurrence adds a value (`--blocklist A --blocklist B`; `blocklist` lines
+    /// in one part of the file accumulate) instead of replacing it.
+    public let isRepeatable: Bool
+    /// Settable in the configuration file as `name = value`.
+    public let isKey: Bool
+    /// Left out of `--help`, the man page and the completions (packaging options).
+    public let isHidden: Bool
+    /// How the command line spells it when it is a flag.
+    public let spelling: Spelling
+    /// A one-letter spelling such as `-h`, if any.
+    public let shortName: String?
+
+    /// A row of the table.
+    public init(
+        _ name: String, _ kind: SettingKind, placeholder: String? = nil, summary: String, default defaultValue: String? = nil,
+        common: Bool = false, repeatable: Bool = false, key: Bool = true, hidden: Bool = false,
+        spelling: Spelling = .plain, shortName: String? = nil
+    ) {
+        self.name = name
+        self.kind = kind
+        self.placeholderName = placeholder
+        self.summary = summary
+        self.defaultValue = defaultValue
+        self.isCommon = common
+        self.isRepeatable = repeatable
+        self.isKey = key
+        self.isHidden = hidden
+        self.spelling = spelling
+        self.shortName = shortName
+    }
+
+    /// `--iterations`, or `--no-guard` for a negated flag.
+    public var optionName: String { spelling == .negated ? "--no-\(name)" : "--\(name)" }
+
+    /// The placeholder of its value (`N`, `sha256|sha512`); nil for a flag.
+    public var placeholder: String? {
+        switch kind {
+        case .flag: nil
+        case .choice(let words): placeholderName ?? words.joined(separator: "|")
+        default: placeholderName ?? "VALUE"
+        }
+    }
+
+    /// The summary with its default, as help shows it.
+    public var helpLine: String { summary + (defaultValue.map { " (default \($0))" } ?? "") }
+
+    /// The name.
+    public var description: String { name }
+
+    /// Equal when the names are.
+    public static func == (a: Self, b: Self) -> Bool { a.name == b.name }
+    /// Hashes the name.
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
+
+/// What a ``Setting`` takes.
+public enum SettingKind: Sendable, Equatable {
+    /// No value on the command line; `yes`, `no`, `true` or `false` in the file.
+    case flag
+    /// A whole number within the range (decimal digits only).
+    case wholeNumber(ClosedRange<Int>)
+    /// Seconds within the range, decimals allowed (`0.5`), no sign or exponent.
+    case seconds(ClosedRange<Double>)
+    /// One of these words, exactly.
+    case choice([String])
+    /// A path (not empty).
+    case path
+    /// Any text (valid UTF-8, not empty).
+    case text
+    /// A file mode in octal (`0660`), at most `07777`.
+    case fileMode
+
+    /// `a whole number from 1 to 50000000`: what follows "takes" in an error.
+    public var expectation: String {
+        switch self {
+        case .flag: "yes, no, true or false"
+        case .wholeNumber(let range): "a whole number from \(range.lowerBound) to \(range.upperBound)"
+        case .seconds(let range): "seconds from \(Int(range.lowerBound)) to \(Int(range.upperBound)) (decimals allowed)"
+        case .choice(let words):
+            words.count > 1 ? words.dropLast().joined(separator: ", ") + " or " + words[words.count - 1] : words.first ?? ""
+        case .path: "a file name"
+        case .text: "a value"
+        case .fileMode: "an octal file mode from 0000 to 7777"
+        }
+    }
+
+    /// The value `text` spells, or nil when it is not one of this kind.
+    public func value(of text: String) -> SettingValue? {
+        func digits(_ part: Substring) -> Bool { !part.isEmpty && part.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+        switch self {
+        case .flag:
+            switch text {
+            case "yes", "true": return .flag(true)
+            case "no", "false": return .flag(false)
+            default: return nil
+            }
+        case .wholeNumber(let range):
+            guard digits(text[...]), let n = Int(text), range.contains(n) else { return nil }
+            return .number(n)
+        case .seconds(let range):
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count <= 2, parts.allSatisfy(digits), let seconds = Double(text), range.contains(seconds) else { return nil }
+            return .seconds(seconds)
+        case .choice(let words):
+            return words.contains(text) ? .text(text) : nil
+        case .path, .text:
+            return text.isEmpty ? nil : .text(text)
+        case .fileMode:
+            guard text.utf8.count <= 5, !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x37).contains($0) }),
+                let mode = Int(text, radix: 8), mode <= 0o7777
+            else { return nil }
+            return .number(mode)
+        }
+    }
+}
+
+/// A setting's value, checked against its ``SettingKind``.
+public enum SettingValue: Sendable, Equatable {
+    /// A flag: yes or no.
+    case flag(Bool)
+    /// A whole number (or a file mode).
+    case number(Int)
+    /// Seconds.
+    case seconds(Double)
+    /// A choice, a path or text.
+    case text(String)
+}
+
+extension Setting {
+    // MARK: The keys the library reads (SPEC §3, §4, §8)
+
+    /// `--iterations N`.
+    public static let iterations = Setting(
+        "iterations", .wholeNumber(HashPolicy.roundsRange), placeholder: "N",
+        summary: "PBKDF2 rounds for new hashes, the work of every verify and the bar for upgrade-on-login; below \(HashPolicy.defaultMinimumRounds) warns",
+        default: "\(HashPolicy.defaultRounds)", common: true)
+    /// `--algorithm sha256|sha512`.
+    public static let algorithm = Setting(
+        "algorithm", .choice(HashAlgorithm.allCases.map(\.rawValue)), summary: "hash function of the policy",
+        default: HashAlgorithm.sha256.rawValue, common: true)
+    /// `--lock-timeout SECONDS` (SPEC §4).
+    public static let lockTimeout = Setting(
+        "lock-timeout", .seconds(0...86_400), placeholder: "SECONDS",
+        summary: "wait at most SECONDS (0 to 86400, decimals allowed) for the file's lock, then exit 5",
+        default: "15", common: true)
+    /// `--min-length N` (SPEC §8).
+    public static let minimumLength = Setting(
+        "min-length", .wholeNumber(PasswordPolicy.minimumLengthRange), placeholder: "N",
+        summary: "new passwords need at least N characters; below \(PasswordPolicy.secondFactorMinimumLength) warns",
+        default: "\(PasswordPolicy.defaultMinimumLength)", common: true)
+    /// `--blocklist FILE` (SPEC §8), repeatable.
+    public static let blocklist = Setting(
+        "blocklist", .path, placeholder: "FILE",
+        summary: "also refuse new passwords listed in FILE (one a line, or a sorted SHA1HEX[:count] list); may be repeated",
+        common: true, repeatable: true)
+
+    // MARK: The keys of the command line's own options
+
+    /// `add`/`passwd`/`import --plaintext`.
+    public static let plaintext = Setting("plaintext", .flag, summary: "store the legacy plaintext form instead of a hash")
+    /// `verify`/`login`/`pam --upgrade`.
+    public static let upgrade = Setting("upgrade", .flag, summary: "rehash a plaintext or weaker entry after a successful login")
+    /// `--backup`.
+    public static let backup = Setting("backup", .flag, summary: "keep the previous version as FILE.bak")
+    /// `--jobs N`.
+    public static let jobs = Setting(
+        "jobs", .wholeNumber(1...1024), placeholder: "N", summary: "hash (or answer, for helper) on N threads", default: "all cores")
+    /// `check --passwords`.
+    public static let passwords = Setting("passwords", .flag, summary: "also report plaintext entries that are on a blocklist")
+    /// `export --base-dn DN`.
+    public static let baseDN = Setting(
+        "base-dn", .text, placeholder: "DN", summary: "the LDAP base under which each uid=USER entry is placed",
+        default: LDIFExport.defaultBaseDN)
+    /// `export --skip-unexportable`.
+    public static let skipUnexportable = Setting(
+        "skip-unexportable", .flag, summary: "report and skip entries no directory can verify, instead of exiting 4")
+    /// `calibrate --target-ms N`.
+    public static let targetMilliseconds = Setting(
+        "target-ms", .wholeNumber(1...600_000), placeholder: "N", summary: "the time per login to fit, in milliseconds",
+        default: "250")
+
+    /// Every key of the configuration file, in the order help lists them. Add a key here
+    /// (one row) and every reader of the file knows it.
+    public static let keys: [Setting] = [
+        iterations, algorithm, lockTimeout, minimumLength, blocklist,
+        plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
+    ]
+}

@@ -1,0 +1,70 @@
+import CredFile
+
+/// What every command needs: the parsed options, the terminal, the message catalog.
+struct CommandContext {
+    let invocation: Invocation
+    let terminal: Terminal
+    let messages: Messages
+
+    var file: String { invocation.positionals[0] }
+    var user: String { invocation.positionals[1] }
+    var storage: CredentialStore.Storage { invocation.plaintext ? .plaintext : .hashed }
+
+    /// The store with the policy, backup setting and lock timeout the options ask for.
+    func store() throws -> CredentialStore {
+        var store = CredentialStore(path: file, policy: try invocation.policy(), keepsBackup: invocation.backup)
+        if let lockTimeout = invocation.lockTimeout { store.lockTimeout = lockTimeout }
+        return store
+    }
+
+    /// The store for a command that sets passwords: its password policy from the options.
+    func passwordStore() throws -> CredentialStore {
+        var store = try store()
+        store.policy = try writingPolicy()
+        store.passwordPolicy = try invocation.passwordPolicy()
+        let minimum = store.passwordPolicy.minimumLength
+        if minimum < PasswordPolicy.secondFactorMinimumLength {
+            terminal.writeError("credfile: \(messages.shortMinimumLength(minimum, floor: PasswordPolicy.secondFactorMinimumLength))\n")
+        }
+        return store
+    }
+
+    /// Refuses a new password that breaks the policy, in the user's language, never
+    /// echoing it (SPEC §8); the library checks again.
+    func checkNewPassword(_ password: Password, username: String, store: CredentialStore) throws {
+        if let violation = try store.passwordPolicy.violation(of: password, username: username, path: store.path) {
+            throw CredFileError(refusing: .passwordPolicy(violation))
+        }
+    }
+
+    /// The policy, warning on stderr when its rounds are below the minimum (for
+    /// commands that write hashes).
+    func writingPolicy() throws -> HashPolicy {
+        let policy = try invocation.policy()
+        if policy.isBelowMinimum && !invocation.plaintext {
+            terminal.writeError("credfile: \(messages.weakIterations(policy.rounds, minimum: policy.minimumRounds))\n")
+        }
+        return policy
+    }
+
+    /// A password from a no-echo prompt on a terminal (asked twice when `new`), or
+    /// one line of standard input; at most `PasswordRules.maximumCount` bytes either way.
+    func readPassword(new: Bool, prompt: String? = nil) throws -> Password {
+        let tooLong = CredFileError.usage(messages.passwordTooLong(PasswordRules.maximumCount))
+        guard terminal.inputIsTerminal else {
+            guard let line = try terminal.readLine(limit: PasswordRules.maximumCount, tooLong: tooLong) else {
+                throw CredFileError.usage(messages.noPassword)
+            }
+            return Password(utf8: line)
+        }
+        let first = try terminal.readSecret(prompt ?? (new ? messages.newPasswordPrompt : messages.passwordPrompt), tooLong)
+        let password = Password(utf8: first)
+        if new {
+            let again = Password(utf8: try terminal.readSecret(messages.repeatPasswordPrompt, tooLong))
+            guard again.bytes == password.bytes else { throw CredFileError.usage(messages.passwordsDiffer) }
+        }
+        return password
+    }
+
+    func say(_ line: String) { terminal.write(line + "\n") }
+}

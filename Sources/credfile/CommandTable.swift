@@ -1,0 +1,215 @@
+import CredFile
+
+// The one command table (SPEC §5): every command with its arguments, its own options,
+// what it does and the method that runs it. The parser, the validation, `--help`, the
+// man page and the shell completions are all read from here and from the option table
+// (`Setting.options`, Options.swift), so none of them can drift from what the code
+// accepts. Adding a command is one row below plus one method on `CommandContext`.
+
+/// A subcommand of `credfile`: one row of the table.
+struct Command: Sendable, Hashable, CustomStringConvertible {
+    /// Its name on the command line (`add`).
+    let name: String
+    let arguments: [ArgumentSpec]
+    /// The command-specific options it accepts (the common ones are accepted everywhere).
+    let options: [Setting]
+    /// Options it cannot run without.
+    let required: [Setting]
+    /// One line for the overview and the completions.
+    let summary: String
+    /// A paragraph for `credfile COMMAND --help` and the man page.
+    let details: String
+    /// Runs the command; errors are turned into exit statuses by the caller.
+    let run: @Sendable (CommandContext) throws -> ExitStatus
+
+    init(
+        _ name: String, arguments: [ArgumentSpec], options: [Setting], required: [Setting] = [], summary: String, details: String,
+        run: @escaping @Sendable (CommandContext) throws -> ExitStatus
+    ) {
+        self.name = name
+        self.arguments = arguments
+        self.options = options
+        self.required = required
+        self.summary = summary
+        self.details = details
+        self.run = run
+    }
+
+    /// The command named `name`, if any.
+    init?(named name: String) {
+        guard let command = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = command
+    }
+
+    /// The positional arguments as a usage line spells them (`FILE`, `USER`, `PROG`, `[ARG…]`).
+    var argumentNames: [String] { arguments.map(\.display) }
+
+    /// Whether FILE is its first argument (so the configuration's `[FILE]` section applies).
+    var takesFile: Bool { arguments.first?.kind == .file }
+
+    /// Accepts `option`: a common one, or one its row lists.
+    func accepts(_ option: Setting) -> Bool { option.isCommon || options.contains(option) }
+
+    var description: String { name }
+    static func == (a: Self, b: Self) -> Bool { a.name == b.name }
+    func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
+
+/// A positional argument of a command.
+struct ArgumentSpec: Equatable, Sendable {
+    enum Kind: Equatable, Sendable {
+        /// A credential file: valid UTF-8, not empty.
+        case file
+        /// A username: valid UTF-8 (the library judges the rest).
+        case user
+        /// The program `checkpassword` runs on success; it and everything after it are
+        /// passed on byte for byte.
+        case program
+        /// Any number of arguments for the program.
+        case programArguments
+    }
+    var name: String
+    var kind: Kind
+
+    /// How usage lines spell it.
+    var display: String { kind == .programArguments ? "[\(name)…]" : name }
+
+    static let file = ArgumentSpec(name: "FILE", kind: .file)
+    static let user = ArgumentSpec(name: "USER", kind: .user)
+}
+
+extension Command {
+    /// The table itself, in the order help lists the commands.
+    static let allCases: [Command] = [
+        Command(
+            "add", arguments: [.file, .user], options: [.plaintext, .backup],
+            summary: "register a user (hashed; --plaintext for the legacy form)",
+            details: """
+                Registers USER with a new password (asked twice on a terminal, else one line of \
+                standard input). Stored as a salted PBKDF2 hash, or as legacy plaintext with \
+                --plaintext. Creates FILE (mode 0600) when missing. Exit 3 when USER already has an entry.
+                """,
+            run: { try $0.add() }),
+        Command(
+            "verify", arguments: [.file, .user], options: [.upgrade, .backup],
+            summary: "log in: exit 0 when granted, 1 when denied",
+            details: """
+                Checks USER's password (one line of standard input, or a no-echo prompt). Exit 0 \
+                when granted, 1 when denied, with the same message and time for an unknown user \
+                as for a wrong password. --upgrade rehashes a plaintext or weaker entry after a \
+                successful login.
+                """,
+            run: { try $0.verify() }),
+        Command(
+            "passwd", arguments: [.file, .user], options: [.plaintext, .backup],
+            summary: "change a password",
+            details: "Changes USER's password in place, keeping every other line. Exit 3 when USER has no entry.",
+            run: { try $0.passwd() }),
+        Command(
+            "delete", arguments: [.file, .user], options: [.backup],
+            summary: "remove every entry of a user",
+            details: "Removes every entry of USER, shadowed duplicates included. Exit 3 when USER has no entry.",
+            run: { try $0.delete() }),
+        Command(
+            "import", arguments: [.file], options: [.plaintext, .backup, .jobs, .hashed, .from],
+            summary: "add or update many users from user,password lines on stdin",
+            details: """
+                Adds or updates the users of `user,password` lines on standard input (like \
+                chpasswd), in one rewrite: one bad line and nothing is written. --hashed takes \
+                `user,secret` lines whose secrets are hashes and stores them byte for byte (like \
+                chpasswd -e). --from FORMAT reads a peer's file: htpasswd (user:secret), mosquitto \
+                (user:$7$…), dovecot (passwd-file user:{SCHEME}secret[:…]) or shadow \
+                (user:hash:…; locked or empty hashes are skipped and reported). All or nothing.
+                """,
+            run: { try $0.importUsers() }),
+        Command(
+            "list", arguments: [.file], options: [],
+            summary: "users and how each is stored, never secrets",
+            details: "Lists the users (the first entry of each name) and how each is stored (plaintext, pbkdf2-sha256 600000, …); never a secret.",
+            run: { try $0.list() }),
+        Command(
+            "check", arguments: [.file], options: [.passwords],
+            summary: "lint: FILE:LINE: error|warning: …; exit 1 on errors",
+            details: """
+                Reports every problem as FILE:LINE: error: … or FILE:LINE: warning: …, and warns \
+                when FILE can be read or written by group or others. Exit 1 when there is an error.
+                """,
+            run: { try $0.check() }),
+        Command(
+            "upgrade", arguments: [.file], options: [.dryRun, .backup, .jobs],
+            summary: "hash every plaintext entry, on all cores",
+            details: """
+                Hashes every plaintext entry on all cores, committing in batches (each one atomic \
+                rewrite under the lock), with a progress bar on a terminal. SIGINT or SIGTERM \
+                commits the finished work and exits 130 or 143; the next upgrade continues. \
+                --dry-run says what it would do.
+                """,
+            run: { try $0.upgrade() }),
+        Command(
+            "hash", arguments: [], options: [],
+            summary: "print the hash of the password on stdin",
+            details: "Prints the hash string of the password on standard input (asked twice on a terminal).",
+            run: { try $0.hash() }),
+        Command(
+            "login", arguments: [.file], options: [.upgrade, .backup],
+            summary: "the seed app's login screen",
+            details: "The seed app's login screen: asks for a username and a password (no echo).",
+            run: { try $0.login() }),
+        Command(
+            "register", arguments: [.file], options: [.backup],
+            summary: "the seed app's register screen",
+            details: "The seed app's register screen: asks for a username and a password (twice, no echo).",
+            run: { try $0.register() }),
+        Command(
+            "export", arguments: [.file], options: [.to, .baseDN, .skipUnexportable], required: [.to],
+            summary: "print an LDIF entry per user for OpenLDAP",
+            details: """
+                Prints an LDIF entry per user (uid, cn, sn, objectClass: inetOrgPerson, \
+                userPassword: {PBKDF2-SHA256}… / {CRYPT}… / …) that OpenLDAP with pw-pbkdf2 \
+                verifies. An entry no directory can verify (plaintext, malformed, unsupported) is \
+                reported with its line and nothing is printed (exit 4), unless --skip-unexportable.
+                """,
+            run: { try $0.export() }),
+        Command(
+            "pam", arguments: [.file], options: [.upgrade],
+            summary: "a login check for pam_exec.so expose_authtok",
+            details: """
+                A login check for Linux-PAM's pam_exec.so expose_authtok: the user is $PAM_USER, \
+                the password is standard input read to its end (a final NUL, LF or CRLF removed). \
+                PAM_TYPE other than auth is refused. Exit 0 granted, 1 denied (nothing printed), \
+                5 I/O error.
+                """,
+            run: { try $0.pam() }),
+        Command(
+            "checkpassword", arguments: [.file, ArgumentSpec(name: "PROG", kind: .program), ArgumentSpec(name: "ARG", kind: .programArguments)],
+            options: [],
+            summary: "the qmail checkpassword interface (Dovecot 2.3)",
+            details: """
+                The qmail checkpassword interface as Dovecot 2.3 calls it: reads \
+                user\\0password\\0timestamp\\0 (at most 512 bytes) from descriptor 3; when \
+                granted runs PROG with its ARGs, else exits 1; 2 on misuse, 111 on a temporary \
+                failure. credfile's own options stand before FILE: everything after PROG belongs to PROG.
+                """,
+            run: { $0.checkpassword() }),
+        Command(
+            "helper", arguments: [.file], options: [.protocol, .jobs], required: [.protocol],
+            summary: "a long-running Squid basic-auth helper",
+            details: """
+                A Squid basic-auth helper: one `user password` line per request (URL-escaped), \
+                answered OK, ERR (the same for an unknown user and a wrong password) or BH; with \
+                concurrency=N each line starts with a channel ID. Runs until the end of input and \
+                re-reads FILE when it changes.
+                """,
+            run: { try $0.helper() }),
+        Command(
+            "calibrate", arguments: [], options: [.targetMilliseconds],
+            summary: "rounds that fit a time per login on this machine",
+            details: """
+                Measures PBKDF2 on this machine and prints the rounds that fit --target-ms N \
+                milliseconds per login, with the OWASP floor, the default, and what OpenSSL's \
+                own PKCS5_PBKDF2_HMAC would afford.
+                """,
+            run: { try $0.calibrate() }),
+    ]
+}
+

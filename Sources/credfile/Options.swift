@@ -1,0 +1,165 @@
+import CredFile
+
+// The options of the command line: the library's table of configuration keys
+// (`Setting.keys`, CredFile/Configuration/Setting.swift) plus the rows below, of the
+// options that are not keys. The parser, `--help`, the man page and the completions
+// read `Setting.options`; each option's value reaches its command through one accessor
+// of `Invocation`.
+//
+// Not keys: the options about this one run rather than a setting of the site — what
+// it prints (`--json`), what its standard input holds (`--hashed`, `--from`), what it
+// speaks (`--to`, `--protocol`), whether it writes (`--dry-run`) — and the meta options
+// (`--help`, `--version`, `--config`, the packaging ones).
+
+extension Setting {
+    /// `--json`.
+    static let json = Setting("json", .flag, summary: "JSON output (list, check, upgrade, export, calibrate)", common: true, key: false)
+    /// `--help`, `-h`.
+    static let help = Setting(
+        "help", .flag, summary: "show help (for a command after its name) and exit", common: true, key: false, shortName: "-h")
+    /// `--version`.
+    static let version = Setting("version", .flag, summary: "show the version and exit", common: true, key: false)
+    /// `--config FILE` (SPEC §5).
+    static let config = Setting(
+        "config", .path, placeholder: "FILE",
+        summary: "read the configuration from FILE (also CREDFILE_CONFIG); a missing FILE is an error",
+        default: CredFileConfiguration.defaultPath, common: true, key: false)
+    /// `upgrade --dry-run`.
+    static let dryRun = Setting("dry-run", .flag, summary: "say what would be done; write nothing", key: false)
+    /// `import --hashed`.
+    static let hashed = Setting(
+        "hashed", .flag, summary: "the secrets on stdin are hashes (SPEC §3), stored byte for byte, like chpasswd -e", key: false)
+    /// `import --from FORMAT`.
+    static let from = Setting(
+        "from", .choice(ImportFormat.allCases.filter { $0 != .hashed }.map(\.rawValue)),
+        summary: "read a peer's file on stdin in that format", key: false)
+    /// `export --to FORMAT`.
+    static let to = Setting("to", .choice(ExportFormat.allCases.map(\.rawValue)), summary: "the output format", key: false)
+    /// `helper --protocol NAME`.
+    static let `protocol` = Setting(
+        "protocol", .choice(HelperProtocol.allCases.map(\.rawValue)), summary: "the helper protocol to speak on stdin and stdout",
+        key: false)
+    // Hidden: for packaging (CONTRIBUTING.md), not in --help, the man page or completions.
+    static let generateMan = Setting("generate-man", .flag, summary: "print the man page (roff)", common: true, key: false, hidden: true)
+    static let generateCompletion = Setting(
+        "generate-completion", .choice(Shell.allCases.map(\.rawValue)), summary: "print the completion script for the shell",
+        common: true, key: false, hidden: true)
+
+    /// Every option of the command line, in the order help lists them.
+    static let options: [Setting] =
+        keys + [json, help, version, config, dryRun, hashed, from, to, `protocol`, generateMan, generateCompletion]
+
+    /// The option spelled `spelling` (`--json`, `-h`, `--no-guard`), if any.
+    static func option(spelled spelling: String) -> Setting? {
+        options.first { $0.optionName == spelling || $0.shortName == spelling }
+    }
+
+    /// The options shown to people: every option but the hidden ones.
+    static var visible: [Setting] { options.filter { !$0.isHidden } }
+    /// The visible common options, in table order.
+    static var common: [Setting] { visible.filter(\.isCommon) }
+    /// The visible command-specific options, in table order.
+    static var specific: [Setting] { visible.filter { !$0.isCommon } }
+
+    /// `--algorithm sha256|sha512`
+    var usage: String { [optionName, placeholder].compactMap { $0 }.joined(separator: " ") }
+
+    /// The commands that accept this (command-specific) option.
+    var commands: [Command] { Command.allCases.filter { $0.options.contains(self) } }
+}
+
+/// The formats of `export --to`.
+enum ExportFormat: String, CaseIterable { case ldif }
+/// The protocols of `helper --protocol`.
+enum HelperProtocol: String, CaseIterable { case squid }
+/// The shells `--generate-completion` writes for.
+enum Shell: String, CaseIterable { case bash, zsh, fish }
+
+/// The parsed command line: a command, its positional arguments, and each option's
+/// values — from the command line, then, for what it left unset, from the configuration
+/// file (`CredFileCLI.configure`). Commands read an option through its accessor below.
+struct Invocation {
+    var command: Command?
+    /// FILE and USER, checked to be valid UTF-8 (FILE also not empty).
+    var positionals: [String] = []
+    /// `checkpassword`'s PROG and its ARGs, byte for byte.
+    var programArguments: [[UInt8]] = []
+    /// The values of each option, by name, already checked against its kind.
+    var values: [String: [SettingValue]] = [:]
+    /// The options given on the command line, to refuse those that do not apply to the
+    /// command (the file's are ignored there instead).
+    var given: [Setting] = []
+
+    /// Records an option given on the command line.
+    mutating func set(_ option: Setting, _ value: SettingValue) {
+        given.append(option)
+        values[option.name] = (option.isRepeatable ? values[option.name] ?? [] : []) + [value]
+    }
+
+    // MARK: Reading a value
+
+    func flag(_ option: Setting, default otherwise: Bool = false) -> Bool {
+        if case .flag(let on)? = values[option.name]?.last { on } else { otherwise }
+    }
+    func number(_ option: Setting) -> Int? {
+        if case .number(let n)? = values[option.name]?.last { n } else { nil }
+    }
+    func seconds(_ option: Setting) -> Double? {
+        if case .seconds(let s)? = values[option.name]?.last { s } else { nil }
+    }
+    func text(_ option: Setting) -> String? { texts(option).last }
+    func texts(_ option: Setting) -> [String] {
+        (values[option.name] ?? []).compactMap { if case .text(let t) = $0 { t } else { nil } }
+    }
+
+    // MARK: The options, one accessor each
+
+    var iterations: Int? { number(.iterations) }
+    var algorithm: HashAlgorithm { text(.algorithm).flatMap(HashAlgorithm.init) ?? .sha256 }
+    /// `--lock-timeout SECONDS`; nil keeps `CredentialStore`'s default.
+    var lockTimeout: Double? { seconds(.lockTimeout) }
+    /// `--min-length N` (SPEC §8).
+    var minimumLength: Int? { number(.minimumLength) }
+    /// `--blocklist FILE` (repeatable): lists new passwords must not be on, besides the built-in one.
+    var blocklists: [String] { texts(.blocklist) }
+    var plaintext: Bool { flag(.plaintext) }
+    var upgrade: Bool { flag(.upgrade) }
+    var backup: Bool { flag(.backup) }
+    var jobs: Int? { number(.jobs) }
+    /// `check --passwords`: also report plaintext entries that are on a blocklist.
+    var checkPasswords: Bool { flag(.passwords) }
+    var baseDN: String? { text(.baseDN) }
+    var skipUnexportable: Bool { flag(.skipUnexportable) }
+    var targetMilliseconds: Int? { number(.targetMilliseconds) }
+    var json: Bool { flag(.json) }
+    var help: Bool { flag(.help) }
+    var version: Bool { flag(.version) }
+    /// `--config FILE`.
+    var configPath: String? { text(.config) }
+    var dryRun: Bool { flag(.dryRun) }
+    var hashed: Bool { flag(.hashed) }
+    /// `import --from FORMAT`.
+    var importFormat: ImportFormat? { text(.from).flatMap(ImportFormat.init) }
+    /// `export --to FORMAT`.
+    var exportTarget: ExportFormat? { text(.to).flatMap(ExportFormat.init) }
+    /// The `--to` format as the export command compares it.
+    var exportFormat: String? { text(.to) }
+    /// `helper --protocol NAME`.
+    var helperProtocol: HelperProtocol? { text(.protocol).flatMap(HelperProtocol.init) }
+    /// The `--protocol` name as the helper command compares it.
+    var protocolName: String? { text(.protocol) }
+    var generateMan: Bool { flag(.generateMan) }
+    var generateCompletion: Shell? { text(.generateCompletion).flatMap(Shell.init) }
+
+    /// The password policy the options describe (SPEC §8); blocklist files are opened here.
+    func passwordPolicy() throws -> PasswordPolicy {
+        try PasswordPolicy(
+            minimumLength: minimumLength ?? PasswordPolicy.defaultMinimumLength,
+            blocklists: [.builtIn] + blocklists.map { try Blocklist(path: $0) })
+    }
+
+    /// The policy the options describe.
+    func policy() throws -> HashPolicy {
+        try HashPolicy(algorithm: algorithm, rounds: iterations ?? HashPolicy.defaultRounds)
+    }
+}
