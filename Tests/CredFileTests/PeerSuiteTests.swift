@@ -109,7 +109,7 @@ struct PeerSuiteTests {
         let file = directory.file("peers.cred")
         try writeText(file, records.map { "u\($0.id),\($0.hash)\n" }.joined())
         var policy = try HashPolicy(rounds: 1, minimumRounds: 1)
-        //BASELINE if Self.full { policy.costLimits.maximumMemory = 2 << 30 }
+        if Self.full { try policy.costLimits.setMaximumMemory(2 << 30) }
         let store = CredentialStore(path: file, policy: policy, caching: true)
         let runnable = Self.full ? records : records.filter { !$0.heavy }
         let results = Self.inParallel(runnable) { Self.counts(of: $0, in: store) }
