@@ -243,10 +243,14 @@ public struct CredentialStore: Sendable {
     }
 
     /// Adds or updates many users in one rewrite, all or nothing (like `chpasswd`).
-    /// Names and passwords are checked (passwords against ``passwordPolicy`` too), and the
-    /// hashes computed on `jobs` threads, before the lock is taken; under the lock the file
-    /// is indexed once (name → first entry), so the work grows with users + file size, not
-    /// users × file size.
+    /// Names and passwords are checked (passwords against ``passwordPolicy`` too, unless
+    /// they are `existing`), and the hashes computed on `jobs` threads, before the lock is
+    /// taken; under the lock the file is indexed once (name → first entry), so the work
+    /// grows with users + file size, not users × file size.
+    /// - Parameter existing: the passwords are already in use (a legacy list being
+    ///   migrated, SPEC §5 `import --existing`): SPEC §8 judges passwords chosen now, so
+    ///   these are checked only as SPEC §2 checks any password (1–4,096 bytes, no NUL, CR
+    ///   or LF), as `chpasswd` takes them.
     /// - Returns: how many users were added and how many updated.
     /// - Throws: ``CredFileError/Code/usage`` for the first bad item, with its 0-based
     ///   index in ``CredFileError/item`` and the rule in ``CredFileError/refusal``
@@ -255,14 +259,14 @@ public struct CredentialStore: Sendable {
     ///   is written then.
     public func importUsers(
         _ users: [(username: String, password: Password)], storage: Storage = .hashed,
-        jobs: Int = ParallelHasher.defaultJobs
+        jobs: Int = ParallelHasher.defaultJobs, existing: Bool = false
     ) throws -> (added: Int, updated: Int) {
         var seen: [[UInt8]: Int] = [:]
         for (index, user) in users.enumerated() {
             do {
                 try Username.validate(user.username)
                 try PasswordRules.validate(user.password, plaintext: storage == .plaintext)
-                try passwordPolicy.validate(user.password, username: user.username, path: path)
+                if !existing { try passwordPolicy.validate(user.password, username: user.username, path: path) }
             } catch var error as CredFileError {
                 error.item = index
                 throw error

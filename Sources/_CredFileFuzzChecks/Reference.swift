@@ -129,7 +129,7 @@ enum Reference {
     static let peerSchemes = [
         "{PBKDF2}", "{PBKDF2-SHA1}", "{PBKDF2-SHA256}", "{PBKDF2-SHA512}",  // LDAP and Dovecot PBKDF2
         "{CRYPT}", "{SHA512-CRYPT}", "{SHA256-CRYPT}", "{MD5-CRYPT}", "{BLF-CRYPT}",  // crypt(3) inside
-        "{ARGON2ID}", "{ARGON2I}",  // Dovecot argon2
+        "{ARGON2}", "{ARGON2ID}", "{ARGON2I}",  // OpenLDAP and Dovecot argon2
         "{SHA}", "{SSHA}", "{SSHA256}", "{SSHA512}",  // LDAP and htpasswd digests
     ]
     /// Werkzeug's methods: `pbkdf2:…$…` and `scrypt:N:r:p$…` (hash syntax only with a `$`).

@@ -38,6 +38,13 @@ struct Messages {
     func removed(_ count: Int) -> String {
         t("user removed (\(count) line\(count == 1 ? "" : "s"))", "usuario eliminado (\(count) línea\(count == 1 ? "" : "s"))")
     }
+    /// Appended to a SPEC §8 refusal of `import`: how to bring in passwords already in use.
+    var importExistingHint: String {
+        t(
+            "; if these passwords are already in use, import them with --existing, or keep the file and hash it with credfile upgrade",
+            "; si estas contraseñas ya están en uso, impórtelas con --existing, o conserve el archivo y cífrelo con credfile upgrade")
+    }
+
     func imported(added: Int, updated: Int) -> String {
         t("\(added) added, \(updated) updated", "\(added) añadidos, \(updated) actualizados")
     }

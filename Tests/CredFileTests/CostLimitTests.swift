@@ -198,6 +198,25 @@ struct CostLimitTests {
         }
     }
 
+    @Test func theOptionsReachTheBinary() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.file("users.txt")
+            try writeText(path, "big,$y$jJT$salt$\(Self.hash43)\n")
+            #expect(try CLI.run(["check", path, "--iterations", "1000"]).status == 1)
+            let raised = try CLI.run(["check", path, "--iterations", "1000", "--max-memory", "32G", "--max-work", "100000"])
+            #expect(!(raised.stdout + raised.stderr).contains("too costly"), "\(raised.stdout)")
+            let bad = try CLI.run(["check", path, "--max-memory", "12X"])
+            #expect(bad.status == 2)
+            #expect(bad.stderr.contains("--max-memory takes a size"))
+            let configuration = dir.file("credfile.conf")
+            try writeText(configuration, "max-work = 0.001\n")
+            _ = chmod(configuration, 0o600)
+            try writeText(path, "own,\(Self.own(rounds: 5_000_000))\n")
+            let strict = try CLI.run(["check", path, "--iterations", "1000"], environment: ["CREDFILE_CONFIG": configuration])
+            #expect((strict.stdout + strict.stderr).contains("(max-work 0.001 s)"), "\(strict.stdout)\(strict.stderr)")
+        }
+    }
+
     // MARK: Strings libxcrypt refuses (issue #25 item 3)
 
     /// A yescrypt salt that libxcrypt's decoder rejects (1 character, a group with unused
@@ -227,6 +246,31 @@ struct CostLimitTests {
             let check = try CLI.run(["check", path, "--iterations", "1000"])
             #expect(check.status == 1)
             #expect((check.stdout + check.stderr).contains("yescrypt salt does not decode"))
+        }
+    }
+}
+
+/// `max-work` and `max-memory` as configuration keys and options (SPEC §5).
+@Suite("Cost limits in the configuration file")
+struct CostLimitConfigurationTests {
+    @Test func theKeysSetThePolicysLimits() throws {
+        let text = "max-work = 0.5\nmax-memory = 1G\n[/srv/other.cred]\nmax-memory = 64M\n"
+        let configuration = try CredFileConfiguration(parsing: Array(text.utf8), source: "/etc/credfile.conf")
+        let policy = try configuration.hashPolicy(for: "/srv/app.cred")
+        #expect(policy.costLimits.maximumWorkSeconds == 0.5)
+        #expect(policy.costLimits.maximumMemory == 1 << 30)
+        #expect(try configuration.hashPolicy(for: "/srv/other.cred").costLimits.maximumMemory == 64 << 20)
+        #expect(try CredFileConfiguration.none.hashPolicy(for: nil).costLimits == .standard)
+    }
+
+    @Test(arguments: ["max-memory = 12X", "max-memory = 0", "max-memory = 2T", "max-memory = 512", "max-work = 0", "max-work = -1", "max-work = 1e3"])
+    func aBadValueNamesItsLine(_ line: String) {
+        do {
+            _ = try CredFileConfiguration(parsing: Array("# limits\n\(line)\n".utf8), source: "/etc/credfile.conf")
+            Issue.record("\(line) accepted")
+        } catch {
+            #expect(error.code == .usage)
+            #expect(error.message.contains("/etc/credfile.conf:2"), "\(error.message)")
         }
     }
 }

@@ -25,7 +25,7 @@ enum SecretSyntax {
         CryptFamily.self,  // $2a$ $2b$ $2y$ $5$ $6$ $y$ $7$ $1$
         LDAPCryptFamily.self,  // {CRYPT}
         DovecotCryptFamily.self,  // {SHA512-CRYPT} {SHA256-CRYPT} {MD5-CRYPT} {BLF-CRYPT}
-        DovecotArgon2Family.self,  // {ARGON2ID} {ARGON2I}
+        LDAPArgon2Family.self,  // {ARGON2} (OpenLDAP) {ARGON2ID} {ARGON2I} (Dovecot)
         LDAPDigestFamily.self,  // {SHA} {SSHA} {SSHA256} {SSHA512}
         DjangoArgon2Family.self,  // argon2$argon2id$…
         DjangoBcryptFamily.self,  // bcrypt$ bcrypt_sha256$

@@ -96,18 +96,26 @@ enum DjangoArgon2Family: HashFamily {
     }
 }
 
-/// Dovecot's `{ARGON2ID}` and `{ARGON2I}` followed by a PHC string of that variant.
-enum DovecotArgon2Family: HashFamily {
-    static let name = "dovecot argon2"
-    static let prefixes: [HashPrefix] = [.scheme("{ARGON2ID}"), .scheme("{ARGON2I}")]
+/// Dovecot's `{ARGON2ID}` and `{ARGON2I}` followed by a PHC string of that variant, and
+/// OpenLDAP's `{ARGON2}` (its `pw-argon2` module) followed by a PHC string of any variant.
+enum LDAPArgon2Family: HashFamily {
+    static let name = "ldap argon2"
+    static let prefixes: [HashPrefix] = [.scheme("{ARGON2}"), .scheme("{ARGON2ID}"), .scheme("{ARGON2I}")]
 
     static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard let (name, inner) = PeerText.ldapScheme(secret), name == "ARGON2ID" || name == "ARGON2I" else {
-            return .notThisFamily
+        guard let (name, inner) = PeerText.ldapScheme(secret) else { return .notThisFamily }
+        let expected: Argon2Library.Variant?
+        switch name {
+        case "ARGON2": expected = nil
+        case "ARGON2ID": expected = .argon2id
+        case "ARGON2I": expected = .argon2i
+        default: return .notThisFamily
         }
-        let expected = name == "ARGON2ID" ? Argon2Library.Variant.argon2id : .argon2i
-        let parsed = Argon2Family.parsePHC(inner, origin: "")
-        if case .hash(let hash) = parsed, (hash as? Argon2Hash)?.variant != expected {
+        guard inner.starts(with: "$argon2".utf8) else {
+            return .malformed(reason: "{\(name)} does not hold a PHC argon2 string")
+        }
+        let parsed = Argon2Family.parsePHC(inner, origin: name == "ARGON2" ? "ldap " : "")
+        if let expected, case .hash(let hash) = parsed, (hash as? Argon2Hash)?.variant != expected {
             return .malformed(reason: "{\(name)} holds another argon2 variant")
         }
         return parsed

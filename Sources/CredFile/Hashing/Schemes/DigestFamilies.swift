@@ -25,7 +25,9 @@ struct DigestHash: KnownHash {
         case .ldapSHA: "{SHA}"
         case .ldapSalted(_, let name): "{\(name)}"
         case .apr1: "apr1"
+        case .django(.md5) where salt.isEmpty: "django unsalted_md5"
         case .django(.md5): "django md5"
+        case .django where salt.isEmpty: "django unsalted_sha1"
         case .django: "django sha1"
         }
     }
@@ -127,7 +129,10 @@ enum Apr1Family: HashFamily {
 }
 
 /// Django's `md5$salt$hex32` and `sha1$salt$hex40` (MD5PasswordHasher,
-/// SHA1PasswordHasher): a salt of 1–1,024 printable ASCII characters other than `$`.
+/// SHA1PasswordHasher): a salt of 1–1,024 printable ASCII characters other than `$`; and
+/// their unsalted kin `md5$$hex32` and `sha1$$hex40` (UnsaltedMD5PasswordHasher and
+/// UnsaltedSHA1PasswordHasher; Werkzeug's legacy `md5$$` is the same string), the digest
+/// of the password alone, which is the salted formula with an empty salt.
 enum DjangoDigestFamily: HashFamily {
     static let name = "django digest"
     static let prefixes: [HashPrefix] = [.exact("md5$"), .exact("sha1$")]
@@ -144,8 +149,8 @@ enum DjangoDigestFamily: HashFamily {
         let name = digest == .md5 ? "md5" : "sha1"
         let fields = PeerText.dollarFields(secret)
         guard fields.count == 3 else { return .malformed(reason: "django \(name) hash does not have 3 fields") }
-        guard DjangoText.isSalt(fields[1]) else {
-            return .malformed(reason: "django \(name) salt is not 1 to 1024 printable characters")
+        guard fields[1].isEmpty || DjangoText.isSalt(fields[1]) else {
+            return .malformed(reason: "django \(name) salt is not empty or 1 to 1024 printable characters")
         }
         guard let stored = PeerText.lowercaseHex(fields[2]), stored.count == digest.count else {
             return .malformed(reason: "django \(name) hash is not \(digest.count * 2) lower-case hex digits")
