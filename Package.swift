@@ -30,8 +30,14 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
+        // ICU's common library, for RFC 4518's LDAP string preparation (export --to ldif).
+        .systemLibrary(
+            name: "CICU",
+            pkgConfig: "icu-uc",
+            providers: [.apt(["libicu-dev"])]
+        ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
-        .target(name: "CCredFile", dependencies: ["COpenSSL"]),
+        .target(name: "CCredFile", dependencies: ["COpenSSL", "CICU"]),
         // The built-in blocklist's generated data (Scripts/make-builtin-blocklist.sh), with
         // its provenance and licence: data only, kept apart from the code.
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),

@@ -97,7 +97,10 @@ public struct CostLimits: Equatable, Sendable {
 /// first time a limit needs it (a login or `check` line that costs more than 16 × the
 /// policy, or any line once `max-work` is set). The measure: three runs of 10,000
 /// rounds timed by the thread's CPU clock (so a loaded machine, whose other processes
-/// preempt the run, does not look slow), the fastest kept; about 3 ms of CPU here. A
+/// preempt the run, does not look slow), the fastest kept; and the same of OpenSSL's
+/// `PKCS5_PBKDF2_HMAC`, whose round is ``PeerWork/openSSLRound`` of the loop's: the
+/// faster reading wins (a debug build's loop is unoptimized C, five times slower than
+/// OpenSSL's, not what the login of a shipped build costs). About 8 ms of CPU in all. A
 /// login's timing padding measures for itself (``Verifier``).
 public enum MachineRate {
     /// Rounds per second of credfile's PBKDF2-HMAC-SHA256, as measured in this process.
@@ -108,13 +111,16 @@ public enum MachineRate {
         let password = SecretBytes(Array("credfile cost rate".utf8))
         let salt = [UInt8](repeating: 0x5A, count: HashPolicy.saltCount)
         let rounds = 10_000
-        var fastest = Double.infinity
-        for _ in 0..<3 {
-            let start = Syscall.threadCPUSeconds()
-            _ = try? PBKDF2.deriveKey(.sha256, password: password, salt: salt, rounds: rounds, count: 32)
-            fastest = min(fastest, max(Syscall.threadCPUSeconds() - start, 1e-6))
+        func rate(_ implementation: PBKDF2.Implementation) -> Double {
+            var fastest = Double.infinity
+            for _ in 0..<3 {
+                let start = Syscall.threadCPUSeconds()
+                _ = try? PBKDF2.deriveKey(.sha256, password: password, salt: salt, rounds: rounds, count: 32, using: implementation)
+                fastest = min(fastest, max(Syscall.threadCPUSeconds() - start, 1e-6))
+            }
+            return Double(rounds) / fastest
         }
-        return Double(rounds) / fastest
+        return max(rate(.preferred), rate(.openSSL) * PeerWork.openSSLRound)
     }()
 }
 

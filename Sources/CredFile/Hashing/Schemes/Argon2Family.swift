@@ -10,6 +10,8 @@ struct Argon2Hash: KnownHash {
     let lanes: Int
     let salt: [UInt8]
     let tag: [UInt8]
+    /// The PHC string as written (without Django's or an LDAP scheme's prefix).
+    let phc: [UInt8]
     /// `django ` for Django's strings, empty otherwise: part of the scheme's name.
     let origin: String
 
@@ -77,7 +79,7 @@ enum Argon2Family: HashFamily {
         return .hash(
             Argon2Hash(
                 variant: variant, version: version, memoryKiB: memory, iterations: time, lanes: lanes, salt: salt,
-                tag: tag, origin: origin))
+                tag: tag, phc: Array(text), origin: origin))
     }
 }
 

@@ -9,6 +9,8 @@
 /// back with it, median of 7 pairs, two runs of 2026-12-02 averaged: Debian 12, 2 shared
 /// cores with SHA-NI, load average 10–12 from other builds, so ±30 %.
 enum PeerWork {
+    /// One round of OpenSSL's PKCS5_PBKDF2_HMAC-SHA256 (measured 2.65–2.75).
+    static let openSSLRound = 2.7
     /// One EVP_Digest (MD5, SHA-1, SHA-256, SHA-512) of a short input, with its context
     /// set-up: {SHA}, {SSHA*}, Django md5/sha1, NT (measured 5.0–5.1; NT 2.6–3.2).
     static let oneDigest = 5.0
