@@ -87,6 +87,9 @@ struct PeerSchemeTests {
             "bcrypt", "sha256-crypt", "sha512-crypt", "yescrypt", "scrypt-crypt", "md5-crypt", "des-crypt", "apr1",
             "{SHA}", "{SSHA}", "{SSHA256}", "{SSHA512}", "argon2id", "argon2i", "argon2d", "django argon2id",
             "django bcrypt_sha256", "django bcrypt", "django scrypt", "django md5", "django sha1", "werkzeug scrypt",
+            // SPEC v3: inside {CRYPT} (any hash libxcrypt computes), Django unsalted, OpenLDAP {ARGON2}.
+            "gost-yescrypt", "sun-md5-crypt", "bsdi-crypt", "bigcrypt", "nt-hash", "sha1-crypt", "django unsalted_md5",
+            "django unsalted_sha1", "ldap argon2i",
         ] {
             #expect(schemes.contains(expected), "no vector of \(expected)")
         }
@@ -377,11 +380,19 @@ struct PeerSchemeTests {
         ctx = CryptContext(schemes=["bcrypt", "sha512_crypt", "sha256_crypt", "md5_crypt", "apr_md5_crypt",
             "ldap_salted_sha1", "ldap_salted_sha256", "ldap_salted_sha512", "ldap_sha1", "ldap_des_crypt",
             "ldap_bcrypt", "ldap_sha512_crypt", "argon2", "django_salted_sha1"])
+        from passlib import hash as ph
+        inside_crypt = CryptContext(schemes=["sha1_crypt", "sun_md5_crypt", "bsdi_crypt", "bigcrypt"])
         for line in sys.stdin:
             item = json.loads(line)
             password = bytes.fromhex(item["password"]).decode("utf-8")
             h = item["hash"]
-            if h.startswith("scrypt:"):
+            if h.startswith("{CRYPT}") and not ctx.identify(h) and inside_crypt.identify(h[7:]):
+                ok = inside_crypt.verify(password, h[7:])
+            elif h.startswith("md5$$"):
+                ok = ph.hex_md5.verify(password, h[5:])  # Django <= 5.0's UnsaltedMD5PasswordHasher
+            elif h.startswith("sha1$$"):
+                ok = ph.hex_sha1.verify(password, h[6:])
+            elif h.startswith("scrypt:"):
                 ok = check_password_hash(h, password)
             elif h.split("$", 1)[0] in ("argon2", "bcrypt_sha256", "bcrypt", "scrypt", "md5"):
                 ok = check_password(password, h)
