@@ -39,7 +39,20 @@ enum Libxcrypt {
     ///
     /// The corresponding C function is `crypt_rn`.
     static func matches(_ password: SecretBytes, stored: ArraySlice<UInt8>) -> Bool {
-        if password.withUnsafeBytes({ $0.contains(0) }) { return false }
+        crypt(password, setting: stored) { computed in
+            computed.map { output in stored.withUnsafeBytes { OpenSSL.constantTimeEqual(output, $0) } } ?? false
+        }
+    }
+
+    /// crypt(`password`, `setting`) handed to `body` (nil when libxcrypt refuses the
+    /// setting or the password holds a NUL byte) in the zeroed-before-and-after `struct
+    /// crypt_data`, which it must not escape: the one call of `crypt_rn`.
+    ///
+    /// The corresponding C function is `crypt_rn`.
+    static func crypt<R>(
+        _ password: SecretBytes, setting stored: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer?) -> R
+    ) -> R {
+        if password.withUnsafeBytes({ $0.contains(0) }) { return body(nil) }
         let phrase = SecretBytes(count: password.count + 1) { buffer in
             password.withUnsafeBytes { buffer.copyMemory(from: $0) }
         }
@@ -60,9 +73,7 @@ enum Libxcrypt {
                     data, Int32(size))
             }
         }
-        guard let output else { return false }
-        let computed = UnsafeRawBufferPointer(start: output, count: strlen(output))
-        return stored.withUnsafeBytes { OpenSSL.constantTimeEqual(computed, $0) }
+        return body(output.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) })
     }
 }
 

@@ -3,7 +3,10 @@
 /// back: a salt it truncates, rounds it clamps, a last character whose unused bits are
 /// not zero, a yescrypt salt its decoder rejects. A string this accepts is one `crypt_rn`
 /// returns byte for byte for the right password; `CryptSettingTests` holds that to
-/// libxcrypt itself on seeded random settings. Only the cost parameters are kept.
+/// libxcrypt itself on seeded random settings. Only the cost parameters are kept. (One
+/// rule of libxcrypt's is for every method, and asked of libxcrypt itself by the
+/// family, ``Libxcrypt/computes(_:)``: no byte of the string may be a space, a control
+/// byte, non-ASCII, or one of `!*:;\`.)
 enum CryptSetting {
     /// Why a string is not one libxcrypt gives back; never quotes the string.
     struct Failure: Error {
@@ -280,11 +283,11 @@ enum CryptSetting {
     }
 
     /// libxcrypt's `$7$` scrypt: log2(N) in 1 character (2…32), r and p in 5 each
-    /// (little-endian, 30 bits), the salt (its bytes used as they are; none of them `$`),
+    /// (little-endian, 30 bits), the salt in crypt's alphabet (its text used as it is),
     /// `$` and 43 hash characters; r·p below 2^30.
     static func scrypt(_ rest: ArraySlice<UInt8>) -> Reading {
         let fields = PeerText.dollarFields(rest)
-        guard fields.count == 2, fields[0].count >= 11, PeerText.isCryptText(fields[0].prefix(11)) else {
+        guard fields.count == 2, fields[0].count >= 11, PeerText.isCryptText(fields[0]) else {
             return .failure(Failure("scrypt crypt hash is not N, r, p, salt $ hash"))
         }
         let setting = Array(fields[0].prefix(11))
