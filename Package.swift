@@ -36,13 +36,20 @@ let package = Package(
             pkgConfig: "icu-uc",
             providers: [.apt(["libicu-dev"])]
         ),
+        // SQLite, for the guard database of SPEC §9 (failures per name, shared by every
+        // process that checks logins against one credential file).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
         .target(name: "CCredFile", dependencies: ["COpenSSL", "CICU"]),
         // The built-in blocklist's generated data (Scripts/make-builtin-blocklist.sh), with
         // its provenance and licence: data only, kept apart from the code.
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),
         .target(
-            name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CredFileBlocklist"]),
+            name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "CredFileBlocklist"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile"]),
         // An example server-side client of the library (public names only), and the
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.

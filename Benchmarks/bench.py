@@ -404,16 +404,23 @@ def apps_section():
         row("apps", what, (match.group(1) + unit) if match else "not measured", goal)
 
 
+def guard_section():
+    """SPEC §9: Benchmarks/guard.py."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import guard
+    guard.guard_section(CREDFILE, WORK, row, QUICK)
+
+
 def main():
     if not os.access(CREDFILE, os.X_OK):
         sys.exit(f"bench: {CREDFILE} is not built (run Benchmarks/run.sh)")
     print(f"credfile benchmarks — {time.strftime('%Y-%m-%d %H:%M')} — {os.cpu_count()} cores — "
           + subprocess.run(["openssl", "version"], capture_output=True, text=True).stdout.strip())
-    sections = sys.argv[2:] or ["pbkdf2", "files", "scale", "upgrade", "timing", "apps"]
+    sections = sys.argv[2:] or ["pbkdf2", "files", "scale", "upgrade", "timing", "apps", "guard"]
     try:
         for section in sections:
             {"pbkdf2": pbkdf2_section, "files": file_section, "scale": scale_section, "upgrade": upgrade_section,
-             "timing": timing_section, "apps": apps_section}[section]()
+             "timing": timing_section, "apps": apps_section, "guard": guard_section}[section]()
     finally:
         shutil.rmtree(WORK, ignore_errors=True)
     print("\n| section | measure | value | goal |\n| --- | --- | --- | --- |")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds credfile in release mode and prints the benchmark table (ratios measured side
 # by side in one run; nothing is asserted). BENCH_QUICK=1 for a short run; name
-# sections to run only those: pbkdf2 files scale upgrade timing apps. The pbkdf2 section
+# sections to run only those: pbkdf2 files scale upgrade timing apps guard. The pbkdf2 section
 # runs Benchmarks/pbkdf2-limits.sh (the C loops against OpenSSL's bulk rate, on this CPU
 # and with OpenSSL's SHA extensions masked) on the objects built here.
 #

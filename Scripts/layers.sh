@@ -7,9 +7,10 @@
 # (Hashing sits below Parsing: the line classifier and `check` ask the hash registry,
 # and no hash parser reads a line.) The front door is every file at the top of
 # Sources/CredFile (CredentialStore*.swift, FileCache.swift, CredFileInfo.swift).
-# Every other folder is a feature folder at the top (Apps, Import, Export, Integrations,
-# and any folder added later, such as Guard/ or a serve feature, until it is placed in
-# this list): features may use and extend everything below, and each other, but nothing
+# Guard/ (SPEC §9) belongs to the front door: a store carries its guard, and the guard
+# answers with the front door's Verification. Every other folder is a feature folder at
+# the top (Apps, Import, Export, Integrations, and any folder added later, such as a
+# serve feature, until it is placed in this list): features may use and extend everything below, and each other, but nothing
 # below may name them. CredFileError.swift, the one error type, is outside the order both
 # ways: every layer throws it, and its Refusal names every layer's rule answers.
 #
@@ -58,6 +59,7 @@ rank() {  # rank FILE: its layer, 0 (Internals) to 7 (a feature folder); -1 for 
     if [[ $rel != */* ]]; then echo 6; return; fi
     case ${rel%%/*} in
     Internals) echo 0 ;; Storage) echo 1 ;; Model) echo 2 ;; Hashing) echo 3 ;; Parsing) echo 4 ;; Policy) echo 5 ;;
+    Guard) echo 6 ;;
     *) echo 7 ;;
     esac
 }

@@ -26,6 +26,10 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
         public static let crypto = Code(rawValue: "crypto")
         /// The task of an `async` call was cancelled before its work started.
         public static let cancelled = Code(rawValue: "cancelled")
+        /// The guard database (SPEC §9) cannot be opened or written, so a login was not
+        /// checked: a temporary failure (exit 5, checkpassword 111, Squid `BH`, HTTP 503),
+        /// never an unguarded login.
+        public static let guardDatabase = Code(rawValue: "guardDatabase")
         /// The description of the code, e.g. `io`.
         public var description: String { rawValue }
     }
@@ -51,7 +55,7 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
     /// password or a secret), so a caller renders it in its own words and knows the
     /// error is about the input, not about how the command was called.
     public var refusal: Refusal?
-    /// The 0-based index of the failing item when a call takes many (``CredentialStore/importUsers(_:storage:jobs:)``),
+    /// The 0-based index of the failing item when a call takes many (``CredentialStore/importUsers(_:storage:jobs:)-2jjlu``),
     /// so a caller can name its own line instead of the library's item number.
     public var item: Int?
 

@@ -64,6 +64,7 @@ extension CredentialStore {
     /// - Throws: ``CredFileError/Code/io`` when the file is missing or cannot be read or
     ///   written, a lock error, or ``CredFileError/Code/crypto``. Batches committed
     ///   before the error stay committed.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func upgrade(
         policy: HashPolicy? = nil, jobs: Int = ParallelHasher.defaultJobs, dryRun: Bool = false,
         batchInterval: Duration = .seconds(10), maximumBatch: Int = 32_768,
@@ -91,6 +92,8 @@ extension CredentialStore {
                 case .pbkdf2:
                     summary.alreadyHashed += 1
                     if policy.isWeak(entry.secret) { summary.weak += 1 }
+                case .locked:  // a hash, kept byte for byte: no login can rehash it
+                    summary.alreadyHashed += 1
                 }
                 return true
             }

@@ -23,9 +23,13 @@ public struct CredentialStore: Sendable {
     public var lockTimeout: Double = 15
     /// The rules a password chosen now must follow (SPEC §8): at least 15 characters, not on
     /// the built-in blocklist, not containing the username, `credfile` or the file's name.
-    /// Applied by ``register(username:password:)``, ``changePassword(username:to:)`` and
-    /// ``importUsers(_:storage:jobs:)``; never to passwords already in the file.
+    /// Applied by ``register(username:password:)-2jetq``, ``changePassword(username:to:)-23wqv`` and
+    /// ``importUsers(_:storage:jobs:)-2jjlu``; never to passwords already in the file.
     public var passwordPolicy: PasswordPolicy = .standard
+    /// The guard of this store's logins (SPEC §9): when set, every ``authenticate(username:password:)-i2ow``
+    /// and ``verify(username:password:upgradeOnSuccess:client:)-86r45`` (and their `async`
+    /// forms, and ``LoginModel``) is throttled, counted and logged by it. Nil (the default): unguarded.
+    public var loginGuard: LoginGuard?
 
     /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
     let cache: FileCache?
@@ -93,12 +97,16 @@ public struct CredentialStore: Sendable {
         public let upgraded: Bool
         /// Why an upgrade that was due did not happen (the login still stands).
         public let upgradeError: CredFileError?
+        /// Why the login was denied (nil when granted): for logs, never for the caller's
+        /// answer, which must be the same for every denial.
+        public var denial: LoginDenial? = nil
     }
 
     /// Checks a login: true only when `username`'s first entry is well-formed and
     /// `password` matches it. Unknown users, wrong passwords, malformed entries and
     /// unsupported hashes are all denied alike, in about the same time.
     /// - Throws: ``CredFileError/Code/io`` when the file cannot be read.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func authenticate(username: String, password: String) throws -> Bool {
         try verify(username: username, password: Password(password), upgradeOnSuccess: false).granted
     }
@@ -107,12 +115,21 @@ public struct CredentialStore: Sendable {
     /// policy, rehashes it (passlib's `verify_and_update`). A failed rehash does not
     /// deny the login.
     /// - Throws: ``CredFileError/Code/io`` when the file cannot be read.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func authenticate(username: String, password: String, upgradeOnSuccess: Bool) throws -> Bool {
         try verify(username: username, password: Password(password), upgradeOnSuccess: upgradeOnSuccess).granted
     }
 
-    /// The full answer of a login attempt; see ``authenticate(username:password:upgradeOnSuccess:)``.
+    /// The full answer of a login attempt, guarded by ``loginGuard`` when the store has
+    /// one; see ``authenticate(username:password:upgradeOnSuccess:)-1axob`` and
+    /// ``verify(username:password:upgradeOnSuccess:client:)-86r45``.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
+        try verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess, client: nil)
+    }
+
+    /// A login checked against the file alone, without the guard.
+    func verifyUnguarded(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
         let content = try firstEntryContent(named: username)
         // Classified once, here: the verifier judges the entry, the upgrade its secret.
         // Judged by the policy's cost limits too: an entry over one is malformed, refused
@@ -123,9 +140,10 @@ public struct CredentialStore: Sendable {
             } else {
                 nil
             }
-        let granted = try Verifier(policy: policy).verify(password, against: entry)
+        let denial = try Verifier(policy: policy).denial(of: password, against: entry)
+        let granted = denial == nil
         guard granted, upgradeOnSuccess, let content, let entry, needsUpgrade(entry.secret)
-        else { return Verification(granted: granted, upgraded: false, upgradeError: nil) }
+        else { return Verification(granted: granted, upgraded: false, upgradeError: nil, denial: denial) }
         do {
             let upgraded = try rehash(username: username, password: password, ifStill: Array(content))
             return Verification(granted: true, upgraded: upgraded, upgradeError: nil)
@@ -135,10 +153,12 @@ public struct CredentialStore: Sendable {
     }
 
     /// Whether `username` has an entry, well-formed or not (NFC-compared), from a scan of
-    /// the file that never holds it whole (``firstEntryContent(named:pieceSize:)``): what
+    /// the file that never holds it whole (`firstEntryContent(named:pieceSize:)`): what
     /// `passwd` asks before its prompt.
-    /// - Parameter missingFileIsEmpty: a missing file has no entries (what `add` asks
-    ///   before its prompt: it creates the file); otherwise it is an error.
+    /// - Parameters:
+    ///   - username: the name to look for.
+    ///   - missingFileIsEmpty: a missing file has no entries (what `add` asks
+    ///     before its prompt: it creates the file); otherwise it is an error.
     /// - Throws: ``CredFileError/Code/io`` when the file is unreadable, or missing and
     ///   `missingFileIsEmpty` is false.
     public func hasEntry(named username: String, missingFileIsEmpty: Bool = false) throws -> Bool {
@@ -167,7 +187,7 @@ public struct CredentialStore: Sendable {
         case .plaintext: true
         case .pbkdf2(let hash): policy.needsUpdate(hash)
         case .peer: true
-        case .unsupportedHash, .malformed: false
+        case .unsupportedHash, .malformed, .locked: false
         }
     }
 
@@ -191,11 +211,13 @@ public struct CredentialStore: Sendable {
     /// - Throws: ``CredFileError/Code/usage`` for an invalid name or password,
     ///   ``CredFileError/Code/userExists`` when the name has an entry (even a malformed one),
     ///   or an I/O or lock error. Nothing is written then.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func register(username: String, password: String) throws {
         try register(username: username, password: Password(password), storage: .hashed)
     }
 
     /// Adds a user, hashed or in the legacy plaintext form.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func register(username: String, password: Password, storage: Storage) throws {
         try Username.validate(username)
         try passwordPolicy.validate(password, username: username, path: path)
@@ -213,11 +235,13 @@ public struct CredentialStore: Sendable {
     /// Replaces the password of `username`'s first entry, in place.
     /// - Throws: ``CredFileError/Code/userNotFound``; ``CredFileError/Code/malformedFile``
     ///   when that entry is malformed (fix or delete it first); usage, I/O or lock errors.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func changePassword(username: String, to newPassword: String) throws {
         try changePassword(username: username, to: Password(newPassword), storage: .hashed)
     }
 
     /// Replaces the password of `username`, hashed or in plaintext.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func changePassword(username: String, to newPassword: Password, storage: Storage) throws {
         try passwordPolicy.validate(newPassword, username: username, path: path)
         let secret = try makeSecret(newPassword, storage: storage)
@@ -232,6 +256,7 @@ public struct CredentialStore: Sendable {
     /// - Returns: how many lines were removed.
     /// - Throws: ``CredFileError/Code/userNotFound``, or an I/O or lock error.
     @discardableResult
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func remove(username: String) throws -> Int {
         try rewrite { file in
             let lines = file.entries(named: username)
@@ -257,6 +282,7 @@ public struct CredentialStore: Sendable {
     ///   (``CredFileError/Refusal/sameUser(asItem:)`` for a repeated name);
     ///   ``CredFileError/Code/malformedFile`` when a user's entry is malformed; nothing
     ///   is written then.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func importUsers(
         _ users: [(username: String, password: Password)], storage: Storage = .hashed,
         jobs: Int = ParallelHasher.defaultJobs, existing: Bool = false

@@ -28,6 +28,19 @@ public enum BuiltProduct {
         return directories
     }()
 
+    /// The build directory that holds the built module `module` (`Modules/<module>.swiftmodule`):
+    /// what `Scripts/module-flags.sh` takes to let `swiftc` compile a client of it.
+    /// - Throws: ``HarnessError`` naming where it looked.
+    public static func buildDirectory(holding module: String = "CredFile") throws -> String {
+        let candidates = directories.map { $0.path }
+        for candidate in candidates
+        where FileManager.default.fileExists(atPath: candidate + "/Modules/\(module).swiftmodule") {
+            return candidate
+        }
+        throw HarnessError(
+            "no Modules/\(module).swiftmodule in \(candidates.joined(separator: ", ")); build it with `swift build`")
+    }
+
     /// The absolute path of the built executable `name`.
     /// - Throws: ``HarnessError`` naming where it looked and how to build it.
     public static func path(_ name: String = "credfile") throws -> String {

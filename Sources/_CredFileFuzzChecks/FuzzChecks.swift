@@ -91,6 +91,11 @@ public enum FuzzChecks {
             }
             switch (entry.secret, secret) {
             case (.plaintext, .plaintext), (.malformed, .malformed), (.peer, .peer), (.malformed, .peer): break
+            case (.locked(.peer), .locked(.peer)), (.plaintext, .locked(.peer)): break
+            case (.locked(.pbkdf2(let hash)), .locked(.pbkdf2(let r))):
+                try expect(
+                    hash.algorithm == r.algorithm && hash.rounds == r.rounds && hash.salt == r.salt
+                        && hash.checksum == r.checksum, "\(at): locked hash fields differ from the reference")
             case (.unsupportedHash(let a), .unsupported(let b)):
                 // Only known schemes are named ($?$ / {?} otherwise: an unknown prefix of
                 // a legacy secret may be the start of a password).
@@ -112,7 +117,8 @@ public enum FuzzChecks {
             try expect(content.count <= Reference.longestEntryLine, "\(at): too long")
             try expect(!content.contains(where: Reference.isControl), "\(at): control byte")
             try expect(String(validating: content, as: UTF8.self) != nil, "\(at): not UTF-8")
-            let hashSyntax = secretBytes.first == UInt8(ascii: "$") || Reference.classifySecret(secretBytes) != .plaintext
+            let meaning = Reference.classifySecret(secretBytes)
+            let hashSyntax = secretBytes.first == UInt8(ascii: "$") || (meaning != .plaintext && meaning != .locked(.peer))
             if hashSyntax, case .plaintext = entry.secret {
                 throw FuzzFailure(description: "\(at): a secret with hash syntax is plaintext")
             }
@@ -177,7 +183,12 @@ public enum FuzzChecks {
             case .plaintext: plaintext.append(index + 1)
             case .pbkdf2(let hash):  // too costly under the standard policy: malformed (SPEC §3.1)
                 if Reference.isTooCostly(hash, policyRounds: HashPolicy.defaultRounds) { errors.insert(index + 1) }
+            case .locked(.pbkdf2): break
             case .peer: unknown.insert(index + 1)  // a peer hash or malformed: the family decides
+            case .locked:
+                // `!` before a peer's prefix: locked when the family parses the hash, else the
+                // legacy plaintext it always was (the family's syntax is checked above).
+                if case .plaintext? = file.line(index + 1).entry?.secret { plaintext.append(index + 1) }
             }
         }
         let reported = Set(findings.filter { $0.severity == .error }.map(\.line)).subtracting(unknown)

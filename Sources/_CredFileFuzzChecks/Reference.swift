@@ -50,6 +50,10 @@ enum Reference {
         /// SPEC §3.2: a prefix that a verified peer family owns; the implementation must
         /// say a peer hash or malformed (its exact syntax is each family's business).
         case peer
+        /// SPEC §2: `!` before ``pbkdf2(_:)`` or ``peer``, a locked entry. Behind a
+        /// ``peer`` prefix the implementation may find the hash malformed: then the `!`
+        /// makes the whole secret a legacy plaintext password, as it always was.
+        indirect case locked(Secret)
     }
 
     enum Kind: Equatable {
@@ -82,6 +86,13 @@ enum Reference {
     /// Works on Unicode scalars, not Characters: `"$\u{301}"` is one Character but
     /// still starts with `$`.
     static func classifySecret(_ secret: [UInt8]) -> Secret {
+        if secret.first == UInt8(ascii: "!"), secret.count > 1 {
+            let hash = classifySecret(Array(secret.dropFirst()))
+            switch hash {
+            case .pbkdf2, .peer: return .locked(hash)
+            default: break
+            }
+        }
         let scalars = Array(String(decoding: secret, as: UTF8.self).unicodeScalars)
         func scheme(after open: Unicode.Scalar, closedBy close: Unicode.Scalar) -> String? {
             guard scalars.first == open else { return nil }

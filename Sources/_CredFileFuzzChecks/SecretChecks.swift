@@ -18,7 +18,8 @@ extension FuzzChecks {
         let second = classify()
         try expect(first?.storageDescription == second?.storageDescription, "classification is not a pure function")
         guard let stored = first else { return }  // the line is not an entry of "u" (e.g. not UTF-8)
-        if Reference.classifySecret(secret) != .plaintext || secret.first == UInt8(ascii: "$") {
+        let reference = Reference.classifySecret(secret)
+        if (reference != .plaintext && reference != .locked(.peer)) || secret.first == UInt8(ascii: "$") {
             if case .plaintext = stored { throw FuzzFailure(description: "a secret with hash syntax is plaintext") }
         }
         switch stored {
@@ -39,6 +40,12 @@ extension FuzzChecks {
             if hash.estimatedWork <= 100_000 {
                 let granted = (try? hash.verify(SecretBytes(secret))) ?? false
                 try expect(!granted, "the hash string verifies as its own password")
+            }
+        case .locked(let hash):
+            try expect(secret.first == UInt8(ascii: "!"), "a locked secret that does not start with !")
+            switch hash {
+            case .pbkdf2, .peer: break
+            default: throw FuzzFailure(description: "locked before a hash credfile does not verify")
             }
         case .plaintext, .unsupportedHash, .malformed:
             break

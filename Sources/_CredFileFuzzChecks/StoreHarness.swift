@@ -268,6 +268,8 @@ struct StoreModel {
         /// counts it. The harness types no peer's password, so it never grants a login.
         case peer(weak: Bool)
         case malformed
+        /// `!` before a hash (SPEC §2): never authenticates, never upgraded.
+        case locked
 
         var isMalformed: Bool { if case .malformed = self { true } else { false } }
     }
@@ -290,6 +292,14 @@ struct StoreModel {
                 return (username, .hash(hash, secret: secret))
             case .unsupported: return (username, .unsupported)
             case .malformed: return (username, .malformed)
+            case .locked(.pbkdf2): return (username, .locked)
+            case .locked:
+                // `!` before a peer's prefix: locked, or plaintext when the family finds the
+                // hash malformed (the parser's word for it, as for `.peer` below).
+                switch CredentialFile(bytes: content).lines.first?.entry?.secret {
+                case .locked?: return (username, .locked)
+                default: return (username, .plaintext(String(decoding: secret, as: UTF8.self)))
+                }
             case .peer:
                 // Reference says: a prefix a verified family owns, so a peer hash or malformed.
                 // Which one is the family's exact syntax, checked against the reference by
@@ -348,7 +358,7 @@ struct StoreModel {
                 granted = (try? PasswordHash(parsing: secret).verify(Password(password))) == true
                 outdated = hash.algorithm != .sha256
             case .stored(let stored): granted = stored == password
-            case .unsupported, .peer, .malformed: granted = false
+            case .unsupported, .peer, .malformed, .locked: granted = false
             }
             guard granted, upgradeOnSuccess, outdated, let username else { return .granted(granted, upgraded: false) }
             lines[i].body = .stored(username: username, password: password, suffix: [])
@@ -394,6 +404,7 @@ struct StoreModel {
                     counts.alreadyHashed += 1
                     if weak { counts.weak += 1 }
                 case .malformed: counts.malformedLines.append(i + 1)
+                case .locked: counts.alreadyHashed += 1
                 }
             }
             return .upgraded(counts)

@@ -27,7 +27,7 @@ enum ExitStatus: Int32 {
         case .usage: self = .usage
         case .userExists, .userNotFound: self = .userConflict
         case .malformedFile: self = .unusableFile
-        default: self = .io  // io, lock, crypto
+        default: self = .io  // io, lock, crypto, guardDatabase
         }
     }
 }
@@ -153,7 +153,7 @@ enum CredFileCLI {
         for (position, word) in words.dropFirst().enumerated() {
             let kind = position < specs.count ? specs[position].kind : ArgumentSpec.Kind.file
             guard let text = String(validating: word.bytes, as: UTF8.self) else {
-                throw CredFileError.usage(kind == .user
+                throw CredFileError.usage(kind == .user || kind == .optionalUser
                     ? "username is not valid UTF-8 (argument \(word.index + 1))"
                     : "argument \(word.index + 1) is not valid UTF-8")
             }
@@ -188,9 +188,11 @@ enum CredFileCLI {
 
     private static func validate(_ invocation: Invocation, for command: Command) throws {
         let fixed = command.arguments.filter { $0.kind == .file || $0.kind == .user }
+        let optional = command.arguments.filter { $0.kind == .optionalUser }.count
         let usage = "credfile " + command.usageWords
         let needsProgram = command.arguments.contains { $0.kind == .program }
-        guard invocation.positionals.count == fixed.count, !needsProgram || !invocation.programArguments.isEmpty,
+        guard (fixed.count...(fixed.count + optional)).contains(invocation.positionals.count),
+            !needsProgram || !invocation.programArguments.isEmpty,
             needsProgram || invocation.programArguments.isEmpty
         else {
             let count = fixed.count + (needsProgram ? 1 : 0)

@@ -17,6 +17,26 @@ struct CommandContext {
         return store
     }
 
+    /// The guard of FILE's logins for the login check `service` (SPEC §9), from the
+    /// options and the configuration file; nil when guarding is off (`--no-guard`,
+    /// `guard = no`), which is then logged.
+    func loginGuard(service: String) throws -> LoginGuard? {
+        guard invocation.guardsLogins else {
+            LoginGuard.logGuardDisabled(service: service, credentialFile: file, log: invocation.log)
+            return nil
+        }
+        return try LoginGuard(
+            credentialFile: file, state: invocation.state, policy: try invocation.guardPolicy(), log: invocation.log,
+            service: service)
+    }
+
+    /// The store of a login check: ``store()`` carrying the guard of `service`.
+    func loginStore(service: String) throws -> CredentialStore {
+        var store = try store()
+        store.loginGuard = try loginGuard(service: service)
+        return store
+    }
+
     /// The store for a command that sets passwords: its password policy from the options.
     func passwordStore() throws -> CredentialStore {
         var store = try store()

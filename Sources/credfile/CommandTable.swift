@@ -62,6 +62,8 @@ struct ArgumentSpec: Equatable, Sendable {
         case file
         /// A username: valid UTF-8 (the library judges the rest).
         case user
+        /// A username that may be left out (`failures FILE [USER]`).
+        case optionalUser
         /// The program `checkpassword` runs on success; it and everything after it are
         /// passed on byte for byte.
         case program
@@ -72,10 +74,17 @@ struct ArgumentSpec: Equatable, Sendable {
     var kind: Kind
 
     /// How usage lines spell it.
-    var display: String { kind == .programArguments ? "[\(name)…]" : name }
+    var display: String {
+        switch kind {
+        case .programArguments: "[\(name)…]"
+        case .optionalUser: "[\(name)]"
+        default: name
+        }
+    }
 
     static let file = ArgumentSpec(name: "FILE", kind: .file)
     static let user = ArgumentSpec(name: "USER", kind: .user)
+    static let optionalUser = ArgumentSpec(name: "USER", kind: .optionalUser)
 }
 
 extension Command {
@@ -91,13 +100,15 @@ extension Command {
                 """,
             run: { try $0.add() }),
         Command(
-            "verify", arguments: [.file, .user], options: [.upgrade, .backup],
+            "verify", arguments: [.file, .user], options: [.upgrade, .backup] + Setting.guardKeys,
             summary: "log in: exit 0 when granted, 1 when denied",
             details: """
                 Checks USER's password (one line of standard input, or a no-echo prompt). Exit 0 \
                 when granted, 1 when denied, with the same message and time for an unknown user \
                 as for a wrong password. --upgrade rehashes a plaintext or weaker entry after a \
-                successful login.
+                successful login. Guarded (SPEC §9): after --free-failures failures of a name the \
+                next attempt waits, and after --max-failures the name is locked out; each decision \
+                is logged.
                 """,
             run: { try $0.verify() }),
         Command(
@@ -128,11 +139,12 @@ extension Command {
             details: "Lists the users (the first entry of each name) and how each is stored (plaintext, pbkdf2-sha256 600000, …); never a secret.",
             run: { try $0.list() }),
         Command(
-            "check", arguments: [.file], options: [.passwords],
+            "check", arguments: [.file], options: [.passwords] + Setting.guardKeys,
             summary: "lint: FILE:LINE: error|warning: …; exit 1 on errors",
             details: """
                 Reports every problem as FILE:LINE: error: … or FILE:LINE: warning: …, and warns \
-                when FILE can be read or written by group or others. Exit 1 when there is an error.
+                when FILE can be read or written by group or others, or can be read by someone who \
+                could not write its guard database. Exit 1 when there is an error.
                 """,
             run: { try $0.check() }),
         Command(
@@ -151,7 +163,7 @@ extension Command {
             details: "Prints the hash string of the password on standard input (asked twice on a terminal).",
             run: { try $0.hash() }),
         Command(
-            "login", arguments: [.file], options: [.upgrade, .backup],
+            "login", arguments: [.file], options: [.upgrade, .backup] + Setting.guardKeys,
             summary: "the seed app's login screen",
             details: "The seed app's login screen: asks for a username and a password (no echo).",
             run: { try $0.login() }),
@@ -171,36 +183,66 @@ extension Command {
                 """,
             run: { try $0.export() }),
         Command(
-            "pam", arguments: [.file], options: [.upgrade],
+            "pam", arguments: [.file], options: [.upgrade] + Setting.guardKeys,
             summary: "a login check for pam_exec.so expose_authtok",
             details: """
                 A login check for Linux-PAM's pam_exec.so expose_authtok: the user is $PAM_USER, \
                 the password is standard input read to its end (a final NUL, LF or CRLF removed). \
                 PAM_TYPE other than auth is refused. Exit 0 granted, 1 denied (nothing printed), \
-                5 I/O error.
+                5 I/O error or a guard database it cannot write. The log's rhost is $PAM_RHOST.
                 """,
             run: { try $0.pam() }),
         Command(
             "checkpassword", arguments: [.file, ArgumentSpec(name: "PROG", kind: .program), ArgumentSpec(name: "ARG", kind: .programArguments)],
-            options: [],
+            options: Setting.guardKeys,
             summary: "the qmail checkpassword interface (Dovecot 2.3)",
             details: """
                 The qmail checkpassword interface as Dovecot 2.3 calls it: reads \
                 user\\0password\\0timestamp\\0 (at most 512 bytes) from descriptor 3; when \
                 granted runs PROG with its ARGs, else exits 1; 2 on misuse, 111 on a temporary \
-                failure. credfile's own options stand before FILE: everything after PROG belongs to PROG.
+                failure (a guard database it cannot write too). The log's rhost is $TCPREMOTEIP. \
+                credfile's own options stand before FILE: everything after PROG belongs to PROG.
                 """,
             run: { $0.checkpassword() }),
         Command(
-            "helper", arguments: [.file], options: [.protocol, .jobs], required: [.protocol],
+            "helper", arguments: [.file], options: [.protocol, .jobs] + Setting.guardKeys, required: [.protocol],
             summary: "a long-running Squid basic-auth helper",
             details: """
                 A Squid basic-auth helper: one `user password` line per request (URL-escaped), \
                 answered OK, ERR (the same for an unknown user and a wrong password) or BH; with \
                 concurrency=N each line starts with a channel ID. Runs until the end of input and \
-                re-reads FILE when it changes.
+                re-reads FILE when it changes. BH also when the guard database cannot be written.
                 """,
             run: { try $0.helper() }),
+        Command(
+            "failures", arguments: [.file, .optionalUser],
+            options: [.reset] + Setting.guardKeys,
+            summary: "the names with recorded login failures; --reset clears them",
+            details: """
+                Lists the names (USER, or all) with consecutive login failures in the guard database \
+                (SPEC §9): count, last failure, until when the next attempt is denied unchecked, and \
+                whether the name is locked out. --json prints [{"user", "failures", "last_failure", \
+                "throttled_until", "locked_out"}] with RFC 3339 times. --reset clears USER's \
+                failures (ending a lockout), or every name's.
+                """,
+            run: { try $0.failures() }),
+        Command(
+            "lock", arguments: [.file, .user], options: [.backup],
+            summary: "lock an entry (! before its hash, as usermod -L)",
+            details: """
+                Writes ! before USER's hash so it never authenticates; a plaintext entry is hashed \
+                under the policy first. Exit 3 when USER has no entry, 4 when its entry holds no hash \
+                credfile verifies.
+                """,
+            run: { try $0.lock() }),
+        Command(
+            "unlock", arguments: [.file, .user], options: [.backup] + Setting.guardKeys,
+            summary: "unlock an entry and clear its failures",
+            details: """
+                Removes the ! before USER's hash and nothing else, and clears USER's failures in the \
+                guard database, which also ends a lockout. Exit 3 when USER has no entry.
+                """,
+            run: { try $0.unlock() }),
         Command(
             "calibrate", arguments: [], options: [.targetMilliseconds],
             summary: "rounds that fit a time per login on this machine",

@@ -18,9 +18,10 @@ extension CommandContext {
     }
 
     func verify() throws -> ExitStatus {
-        var store = try store()
+        var store = try loginStore(service: "verify")
         if invocation.upgrade { store.policy = try writingPolicy() }
-        let result = try store.verify(username: user, password: readPassword(new: false), upgradeOnSuccess: invocation.upgrade)
+        let password = try readPassword(new: false)
+        let result = try store.verify(username: user, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
         guard result.granted else {
             terminal.writeError("credfile: \(messages.wrongCredentials)\n")
             return .failure
@@ -110,6 +111,7 @@ extension CommandContext {
                     fields.append(("rounds", "\(rounds)"))
                     fields.append(("weak", entry.storage.isWeak ? "true" : "false"))
                 }
+                if entry.storage.isLocked { fields.append(("locked", "true")) }  // storage: the hash behind the !
                 return JSON.object(fields)
             }
             say("[" + items.joined(separator: ",") + "]")
@@ -141,6 +143,11 @@ extension CommandContext {
 
     func check() throws -> ExitStatus {
         var findings = try store().findings()
+        // SPEC §9: who may read FILE but could not write its guard database.
+        if invocation.guardsLogins {
+            let loginGuard = try LoginGuard(credentialFile: file, state: invocation.state, log: .none, service: "check")
+            findings = findings.filter { $0.line == 0 } + loginGuard.accessFindings() + findings.filter { $0.line > 0 }
+        }
         if invocation.checkPasswords {
             var store = try store()
             store.passwordPolicy = try invocation.passwordPolicy()

@@ -258,6 +258,7 @@ enum Documentation {
                 switch argument.kind {
                 case .file: specs.append("'\(position + 1):file:_files'")
                 case .user: specs.append("'\(position + 1):user: '")
+                case .optionalUser: specs.append("'::user: '")
                 case .program: specs.append("'\(position + 1):program:_command_names -e'")
                 case .programArguments: specs.append("'*::argument:_normal'")
                 }

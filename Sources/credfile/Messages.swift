@@ -35,6 +35,30 @@ struct Messages {
         t("password is longer than \(limit) bytes", "la contraseña tiene más de \(limit) bytes")
     }
     var passwordChanged: String { t("password changed", "contraseña cambiada") }
+
+    // MARK: The guard (SPEC §9)
+
+    var failuresWithoutGuard: String {
+        t("failures: logins are not guarded here (--no-guard or guard = no)",
+          "failures: aquí los inicios de sesión no están protegidos (--no-guard o guard = no)")
+    }
+    func failuresReset(_ name: String, had: Bool) -> String {
+        had ? t("failures of \(name) cleared", "fallos de \(name) borrados")
+            : t("\(name) had no failures", "\(name) no tenía fallos")
+    }
+    func allFailuresReset(_ count: Int) -> String {
+        t("failures cleared (\(count) name\(count == 1 ? "" : "s"))", "fallos borrados (\(count) nombre\(count == 1 ? "" : "s"))")
+    }
+    func failureCount(_ count: Int) -> String {
+        t("\(count) failure\(count == 1 ? "" : "s")", "\(count) fallo\(count == 1 ? "" : "s")")
+    }
+    func lastFailure(_ time: String) -> String { t("last \(time)", "último \(time)") }
+    func throttledUntil(_ time: String) -> String { t("throttled until \(time)", "en espera hasta \(time)") }
+    var lockedOut: String { t("locked out", "bloqueado por fallos") }
+    var locked: String { t("user locked", "usuario bloqueado") }
+    var alreadyLocked: String { t("user already locked", "el usuario ya estaba bloqueado") }
+    var unlocked: String { t("user unlocked; failures cleared", "usuario desbloqueado; fallos borrados") }
+    var notLocked: String { t("user was not locked; failures cleared", "el usuario no estaba bloqueado; fallos borrados") }
     func removed(_ count: Int) -> String {
         t("user removed (\(count) line\(count == 1 ? "" : "s"))", "usuario eliminado (\(count) línea\(count == 1 ? "" : "s"))")
     }
@@ -123,6 +147,15 @@ struct Messages {
             return "otros pueden escribir en el directorio del archivo sin el bit sticky (modo \(octal(mode))); pueden reemplazar el archivo"
         case .blocklisted(let user):
             return "la contraseña en texto plano\(who(user)) está en una lista de contraseñas prohibidas (de uso común o filtradas)"
+        case .guardDatabase(let problem):
+            let (who, path): (String, String) =
+                switch problem {
+                case .ownerCannotWrite(let uid, let path): ("su dueño (uid \(uid))", path)
+                case .groupCannotWrite(let gid, let path): ("su grupo (gid \(gid))", path)
+                case .othersCannotWrite(let path): ("otros", path)
+                }
+            return "el archivo lo puede leer \(who), que no puede escribir la base de datos de protección \(Escaped.path(path)): "
+                + "sus inicios de sesión fallan (configure state con una base de datos que pueda escribir)"
         }
     }
 
@@ -184,7 +217,7 @@ struct Messages {
         case .tooLong(let limit): "la contraseña supera los \(limit) bytes"
         case .forbiddenByte: "la contraseña contiene un NUL, CR o LF"
         case .plaintextLooksLikeHash:
-            "una contraseña en texto plano no puede empezar por '$' ni por '{ESQUEMA}' (se leería como un hash)"
+            "una contraseña en texto plano no puede empezar por '$' ni por '{ESQUEMA}', ni ser '!' delante de un hash así (se leería como un hash o una entrada bloqueada)"
         case .plaintextNotText: "una contraseña en texto plano debe ser UTF-8 válido sin caracteres de control"
         }
     }

@@ -40,6 +40,8 @@ extension Setting {
         summary: "read a peer's file on stdin in that format", key: false)
     /// `export --to FORMAT`.
     static let to = Setting("to", .choice(ExportFormat.allCases.map(\.rawValue)), summary: "the output format", key: false)
+    /// `failures --reset`.
+    static let reset = Setting("reset", .flag, summary: "clear the failures of USER, or of every name", key: false)
     /// `helper --protocol NAME`.
     static let `protocol` = Setting(
         "protocol", .choice(HelperProtocol.allCases.map(\.rawValue)), summary: "the helper protocol to speak on stdin and stdout",
@@ -52,7 +54,7 @@ extension Setting {
 
     /// Every option of the command line, in the order help lists them.
     static let options: [Setting] =
-        keys + [json, help, version, config, dryRun, existing, hashed, from, to, `protocol`, generateMan, generateCompletion]
+        keys + [json, help, version, config, dryRun, existing, hashed, from, to, reset, `protocol`, generateMan, generateCompletion]
 
     /// The option spelled `spelling` (`--json`, `-h`, `--no-guard`), if any.
     static func option(spelled spelling: String) -> Setting? {
@@ -146,6 +148,8 @@ struct Invocation {
     /// `--config FILE`.
     var configPath: String? { text(.config) }
     var dryRun: Bool { flag(.dryRun) }
+    /// `failures --reset`.
+    var reset: Bool { flag(.reset) }
     var hashed: Bool { flag(.hashed) }
     /// `import --existing`: passwords already in use, not judged by SPEC §8.
     var existing: Bool { flag(.existing) }
@@ -159,6 +163,12 @@ struct Invocation {
     var helperProtocol: HelperProtocol? { text(.protocol).flatMap(HelperProtocol.init) }
     /// The `--protocol` name as the helper command compares it.
     var protocolName: String? { text(.protocol) }
+    /// `--state FILE`: the guard database (SPEC §9); nil for `FILE.guard.db` beside FILE.
+    var state: String? { text(.state) }
+    /// Whether logins are guarded: yes unless `--no-guard` or `guard = no`.
+    var guardsLogins: Bool { flag(.guard, default: true) }
+    /// `--log syslog|stderr|none`.
+    var log: GuardLog { text(.log).flatMap(GuardLog.init) ?? .syslog }
     var generateMan: Bool { flag(.generateMan) }
     var generateCompletion: Shell? { text(.generateCompletion).flatMap(Shell.init) }
 
@@ -167,6 +177,14 @@ struct Invocation {
         try PasswordPolicy(
             minimumLength: minimumLength ?? PasswordPolicy.defaultMinimumLength,
             blocklists: [.builtIn] + blocklists.map { try Blocklist(path: $0) })
+    }
+
+    /// The guard's limits the options describe (SPEC §9).
+    func guardPolicy() throws -> GuardPolicy {
+        try GuardPolicy(
+            freeFailures: number(.freeFailures) ?? GuardPolicy.defaultFreeFailures,
+            maximumFailures: number(.maxFailures) ?? GuardPolicy.defaultMaximumFailures,
+            maximumDelay: seconds(.maxDelay) ?? GuardPolicy.defaultMaximumDelay)
     }
 
     /// The policy the options describe.

@@ -7,9 +7,9 @@ extension CommandContext {
         say(messages.loginTitle)
         let username = try readUsername()
         let password = try readPassword(new: false, prompt: messages.passwordPrompt)
-        var store = try store()
+        var store = try loginStore(service: "login")
         if invocation.upgrade { store.policy = try writingPolicy() }
-        let result = try store.verify(username: username, password: password, upgradeOnSuccess: invocation.upgrade)
+        let result = try store.verify(username: username, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
         guard result.granted else {
             say(messages.wrongCredentials)
             return .failure

@@ -33,9 +33,11 @@ import Glibc
             try #require(access(Self.nginxPAMModule, R_OK) == 0, "\(Self.nginxPAMModule) is missing: install libnginx-mod-http-auth-pam (Scripts/setup.sh)")
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
             // Workers run as nobody: FILE is 0644 in a directory only root can write, so
-            // this is the read-only path of an unprivileged caller.
+            // this is the read-only path of an unprivileged caller, which needs a guard
+            // database of its own.
+            let state = try Integration.guardState(in: session, for: "nobody")
             let service = try SystemPAMService(lines: [
-                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) \(file)",
+                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) --state \(state) \(file)",
                 "account required pam_permit.so",
             ])
             defer { service.remove() }
@@ -133,7 +135,8 @@ import Glibc
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose], plaintext: [("legacy", "Legacy-Pass-9")])
             let before = session.bytes("users.txt")
             let credfile = try Integration.credfile(in: session)
-            try Self.withDovecot(session, args: "\(credfile) checkpassword --iterations \(Integration.rounds) \(file)") { authTest in
+            let state = try Integration.guardState(in: session, for: "dovecot")
+            try Self.withDovecot(session, args: "\(credfile) checkpassword --iterations \(Integration.rounds) --state \(state) \(file)") { authTest in
                 for (user, password) in [Self.alice, Self.jose, ("legacy", "Legacy-Pass-9")] {
                     let good = try authTest(user, password)
                     #expect(good.status == 0 && good.stdout.contains("passdb: \(user) auth succeeded"), "\(good)")
@@ -159,59 +162,18 @@ import Glibc
         .enabled(if: ExternalTool.runnable("squid", "curl", "python3"), Comment(rawValue: ExternalTool.skipNote("squid", "curl", "python3"))))
     func squid() throws {
         try withSession { session in
-            let squid = try ExternalTool.path("squid")
-            let curl = try ExternalTool.path("curl")
-            let python = try ExternalTool.path("python3")
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
-            let www = session.path("www")
-            mkdir(www, 0o755)
-            try session.write("www/index.html", "origin page\n")
-            let originPort = try Integration.freePort()
-            let origin = try Daemon(python, ["-m", "http.server", "\(originPort)", "--bind", "127.0.0.1", "--directory", www], logIn: session)
-            defer { origin.stop() }
-            let proxyPort = try Integration.freePort()
-            let base = session.path("squid")
-            mkdir(base, 0o755)
-            chmod(base, 0o777)  // squid drops to the proxy user, which writes its logs here
-            let config = """
-                http_port 127.0.0.1:\(proxyPort)
-                pid_filename \(base)/squid.pid
-                cache_log \(base)/cache.log
-                access_log \(base)/access.log
-                cache_store_log none
-                coredump_dir \(base)
-                cache deny all
-                cache_mem 8 MB
-                shutdown_lifetime 1 seconds
-                auth_param basic program \(try Integration.credfile(in: session)) helper --iterations \(Integration.rounds) \(file) --protocol squid
-                auth_param basic children 2 startup=1 idle=1 concurrency=4
-                auth_param basic realm credfile
-                auth_param basic credentialsttl 1 second
-                acl authenticated proxy_auth REQUIRED
-                http_access allow authenticated
-                http_access deny all
-
-                """
-            try session.write("squid/squid.conf", config)
-            let proxy = try Daemon(squid, ["-N", "-f", base + "/squid.conf"], logIn: session)
-            defer { proxy.stop() }
-            try Integration.waitForPort(originPort, of: origin)
-            try Integration.waitForPort(proxyPort, of: proxy)
-            /// The status curl got through the proxy, credentials given in a -K config file.
-            func status(_ user: String, _ password: String) throws -> String {
-                try session.write("curl.cfg", "proxy-user = \"\(user):\(password)\"\n")
-                return try Integration.run(
-                    curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-K", session.path("curl.cfg"),
-                           "-x", "http://127.0.0.1:\(proxyPort)", "http://127.0.0.1:\(originPort)/"], in: session).stdout
+            let helper = "\(try Integration.credfile(in: session)) helper --iterations \(Integration.rounds) --state \(try Integration.guardState(in: session, for: "proxy")) \(file) --protocol squid"
+            try withSquid(session, helper: helper, lines: ["auth_param basic children 2 startup=1 idle=1 concurrency=4"]) { status, proxy in
+                #expect(try status(Self.alice.0, Self.alice.1) == "200", "\(proxy.output)")
+                #expect(try status(Self.jose.0, Self.jose.1) == "200")
+                #expect(try status(Self.alice.0, "Alice-Pass-2027!") == "407")
+                #expect(try status("mallory", Self.alice.1) == "407")
+                #expect(try status("bob", "B0b-Pass-2026!~") == "407")
+                try CredentialStore(path: file, policy: HashPolicy(rounds: Integration.rounds))
+                    .register(username: "bob", password: Password(session.password("B0b-Pass-2026!~")), storage: .hashed)
+                #expect(try status("bob", "B0b-Pass-2026!~") == "200", "a user added to FILE was not seen")
             }
-            #expect(try status(Self.alice.0, Self.alice.1) == "200", "\(proxy.output)")
-            #expect(try status(Self.jose.0, Self.jose.1) == "200")
-            #expect(try status(Self.alice.0, "Alice-Pass-2027!") == "407")
-            #expect(try status("mallory", Self.alice.1) == "407")
-            #expect(try status("bob", "B0b-Pass-2026!~") == "407")
-            try CredentialStore(path: file, policy: HashPolicy(rounds: Integration.rounds))
-                .register(username: "bob", password: Password(session.password("B0b-Pass-2026!~")), storage: .hashed)
-            #expect(try status("bob", "B0b-Pass-2026!~") == "200", "a user added to FILE was not seen")
         }
     }
 }

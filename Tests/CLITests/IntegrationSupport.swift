@@ -52,6 +52,18 @@ enum Integration {
         return copy
     }
 
+    /// The guard database (SPEC §9) of a caller that runs as `user`, in a directory of its
+    /// own (as `install -d -o USER -m 0700 /var/lib/credfile/USER` makes it): the caller
+    /// may read FILE but not write beside it, so without this every login would be a
+    /// temporary failure.
+    static func guardState(in session: CLISession, for user: String) throws -> String {
+        let directory = session.path("state-\(user)")
+        mkdir(directory, 0o700)
+        let entry = try #require(getpwnam(user), "no user \(user)").pointee
+        chown(directory, entry.pw_uid, entry.pw_gid)
+        return directory + "/app.guard.db"
+    }
+
     /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -108,6 +120,52 @@ enum Integration {
     ) throws -> CLIResult {
         try session.spawn(program, arguments, stdin: stdin, environment: environment, timeout: timeout)
     }
+}
+
+/// A private Squid in front of a private origin server (python3 -m http.server), with
+/// `auth_param basic program HELPER` and `lines` added to its configuration; `body` gets
+/// the HTTP status curl receives through the proxy for a user and password (given in a
+/// curl config file, never on argv) and the proxy daemon (for messages). `namespaced`
+/// wraps the daemon's command (``SyslogDaemon/namespaced(_:_:)``). Both servers stop by PID.
+func withSquid(
+    _ session: CLISession, helper: String, lines: [String] = [],
+    namespaced: ((String, [String]) -> (program: String, arguments: [String]))? = nil,
+    _ body: (_ status: (String, String) throws -> String, _ proxy: Daemon) throws -> Void
+) throws {
+    let squid = try ExternalTool.path("squid")
+    let curl = try ExternalTool.path("curl")
+    let python = try ExternalTool.path("python3")
+    let www = session.path("www")
+    mkdir(www, 0o755)
+    try session.write("www/index.html", "origin page\n")
+    chmod(www + "/index.html", 0o644)
+    let originPort = try Integration.freePort()
+    let origin = try Daemon(python, ["-m", "http.server", "\(originPort)", "--bind", "127.0.0.1", "--directory", www], logIn: session)
+    defer { origin.stop() }
+    let proxyPort = try Integration.freePort()
+    let base = session.path("squid")
+    mkdir(base, 0o755)
+    chmod(base, 0o777)  // squid drops to the proxy user, which writes its logs here
+    let config = ([
+        "http_port 127.0.0.1:\(proxyPort)", "pid_filename \(base)/squid.pid", "cache_log \(base)/cache.log",
+        "access_log \(base)/access.log", "cache_store_log none", "coredump_dir \(base)", "cache deny all", "cache_mem 8 MB",
+        "shutdown_lifetime 1 seconds", "auth_param basic program \(helper)", "auth_param basic realm credfile",
+        "auth_param basic credentialsttl 1 second",
+    ] + lines + ["acl authenticated proxy_auth REQUIRED", "http_access allow authenticated", "http_access deny all"])
+        .joined(separator: "\n") + "\n"
+    try session.write("squid/squid.conf", config)
+    let command = (squid, ["-N", "-f", base + "/squid.conf"])
+    let (program, arguments) = namespaced?(command.0, command.1) ?? command
+    let proxy = try Daemon(program, arguments, logIn: session)
+    defer { proxy.stop() }
+    try Integration.waitForPort(originPort, of: origin)
+    try Integration.waitForPort(proxyPort, of: proxy)
+    try body({ user, password in
+        try session.write("curl.cfg", "proxy-user = \"\(user):\(password)\"\n")
+        return try Integration.run(
+            curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-K", session.path("curl.cfg"),
+                   "-x", "http://127.0.0.1:\(proxyPort)", "http://127.0.0.1:\(originPort)/"], in: session).stdout
+    }, proxy)
 }
 
 /// A server started in the foreground by a test (a ``ChildProcess``) and stopped by its

@@ -141,6 +141,7 @@ struct PeerHashTests {
         case .peer?, .pbkdf2?: got = "peer"
         case .malformed?: got = "malformed"
         case .unsupportedHash?: got = "unsupported"
+        case .locked?: got = "locked"
         case .plaintext?: got = "plaintext"
         case nil: got = "none"
         }

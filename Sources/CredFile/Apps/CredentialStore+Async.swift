@@ -23,10 +23,34 @@ extension CredentialStore {
     /// The full answer of a login attempt, off the cooperative pool; see
     /// ``verify(username:password:upgradeOnSuccess:)``.
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool) async throws -> Verification {
+        try await verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess, client: nil)
+    }
+
+    /// The guarded login off Swift's cooperative pool (the guard database's small
+    /// transactions run there too); see ``verify(username:password:upgradeOnSuccess:client:)``.
+    public func verify(username: String, password: Password, upgradeOnSuccess: Bool, client: String?) async throws
+        -> Verification
+    {
         let store = self
         return try await HashingThreads.shared.run {
-            try store.verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess)
+            try store.verify(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess, client: client)
         }
+    }
+
+    /// Locks a user's entry off the cooperative pool (a plaintext one is hashed first);
+    /// see ``lock(username:)``.
+    @discardableResult
+    public func lock(username: String) async throws -> Bool {
+        let store = self
+        return try await HashingThreads.shared.run { try store.lock(username: username) }
+    }
+
+    /// Unlocks a user's entry and clears its failures off the cooperative pool; see
+    /// ``unlock(username:)``.
+    @discardableResult
+    public func unlock(username: String) async throws -> Bool {
+        let store = self
+        return try await HashingThreads.shared.run { try store.unlock(username: username) }
     }
 
     /// Adds a user, hashed, off the cooperative pool; see ``register(username:password:)``.

@@ -93,7 +93,7 @@ public final class LoginModel {
     }
 
     /// Logs in with ``username`` and ``password`` (the seed's `login()`), for a button's
-    /// action: starts the attempt and returns at once. Await ``login()-async`` instead
+    /// action: starts the attempt and returns at once. Await ``login()->()`` instead
     /// where you can.
     @discardableResult
     public func login() -> Task<Void, Never> {

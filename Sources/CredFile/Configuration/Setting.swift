@@ -237,10 +237,44 @@ extension Setting {
         "target-ms", .wholeNumber(1...600_000), placeholder: "N", summary: "the time per login to fit, in milliseconds",
         default: "250")
 
+    // MARK: The guard of logins (SPEC §9)
+
+    /// `--state FILE`: the guard database.
+    public static let state = Setting(
+        "state", .path, placeholder: "FILE",
+        summary: "the guard database of FILE's logins (a caller that may not write beside FILE needs one of its own)",
+        default: "FILE.guard.db beside FILE")
+    /// `--no-guard`, `guard = no`: logins unguarded (logged).
+    public static let `guard` = Setting(
+        "guard", .flag, summary: "do not guard logins: no throttling, lockout or failure counts (guard = no; the log says so)",
+        spelling: .negated)
+    /// `--free-failures N`.
+    public static let freeFailures = Setting(
+        "free-failures", .wholeNumber(GuardPolicy.freeFailuresRange), placeholder: "N",
+        summary: "consecutive failures of a name that cost nothing more; after them the next attempt waits 1 s, doubling",
+        default: "\(GuardPolicy.defaultFreeFailures)")
+    /// `--max-failures N` (NIST SP 800-63B-4: at most 100).
+    public static let maxFailures = Setting(
+        "max-failures", .wholeNumber(GuardPolicy.maximumFailuresRange), placeholder: "N",
+        summary: "consecutive failures that lock a name out, at most 100 (until its failures are reset or it is unlocked)",
+        default: "\(GuardPolicy.defaultMaximumFailures)")
+    /// `--max-delay SECONDS`.
+    public static let maxDelay = Setting(
+        "max-delay", .seconds(GuardPolicy.maximumDelayRange), placeholder: "SECONDS",
+        summary: "the longest wait between two checks of a failing name, in seconds",
+        default: "\(Int(GuardPolicy.defaultMaximumDelay))")
+    /// `--log syslog|stderr|none`.
+    public static let log = Setting(
+        "log", .choice(GuardLog.allCases.map(\.rawValue)),
+        summary: "where login decisions are logged (syslog: facility authpriv, ident credfile)", default: GuardLog.syslog.rawValue)
+
+    /// The keys of the guard, which every login check and the guard's own commands read.
+    public static let guardKeys: [Setting] = [state, `guard`, freeFailures, maxFailures, maxDelay, log]
+
     /// Every key of the configuration file, in the order help lists them. Add a key here
     /// (one row) and every reader of the file knows it.
     public static let keys: [Setting] = [
         iterations, algorithm, maximumWork, maximumMemory, lockTimeout, minimumLength, blocklist,
         plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
-    ]
+    ] + guardKeys
 }

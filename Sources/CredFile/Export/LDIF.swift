@@ -157,6 +157,7 @@ public struct LDIFExport: Sendable {
         case .malformed(let reason): "malformed entry (\(reason))"
         case .unsupportedHash(let scheme): "hash scheme \(scheme) cannot be exported"
         case .pbkdf2, .peer: "\(secret.knownHash?.scheme ?? "") hashes cannot be exported to OpenLDAP"
+        case .locked: "locked entry: a directory would not keep it locked"
         }
     }
 

@@ -12,7 +12,11 @@ public enum Calibration {
     }
 
     /// PBKDF2 rounds per second, summed over `threads` threads each deriving one block.
-    /// - Parameter seconds: about how long to measure.
+    /// - Parameters:
+    ///   - algorithm: the PRF to time.
+    ///   - implementation: which PBKDF2 code to time.
+    ///   - threads: how many threads derive at once.
+    ///   - seconds: about how long to measure.
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
     public static func roundsPerSecond(
         _ algorithm: HashAlgorithm, implementation: Implementation, threads: Int = 1, seconds: Double = 0.5

@@ -130,6 +130,7 @@ extension StoredSecret {
             StorageSummary(scheme: "unsupported", unsupportedScheme: scheme, cost: nil, isWeak: false)
         case .malformed:
             StorageSummary(scheme: "malformed", unsupportedScheme: nil, cost: nil, isWeak: false)
+        case .locked(let hash): hash.storage(under: policy).locked()
         }
     }
 }
@@ -143,6 +144,7 @@ extension HashPolicy {
         switch secret {
         case .pbkdf2(let hash): isWeak(hash.header)
         case .peer(let peer): isWeak(peer.hash)
+        case .locked(let hash): isWeak(hash)  // weak again the day it is unlocked
         case .plaintext, .unsupportedHash, .malformed: false
         }
     }

@@ -3,7 +3,7 @@
 /// Each family (passlib PBKDF2, LDAP PBKDF2, Django, Werkzeug, mosquitto, Dovecot,
 /// crypt(3) through libxcrypt, argon2 through libargon2, scrypt and the digest schemes
 /// through OpenSSL) is one type conforming to this protocol, registered once in
-/// ``SecretSyntax``, which picks the family by the string's syntax. Parsing never guesses:
+/// `SecretSyntax`, which picks the family by the string's syntax. Parsing never guesses:
 /// a string with a family's prefix that does not parse exactly is malformed; what a
 /// well-formed hash would cost (``estimatedWork``, ``estimatedMemory``) is the policy's to
 /// judge against the cost limits before any work (SPEC §3.1, ``HashPolicy/costVerdict(of:)``).

@@ -22,7 +22,9 @@ public struct ParallelHasher: Sendable {
     }
 
     /// One new hash per password, in order.
-    /// - Parameter progress: called with (done, total) after each hash, one call at a time.
+    /// - Parameters:
+    ///   - passwords: the passwords to hash.
+    ///   - progress: called with (done, total) after each hash, one call at a time.
     /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
     public func hash(_ passwords: [Password], progress: (@Sendable (Int, Int) -> Void)?) throws -> [PasswordHash] {
         try hash(passwords, until: { _ in false }, progress: progress)
@@ -32,13 +34,14 @@ public struct ParallelHasher: Sendable {
     ///
     /// The work is cut into units, taken in order by the threads: pairs of passwords
     /// hashed at once where the policy's PRF interleaves on this CPU
-    /// (``PBKDF2/interleaves(_:)``: two chains per core, ~1.6× one chain's rate), as many
+    /// (`PBKDF2.interleaves(_:)`: two chains per core, ~1.6× one chain's rate), as many
     /// as leave every thread a unit, then single passwords. Each thread asks `shouldStop`
     /// (with the number of hashes finished so far) before it takes the next unit, and
     /// finishes any unit it took, so the answer is the hashes of a prefix of `passwords`
     /// (all of them when `shouldStop` never answers true). A stop costs at most one
     /// unit's time (a pair: about 1.25 hashes').
     /// - Parameters:
+    ///   - passwords: the passwords to hash, in order.
     ///   - shouldStop: asked from the hashing threads with the count of finished hashes,
     ///     so it must be cheap and thread-safe.
     ///   - progress: called with (done, total) after each hash, one call at a time.

@@ -48,6 +48,15 @@ enum SecretSyntax {
     /// Plaintext unless it has hash syntax (SPEC §2: `$…`, `{SCHEME}…`, Django's
     /// `<hasher>$…`, Werkzeug's `pbkdf2:…$`/`scrypt:…$`).
     static func classify(_ secret: ArraySlice<UInt8>) -> StoredSecret {
+        // A locked entry: `!` before a hash credfile verifies. A `!` before anything else
+        // is what it always was (a legacy plaintext password that starts with `!`).
+        if secret.first == lockMarker, secret.count > 1 {
+            let hash = classify(secret.dropFirst())
+            switch hash {
+            case .pbkdf2, .peer: return .locked(hash)
+            default: break
+            }
+        }
         let dollar = UInt8(ascii: "$")
         guard secret.first == dollar || secret.first == UInt8(ascii: "{") || secret.contains(dollar) else {
             return .plaintext  // the common plaintext: no family's syntax can match
@@ -132,14 +141,20 @@ enum SecretSyntax {
     /// treating a clean line as plaintext (false means surely plaintext).
     static func mayHaveHashSyntax(_ secret: UnsafeRawBufferPointer) -> Bool {
         guard let first = secret.first else { return false }
+        if first == lockMarker, secret.count > 1 { return mayHaveHashSyntax(UnsafeRawBufferPointer(rebasing: secret[1...])) }
         return first == UInt8(ascii: "$") || first == UInt8(ascii: "{") || secret.contains(UInt8(ascii: "$"))
     }
+
+    /// The byte before the hash of a locked entry (SPEC §2, as `usermod -L` writes it).
+    static let lockMarker = UInt8(ascii: "!")
 
     /// Whether a non-empty secret is plaintext with no finding of its own: printable
     /// ASCII and not ``mayHaveHashSyntax(_:)``, both in one pass (what `check` asks of a
     /// legacy file's million lines).
     static func isCleanPlaintext(_ secret: UnsafeRawBufferPointer) -> Bool {
         guard let first = secret.first, first != UInt8(ascii: "$"), first != UInt8(ascii: "{") else { return false }
+        // `!{SCHEME}…` may be a locked entry.
+        if first == lockMarker, secret.count > 1, secret[1] == UInt8(ascii: "{") { return false }
         return Bytes.isPrintableASCII(secret, without: UInt8(ascii: "$"))
     }
 
@@ -160,9 +175,13 @@ enum SecretSyntax {
         "LDAP-MD5", "CRAM-MD5", "DIGEST-MD5", "SCRAM-SHA-1", "SCRAM-SHA-256", "NTLM", "LANMAN",
     ]
 
-    /// Whether a secret has hash syntax, and so can never be stored as plaintext.
+    /// Whether a secret has hash syntax, or is `!` before hash syntax (a locked entry's
+    /// form, whatever follows the `!`), and so can never be stored as plaintext.
     static func hasHashSyntax(_ secret: some Collection<UInt8>) -> Bool {
-        if case .plaintext = classify(ArraySlice(secret)) { return false }
+        let secret = ArraySlice(secret)
+        if case .plaintext = classify(secret) {
+            return secret.first == lockMarker && secret.count > 1 && hasHashSyntax(secret.dropFirst())
+        }
         return true
     }
 

@@ -21,25 +21,25 @@ struct Verifier {
     /// A fixed salt for the dummy work; its result is thrown away.
     private static let dummySalt = [UInt8](repeating: 0xA5, count: HashPolicy.saltCount)
 
-    /// Whether `password` matches `entry`, the classified first entry of a name (nil: no
-    /// entry of that name). The caller classifies the line (it also asks the secret
-    /// whether to upgrade), so this layer never parses one. A password holding a NUL byte
-    /// never matches (no password can be stored with one, SPEC §2), though it costs the
-    /// same work: HMAC pads its key with zero bytes, so PBKDF2 alone would take `pw\0`
-    /// for `pw`.
-    func verify(_ password: Password, against entry: Entry?) throws -> Bool {
-        let matched = try match(password, against: entry)
+    /// Why `password` does not match `entry`, the classified first entry of a name (nil:
+    /// no entry of that name), or nil when it matches; the same work whatever the answer.
+    /// The caller classifies the line (it also asks the secret whether to upgrade), so
+    /// this layer never parses one. A password holding a NUL byte never matches (no
+    /// password can be stored with one, SPEC §2), though it costs the same work: HMAC pads
+    /// its key with zero bytes, so PBKDF2 alone would take `pw\0` for `pw`.
+    func denial(of password: Password, against entry: Entry?) throws -> LoginDenial? {
+        let denial = try match(password, against: entry)
         let holdsNUL = password.bytes.withUnsafeBytes { $0.contains(0) }
-        return matched && !holdsNUL
+        return denial ?? (holdsNUL ? .wrongPassword : nil)
     }
 
-    /// ``verify(_:against:)`` before the NUL rule.
-    private func match(_ password: Password, against entry: Entry?) throws -> Bool {
+    /// ``denial(of:against:)`` before the NUL rule.
+    private func match(_ password: Password, against entry: Entry?) throws -> LoginDenial? {
         let forms = password.typedBytes == nil ? 1 : 2
         let budget = policy.rounds * forms
         guard let entry else {
             try dummyWork(rounds: budget, password)
-            return false
+            return .unknownUser
         }
         switch entry.secret {
         case .pbkdf2(let hash):
@@ -53,7 +53,7 @@ struct Verifier {
             } else {
                 try measuredPadding(spent: ContinuousClock.now - start, budget: budget, password)
             }
-            return granted
+            return granted ? nil : .wrongPassword
         case .peer(let peer):
             let start = ContinuousClock.now
             var granted = false
@@ -66,7 +66,7 @@ struct Verifier {
             } else {
                 try measuredPadding(spent: ContinuousClock.now - start, budget: budget, password)
             }
-            return granted
+            return granted ? nil : .wrongPassword
         case .plaintext:
             // Compare fixed-size digests in constant time, so neither length nor
             // content leaks through an early exit.
@@ -74,10 +74,17 @@ struct Verifier {
             let given = password.bytes.withUnsafeBytes { OpenSSL.sha256($0) }
             let granted = stored.withUnsafeBytes { s in given.withUnsafeBytes { OpenSSL.constantTimeEqual(s, $0) } }
             try dummyWork(rounds: budget, password)
-            return granted
-        case .unsupportedHash, .malformed:
+            return granted ? nil : .wrongPassword
+        case .unsupportedHash:
             try dummyWork(rounds: budget, password)
-            return false
+            return .unsupported
+        case .malformed:
+            try dummyWork(rounds: budget, password)
+            return .malformed
+        case .locked:
+            // Costs what an unknown user costs: the hash behind the `!` is not looked at.
+            try dummyWork(rounds: budget, password)
+            return .locked
         }
     }
 

@@ -189,7 +189,7 @@ public enum ImportReader {
     /// can never log in (issue #25 item 6), so it is refused, naming the scheme.
     static func refusal(ofHash secret: some Collection<UInt8>) -> String? {
         switch SecretSyntax.classify(ArraySlice(secret)) {
-        case .pbkdf2, .peer: return nil
+        case .pbkdf2, .peer, .locked: return nil  // locked: `!` before a hash credfile verifies (SPEC §2)
         case .plaintext: return "the secret is not a hash (plaintext passwords are imported without --hashed or --from)"
         case .unsupportedHash(let scheme) where scheme.contains("?"):
             return "the secret is a hash of a scheme credfile does not verify"

@@ -12,7 +12,7 @@ public enum Escaped {
     /// A username (raw bytes from the file, or typed) for a person to read.
     public static func name(_ bytes: some Collection<UInt8>) -> String { escape(Array(bytes), also: nil) }
 
-    /// Appends ``name(_:)-(some Collection<UInt8>)`` of `bytes` to `out` as UTF-8, without
+    /// Appends ``name(_:)-(Collection<UInt8>)`` of `bytes` to `out` as UTF-8, without
     /// building a String for the common name (what `list` does a million times).
     public static func appendName(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
         bytes.withUnsafeBytes { appendName($0, to: &out) }

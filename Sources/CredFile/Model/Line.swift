@@ -41,7 +41,7 @@ public struct Entry: Sendable {
     public let malformation: MalformedReason?
 
     /// The username as text when it is valid UTF-8 (for messages: escape it with
-    /// ``Escaped/name(_:)`` before printing).
+    /// ``Escaped/name(_:)-(Collection<UInt8>)`` before printing).
     public var usernameText: String? { String(validating: username, as: UTF8.self) }
     /// The username as text when it is valid UTF-8.
     @available(*, deprecated, renamed: "usernameText")

@@ -15,7 +15,7 @@ public enum MalformedReason: Equatable, Hashable, Sendable, CustomStringConverti
     /// The line is longer than `limit` bytes without its ending.
     case lineTooLong(limit: Int)
     /// The secret has hash syntax but does not parse; the reason comes from the hash
-    /// layer (``SecretSyntax``) and never quotes the secret.
+    /// layer (`SecretSyntax`) and never quotes the secret.
     case malformedHash(String)
     /// A well-formed hash over a cost limit (SPEC §3.1): what one login would take.
     case tooCostly(TooCostly)

@@ -7,10 +7,21 @@ public struct StorageSummary: Equatable, Sendable, CustomStringConvertible {
     public let unsupportedScheme: String?
     /// The hash's cost parameter (PBKDF2 rounds); nil when it has none.
     public let cost: Int?
-    /// Whether the hash is weak under the policy asked (``HashPolicy/isWeak(_:)``).
+    /// Whether the hash is weak under the policy asked (``HashPolicy/isWeak(_:)-(StoredSecret)``).
     public let isWeak: Bool
+    /// Whether the entry is locked (`!` before the hash, SPEC §2): ``scheme`` and ``cost``
+    /// are then the hash's behind the `!`.
+    public private(set) var isLocked = false
 
-    /// What `list` prints: `plaintext`, `pbkdf2-sha256 1200000`, `unsupported $2y$`, `malformed`.
+    /// The same summary for the hash behind a locked entry's `!`.
+    func locked() -> StorageSummary {
+        var summary = self
+        summary.isLocked = true
+        return summary
+    }
+
+    /// What `list` prints: `plaintext`, `pbkdf2-sha256 1200000`, `unsupported $2y$`, `malformed`,
+    /// `locked pbkdf2-sha256 1200000`.
     public var description: String {
         var text: [UInt8] = []
         append(to: &text)
@@ -19,6 +30,7 @@ public struct StorageSummary: Equatable, Sendable, CustomStringConvertible {
 
     /// Appends ``description`` to `out` as UTF-8, without building a String.
     public func append(to out: inout [UInt8]) {
+        if isLocked { out.append(contentsOf: "locked ".utf8) }
         out.append(contentsOf: scheme.utf8)
         if let unsupportedScheme {
             out.append(UInt8(ascii: " "))

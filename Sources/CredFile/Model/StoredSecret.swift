@@ -12,11 +12,16 @@ public enum StoredSecret: Sendable, Equatable {
     case unsupportedHash(scheme: String)
     /// A broken entry: never authenticates, kept byte for byte.
     case malformed(reason: String)
+    /// A locked entry, as `usermod -L` marks `/etc/shadow` (SPEC §2): `!` before a hash of
+    /// a scheme credfile verifies (the associated ``pbkdf2(_:)`` or ``peer(_:)``). It never
+    /// authenticates; `unlock` removes the `!` and nothing else.
+    indirect case locked(StoredSecret)
 
     /// How the secret is stored, without the secret: `plaintext`, `pbkdf2-sha256 1200000`,
-    /// `django pbkdf2_sha256 1000000`, `unsupported $2y$`, `malformed`.
+    /// `django pbkdf2_sha256 1000000`, `unsupported $2y$`, `malformed`, `locked pbkdf2-sha256 1200000`.
     public var storageDescription: String {
         switch self {
+        case .locked(let hash): "locked " + hash.storageDescription
         case .plaintext: "plaintext"
         case .pbkdf2, .peer: knownHash?.description ?? ""
         case .unsupportedHash(let scheme): "unsupported \(scheme)"
@@ -26,12 +31,12 @@ public enum StoredSecret: Sendable, Equatable {
 
     /// The parsed hash of a secret that verifies, credfile's own format or a peer's
     /// (one protocol for both, so a consumer need not tell them apart); nil for
-    /// plaintext, unsupported and malformed secrets.
+    /// plaintext, unsupported, malformed and locked secrets (a locked one never verifies).
     public var knownHash: (any KnownHash)? {
         switch self {
         case .pbkdf2(let hash): hash
         case .peer(let peer): peer.hash
-        case .plaintext, .unsupportedHash, .malformed: nil
+        case .plaintext, .unsupportedHash, .malformed, .locked: nil
         }
     }
 }

@@ -2,7 +2,7 @@
 public struct ListedEntry: Sendable {
     /// The 1-based line number.
     public let line: Int
-    /// The raw bytes of the name field (escape them with ``Escaped/name(_:)`` to print).
+    /// The raw bytes of the name field (escape them with ``Escaped/name(_:)-(Collection<UInt8>)`` to print).
     public let username: ArraySlice<UInt8>
     /// How the secret is stored, without the secret.
     public let storage: StorageSummary

@@ -16,7 +16,7 @@ public struct CredentialLine: Sendable {
 
 /// A parsed credential file: the exact bytes read, split into lines (SPEC §2).
 ///
-/// The grammar, and every byte rule, is ``FileSyntax``'s.
+/// The grammar, and every byte rule, is `FileSyntax`'s.
 ///
 /// Lines are views into one byte buffer and are classified only when asked, so a
 /// file of a million lines costs one buffer and one array of line offsets.
@@ -160,7 +160,7 @@ public struct CredentialFile: Sendable {
     public func render() -> [UInt8] { render(applying: Changes()) }
 
     /// The bytes with `changes` applied; every other line byte for byte: the pieces of
-    /// ``writeRendered(applying:to:)``, joined.
+    /// `writeRendered(applying:to:)`, joined.
     public func render(applying changes: Changes) -> [UInt8] {
         var out: [UInt8] = []
         // Room for every replacement too: growing past the reserve would copy the whole

@@ -35,6 +35,19 @@ public struct Finding: Equatable, Sendable, CustomStringConvertible {
         case permissions
         /// A plaintext password that is on the blocklist (warning).
         case blocklisted
+        /// Some who may read the file could not write its guard database (warning, line 0):
+        /// their logins fail as temporary failures (SPEC §9).
+        case guardDatabase
+    }
+
+    /// Who may read the credential file but could not write its guard database (SPEC §9).
+    public enum GuardDatabaseProblem: Equatable, Sendable {
+        /// The file's owner `uid` (not root) could not write the database at `path`.
+        case ownerCannotWrite(uid: UInt32, path: String)
+        /// The file's group `gid` may read it (mode g+r) but could not write the database at `path`.
+        case groupCannotWrite(gid: UInt32, path: String)
+        /// Others may read the file (mode o+r) but could not write the database at `path`.
+        case othersCannotWrite(path: String)
     }
 
     /// Who may touch the file or its directory when they should not (SPEC §5).
@@ -66,6 +79,8 @@ public struct Finding: Equatable, Sendable, CustomStringConvertible {
         case permissions(PermissionProblem)
         /// The plaintext password of `user` is on the blocklist.
         case blocklisted(user: [UInt8]?)
+        /// Some readers of the file could not write its guard database.
+        case guardDatabase(GuardDatabaseProblem)
     }
 
     /// The 1-based line number; 0 for a finding about the whole file.
@@ -94,6 +109,7 @@ public struct Finding: Equatable, Sendable, CustomStringConvertible {
         case .username: .username
         case .permissions: .permissions
         case .blocklisted: .blocklisted
+        case .guardDatabase: .guardDatabase
         }
     }
 
@@ -104,7 +120,7 @@ public struct Finding: Equatable, Sendable, CustomStringConvertible {
             .costlyHash(let user, _, _), .blocklisted(let user):
             user
         case .duplicate(let user, _): user
-        case .plaintext, .username, .permissions: nil
+        case .plaintext, .username, .permissions, .guardDatabase: nil
         }
     }
 
@@ -134,6 +150,15 @@ public struct Finding: Equatable, Sendable, CustomStringConvertible {
             return "the file's directory can be written by others without the sticky bit (mode \(Self.octal(mode))); they can replace the file"
         case .blocklisted(let user):
             return "plaintext password\(who(user)) is on a blocklist (commonly used or breached)"
+        case .guardDatabase(let problem):
+            let (who, path): (String, String) =
+                switch problem {
+                case .ownerCannotWrite(let uid, let path): ("its owner (uid \(uid))", path)
+                case .groupCannotWrite(let gid, let path): ("its group (gid \(gid))", path)
+                case .othersCannotWrite(let path): ("others", path)
+                }
+            return "the file can be read by \(who), who cannot write the guard database \(Escaped.path(path)): "
+                + "logins checked as them fail (set state to a database they may write)"
         }
     }
 

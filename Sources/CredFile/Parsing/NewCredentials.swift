@@ -116,7 +116,7 @@ public enum PasswordRules {
             case .tooLong(let limit): "password is longer than \(limit) bytes"
             case .forbiddenByte: "password contains a NUL, CR or LF"
             case .plaintextLooksLikeHash:
-                "a plaintext password must not start with '$' or '{SCHEME}' (it would read as a hash)"
+                "a plaintext password must not start with '$' or '{SCHEME}', or be '!' before such a hash (it would read as a hash or a locked entry)"
             case .plaintextNotText: "a plaintext password must be valid UTF-8 without control characters"
             }
         }

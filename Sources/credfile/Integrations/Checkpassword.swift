@@ -38,10 +38,16 @@ extension CommandContext {
         guard let user = String(validating: request.username, as: UTF8.self) else {
             throw CredFileError.usage("checkpassword: the login is not valid UTF-8")
         }
-        let store = try store()
-        let granted = try request.password.withUnsafeBytes {
-            try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false).granted
-        }
+        // Dovecot (and tcpserver before qmail) pass the client's address as TCPREMOTEIP.
+        let client = LoginCheck.client(environmentValue("TCPREMOTEIP"))
+        // The store, and with it the guard database, is closed before PROG is run (its
+        // close checkpoints the database's log, which an exec would skip).
+        let granted = try { () throws -> Bool in
+            let store = try loginStore(service: "checkpassword")
+            return try request.password.withUnsafeBytes {
+                try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false, client: client).granted
+            }
+        }()
         guard granted else { return .failure }
         let program = invocation.programArguments  // PROG and its ARGs, byte for byte
         // qmail's checkpassword sets USER for the program it runs; Dovecot's

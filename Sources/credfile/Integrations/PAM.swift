@@ -30,9 +30,11 @@ extension CommandContext {
         guard end <= PasswordRules.maximumCount else {
             throw CredFileError.usage("pam: the password is longer than \(PasswordRules.maximumCount) bytes")
         }
-        var store = try store()
+        var store = try loginStore(service: "pam")
         if invocation.upgrade { store.policy = try invocation.policy() }
-        let result = try LoginCheck.verify(store, username: Array(user.utf8), password: bytes[..<end], upgrade: invocation.upgrade)
+        let result = try LoginCheck.verify(
+            store, username: Array(user.utf8), password: bytes[..<end], upgrade: invocation.upgrade,
+            client: LoginCheck.client(environmentValue("PAM_RHOST")))
         guard result.granted else { return .failure }  // nothing printed: pam_exec would show it
         if let error = result.upgradeError {
             terminal.writeError("credfile: \(messages.upgradeFailed(error.description))\n")

@@ -18,7 +18,9 @@ extension CommandContext {
             throw CredFileError.usage("helper needs --protocol squid")
         }
         guard name == "squid" else { throw CredFileError.usage("helper: --protocol takes squid") }
-        let store = CredentialStore(path: file, policy: try invocation.policy(), caching: true)  // read-only
+        var caching = CredentialStore(path: file, policy: try invocation.policy(), caching: true)  // read-only
+        caching.loginGuard = try loginGuard(service: "helper")
+        let store = caching
         let jobs = invocation.jobs ?? ParallelHasher.defaultJobs
         let slots = DispatchSemaphore(value: jobs)
         let running = DispatchGroup()
@@ -58,9 +60,11 @@ extension CommandContext {
     private static func check(_ request: SquidHelperProtocol.Request, in store: CredentialStore) -> SquidHelperProtocol.Answer {
         do {
             let result = try request.password.withUnsafeBytes {
-                try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false)
+                try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false, client: nil)
             }
             return result.granted ? .ok : .err
+        } catch let error as CredFileError where error.code == .guardDatabase {
+            return .bh(message: "cannot use the guard database (see the log; set state)")
         } catch {
             return .bh(message: "cannot read the credential file")
         }
