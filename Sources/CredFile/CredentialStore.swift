@@ -24,7 +24,7 @@ public struct CredentialStore: Sendable {
     /// The rules a password chosen now must follow (SPEC §8): at least 15 characters, not on
     /// the built-in blocklist, not containing the username, `credfile` or the file's name.
     /// Applied by ``register(username:password:)-2jetq``, ``changePassword(username:to:)-23wqv`` and
-    /// ``importUsers(_:storage:jobs:)-2jjlu``; never to passwords already in the file.
+    /// ``importUsers(_:storage:jobs:existing:)-p7hf``; never to passwords already in the file.
     public var passwordPolicy: PasswordPolicy = .standard
     /// The guard of this store's logins (SPEC §9): when set, every ``authenticate(username:password:)-i2ow``
     /// and ``verify(username:password:upgradeOnSuccess:client:)-86r45`` (and their `async`
@@ -272,10 +272,14 @@ public struct CredentialStore: Sendable {
     /// they are `existing`), and the hashes computed on `jobs` threads, before the lock is
     /// taken; under the lock the file is indexed once (name → first entry), so the work
     /// grows with users + file size, not users × file size.
-    /// - Parameter existing: the passwords are already in use (a legacy list being
-    ///   migrated, SPEC §5 `import --existing`): SPEC §8 judges passwords chosen now, so
-    ///   these are checked only as SPEC §2 checks any password (1–4,096 bytes, no NUL, CR
-    ///   or LF), as `chpasswd` takes them.
+    /// - Parameters:
+    ///   - users: the names and passwords, in input order.
+    ///   - storage: hashed under ``policy`` (the default) or the legacy plaintext form.
+    ///   - jobs: the threads that hash.
+    ///   - existing: the passwords are already in use (a legacy list being migrated,
+    ///     SPEC §5 `import --existing`): SPEC §8 judges passwords chosen now, so these are
+    ///     checked only as SPEC §2 checks any password (1–4,096 bytes, no NUL, CR or LF),
+    ///     as `chpasswd` takes them.
     /// - Returns: how many users were added and how many updated.
     /// - Throws: ``CredFileError/Code/usage`` for the first bad item, with its 0-based
     ///   index in ``CredFileError/item`` and the rule in ``CredFileError/refusal``
@@ -313,7 +317,7 @@ public struct CredentialStore: Sendable {
     }
 
     /// Adds or updates each user with its final secret text, in one rewrite under the lock,
-    /// all or nothing (shared by ``importUsers(_:storage:jobs:)`` and ``importHashes(_:)``).
+    /// all or nothing (shared by ``importUsers(_:storage:jobs:existing:)-p7hf`` and ``importHashes(_:)``).
     /// A failure carries the 0-based index of the user in ``CredFileError/item``.
     func storeSecrets(_ users: [(username: String, secret: String)]) throws -> (added: Int, updated: Int) {
         try rewrite(createIfMissing: true) { file in

@@ -8,7 +8,7 @@
 ///     sn: alice
 ///     userPassword: {PBKDF2-SHA256}1200000$<salt>$<checksum>
 ///
-/// Each hash goes in the scheme slapd verifies it by (``LDAPUserPasswordConvertible``):
+/// Each hash goes in the scheme slapd verifies it by (`LDAPUserPasswordConvertible`):
 /// credfile's own and the peers' PBKDF2 as `{PBKDF2-SHA256}` / `{PBKDF2-SHA512}` /
 /// `{PBKDF2-SHA1}` (passlib's `ldap_pbkdf2_*`, `pw-pbkdf2`, which verifies only salts of
 /// exactly 16 bytes: credfile's own are), `{SHA}` and `{SSHA}` (slapd itself),
@@ -16,7 +16,7 @@
 /// `argon2` module), and crypt(3) hashes as `{CRYPT}` (slapd's crypt(3) is libxcrypt). An
 /// entry no directory can verify (plaintext, malformed, too costly, an unsupported hash,
 /// a salt of another size) is a ``Refusal`` with its line; so are two users whose DNs the
-/// directory would take for one (``LDAPStringPrep``: `ADMIN` and `admin`, `john  smith`
+/// directory would take for one (RFC 4518, `LDAPStringPrep`: `ADMIN` and `admin`, `john  smith`
 /// and `john smith`, a fullwidth `ｂｏｂ` and `bob`), each naming the other's line.
 /// Shadowed duplicates (SPEC §2) are not users and are left out. The DN's `uid` value is
 /// escaped per RFC 4514; every value that is not an LDIF SAFE-STRING is written base64
@@ -66,8 +66,10 @@ public struct LDIFExport: Sendable {
     }
 
     /// The records of every exportable user and the refusals, both in file order.
-    /// - Parameter policy: whose cost limits judge the hashes (SPEC §3.1): one too costly
-    ///   to verify here is not handed to a directory either.
+    /// - Parameters:
+    ///   - file: the credential file, parsed.
+    ///   - policy: whose cost limits judge the hashes (SPEC §3.1): one too costly to
+    ///     verify here is not handed to a directory either.
     public func export(_ file: CredentialFile, policy: HashPolicy = .standard) -> (records: [Record], refusals: [Refusal]) {
         var records: [Record] = []
         var refusals: [Refusal] = []

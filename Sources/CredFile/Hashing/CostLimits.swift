@@ -8,7 +8,7 @@
 ///
 /// The estimate comes from the entry's parameters alone (``KnownHash/estimatedWork``,
 /// ``KnownHash/estimatedMemory``). Work is counted in rounds of credfile's own
-/// PBKDF2-HMAC-SHA256 loop, the relative cost of each scheme being the ``PeerWork``
+/// PBKDF2-HMAC-SHA256 loop, the relative cost of each scheme being the `PeerWork`
 /// constants (`Benchmarks/peer-work.sh` measures them); it becomes seconds through this
 /// machine's rate of that loop, measured once per process and only when a limit needs
 /// it (``MachineRate``).
@@ -98,10 +98,10 @@ public struct CostLimits: Equatable, Sendable {
 /// policy, or any line once `max-work` is set). The measure: three runs of 10,000
 /// rounds timed by the thread's CPU clock (so a loaded machine, whose other processes
 /// preempt the run, does not look slow), the fastest kept; and the same of OpenSSL's
-/// `PKCS5_PBKDF2_HMAC`, whose round is ``PeerWork/openSSLRound`` of the loop's: the
+/// `PKCS5_PBKDF2_HMAC`, whose round is `PeerWork.openSSLRound` of the loop's: the
 /// faster reading wins (a debug build's loop is unoptimized C, five times slower than
 /// OpenSSL's, not what the login of a shipped build costs). About 8 ms of CPU in all. A
-/// login's timing padding measures for itself (``Verifier``).
+/// login's timing padding measures for itself (`Verifier`).
 public enum MachineRate {
     /// Rounds per second of credfile's PBKDF2-HMAC-SHA256, as measured in this process.
     public static var sha256RoundsPerSecond: Double { measured }

@@ -34,7 +34,7 @@ extension PasswordHash: KnownHash {
     /// PBKDF2 still resists offline attack; too few rounds is the policy's question
     /// (``HashPolicy/isWeak(_:)-(StoredSecret)``).
     public var isWeak: Bool { false }
-    /// The rounds, in SHA-256 rounds (``PRF/workPerRound``).
+    /// The rounds, in SHA-256 rounds (`PRF.workPerRound`).
     public var estimatedWork: Double { Double(rounds) * algorithm.workPerRound }
     /// PBKDF2 needs no memory to speak of.
     public var estimatedMemory: Int { 0 }
