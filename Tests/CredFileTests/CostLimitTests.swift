@@ -19,7 +19,9 @@ struct CostLimitTests {
 
     /// A well-formed hash of credfile's own format with `rounds`.
     static func own(rounds: Int) -> String {
-        (try? PasswordHash(algorithm: .sha256, rounds: rounds, salt: Array(repeating: 7, count: 16), checksum: Array(repeating: 9, count: 32)))?.string ?? ""
+        (try? PasswordHash(
+            algorithm: .sha256, rounds: rounds, salt: Array(repeating: 7, count: 16),
+            checksum: Array(repeating: 9, count: 32)))?.string ?? ""
     }
 
     /// The parsed hash of `text`, or a recorded failure.
@@ -41,16 +43,25 @@ struct CostLimitTests {
     static let hostile: [Hostile] = [
         Hostile(name: "bcrypt cost 31 (about a day)", text: "$2b$31$" + bcryptBody, memory: false),
         Hostile(name: "yescrypt $y$jJT$ (N 2^22, r 32: 16 GiB)", text: "$y$jJT$salt$" + hash43, memory: true),
-        Hostile(name: "Werkzeug scrypt:16777216:8:1 (16 GiB)", text: "scrypt:16777216:8:1$salt$" + String(repeating: "ab", count: 64), memory: true),
-        Hostile(name: "Django scrypt N 2^24 r 8 (16 GiB)", text: "scrypt$16777216$salt$8$1$" + Data(repeating: 7, count: 64).base64EncodedString(), memory: true),
+        Hostile(
+            name: "Werkzeug scrypt:16777216:8:1 (16 GiB)",
+            text: "scrypt:16777216:8:1$salt$" + String(repeating: "ab", count: 64), memory: true),
+        Hostile(
+            name: "Django scrypt N 2^24 r 8 (16 GiB)",
+            text: "scrypt$16777216$salt$8$1$" + Data(repeating: 7, count: 64).base64EncodedString(), memory: true),
         Hostile(name: "argon2 m 1 GiB", text: "$argon2id$v=19$m=1048576,t=1,p=1$\(phcSalt)$\(phcTag)", memory: true),
-        Hostile(name: "argon2 t 100000", text: "$argon2i$v=19$m=65536,t=100000,p=1$\(phcSalt)$\(phcTag)", memory: false),
+        Hostile(
+            name: "argon2 t 100000", text: "$argon2i$v=19$m=65536,t=100000,p=1$\(phcSalt)$\(phcTag)", memory: false),
         Hostile(name: "libxcrypt scrypt $7$ N 2^30", text: "$7$SU..../....salt$" + hash43, memory: true),
         Hostile(name: "sha512-crypt 999,999,999 rounds", text: "$6$rounds=999999999$" + sha512Body, memory: false),
         Hostile(name: "pbkdf2-sha256 50,000,001 rounds", text: own(rounds: 50_000_001), memory: false),
         Hostile(name: "pbkdf2-sha256 2^31 − 1 rounds", text: own(rounds: 2_147_483_647), memory: false),
-        Hostile(name: "LDAP PBKDF2-SHA512 2^31 − 1 rounds", text: "{PBKDF2-SHA512}2147483647$c2FsdA$" + String(repeating: "A", count: 86), memory: false),
-        Hostile(name: "SunMD5 2^32 − 4097 extra rounds", text: "{CRYPT}$md5,rounds=4294963199$saltsalt$$" + String(repeating: "A", count: 21) + ".", memory: false),
+        Hostile(
+            name: "LDAP PBKDF2-SHA512 2^31 − 1 rounds",
+            text: "{PBKDF2-SHA512}2147483647$c2FsdA$" + String(repeating: "A", count: 86), memory: false),
+        Hostile(
+            name: "SunMD5 2^32 − 4097 extra rounds",
+            text: "{CRYPT}$md5,rounds=4294963199$saltsalt$$" + String(repeating: "A", count: 21) + ".", memory: false),
     ]
 
     @Test(arguments: hostile)
@@ -118,7 +129,8 @@ struct CostLimitTests {
         var policy = try HashPolicy(rounds: 1000)
         try policy.costLimits.setMaximumWork(seconds: 0.01)
         #expect(policy.costVerdict(of: try #require(Self.hash(Self.own(rounds: 1000)))) == .within)
-        guard case .tooCostly(let why) = policy.costVerdict(of: try #require(Self.hash(Self.own(rounds: 10_000_000)))) else {
+        guard case .tooCostly(let why) = policy.costVerdict(of: try #require(Self.hash(Self.own(rounds: 10_000_000))))
+        else {
             Issue.record("10,000,000 rounds within max-work 0.01 s")
             return
         }
@@ -203,7 +215,9 @@ struct CostLimitTests {
             let path = dir.file("users.txt")
             try writeText(path, "big,$y$jJT$salt$\(Self.hash43)\n")
             #expect(try CLI.run(["check", path, "--iterations", "1000"]).status == 1)
-            let raised = try CLI.run(["check", path, "--iterations", "1000", "--max-memory", "32G", "--max-work", "100000"])
+            let raised = try CLI.run([
+                "check", path, "--iterations", "1000", "--max-memory", "32G", "--max-work", "100000",
+            ])
             #expect(!(raised.stdout + raised.stderr).contains("too costly"), "\(raised.stdout)")
             let bad = try CLI.run(["check", path, "--max-memory", "12X"])
             #expect(bad.status == 2)
@@ -212,7 +226,8 @@ struct CostLimitTests {
             try writeText(configuration, "max-work = 0.001\n")
             _ = chmod(configuration, 0o600)
             try writeText(path, "own,\(Self.own(rounds: 5_000_000))\n")
-            let strict = try CLI.run(["check", path, "--iterations", "1000"], environment: ["CREDFILE_CONFIG": configuration])
+            let strict = try CLI.run(
+                ["check", path, "--iterations", "1000"], environment: ["CREDFILE_CONFIG": configuration])
             #expect((strict.stdout + strict.stderr).contains("(max-work 0.001 s)"), "\(strict.stdout)\(strict.stderr)")
         }
     }
@@ -263,7 +278,10 @@ struct CostLimitConfigurationTests {
         #expect(try CredFileConfiguration.none.hashPolicy(for: nil).costLimits == .standard)
     }
 
-    @Test(arguments: ["max-memory = 12X", "max-memory = 0", "max-memory = 2T", "max-memory = 512", "max-work = 0", "max-work = -1", "max-work = 1e3"])
+    @Test(arguments: [
+        "max-memory = 12X", "max-memory = 0", "max-memory = 2T", "max-memory = 512", "max-work = 0", "max-work = -1",
+        "max-work = 1e3",
+    ])
     func aBadValueNamesItsLine(_ line: String) {
         do {
             _ = try CredFileConfiguration(parsing: Array("# limits\n\(line)\n".utf8), source: "/etc/credfile.conf")

@@ -49,13 +49,18 @@ struct CryptSettingTests {
         Method(name: "yescrypt") { r in Array("$y$j7.$".utf8) + salt(&r, count: 0...30, from: alphabet) },
         Method(name: "gost-yescrypt") { r in Array("$gy$j7.$".utf8) + salt(&r, count: 0...30, from: alphabet) },
         Method(name: "scrypt $7$") { r in Array("$7$7/..../....".utf8) + salt(&r, count: 0...20, from: alphabet) },
-        Method(name: "sha1-crypt") { r in Array("$sha1$\(Int.random(in: 1...40, using: &r))$".utf8) + salt(&r, count: 1...64, from: alphabet) },
+        Method(name: "sha1-crypt") { r in
+            Array("$sha1$\(Int.random(in: 1...40, using: &r))$".utf8) + salt(&r, count: 1...64, from: alphabet)
+        },
         Method(name: "SunMD5") { r in
             Array((r.next() & 1 == 0 ? "$md5$" : "$md5,rounds=\(Int.random(in: 1...50, using: &r))$").utf8)
                 + salt(&r, count: 0...12, from: alphabet) + (r.next() & 1 == 0 ? [] : Array("$".utf8))
         },
         Method(name: "NT") { _ in Array("$3$".utf8) },
-        Method(name: "BSDi") { r in Array("_".utf8) + [random(&r), UInt8(ascii: "."), UInt8(ascii: "."), UInt8(ascii: ".")] + salt(&r, count: 4...4, from: alphabet) },
+        Method(name: "BSDi") { r in
+            Array("_".utf8) + [random(&r), UInt8(ascii: "."), UInt8(ascii: "."), UInt8(ascii: ".")]
+                + salt(&r, count: 4...4, from: alphabet)
+        },
         Method(name: "DES") { r in salt(&r, count: 2...2, from: alphabet) },
         // A setting longer than 13 characters asks for bigcrypt (libxcrypt's gensalt adds 12 dots).
         Method(name: "bigcrypt") { r in salt(&r, count: 2...2, from: alphabet) + Array("............".utf8) },
@@ -127,14 +132,20 @@ struct CryptSettingTests {
                 continue
             }
             checked += 1
-            let out = try #require(Self.crypt(pw, text), "\(method.name): accepted \(String(decoding: text, as: UTF8.self)), libxcrypt refuses it")
+            let out = try #require(
+                Self.crypt(pw, text),
+                "\(method.name): accepted \(String(decoding: text, as: UTF8.self)), libxcrypt refuses it")
             // (DES and bigcrypt write one 11-character block per 8 bytes of the password,
             // whatever the stored string's length: only the salt must come back.)
             let lengthFollowsThePassword = method.name == "DES" || method.name == "bigcrypt"
-            #expect(lengthFollowsThePassword || out.count == text.count, "\(method.name): \(String(decoding: text, as: UTF8.self)) → \(String(decoding: out, as: UTF8.self))")
+            #expect(
+                lengthFollowsThePassword || out.count == text.count,
+                "\(method.name): \(String(decoding: text, as: UTF8.self)) → \(String(decoding: out, as: UTF8.self))")
             // The setting part comes back as it was: the hash's characters are the only change.
             let settingLength = out.lastIndex(of: UInt8(ascii: "$")).map { $0 + 1 } ?? (method.name == "BSDi" ? 9 : 2)
-            #expect(out.prefix(settingLength) == text.prefix(settingLength), "\(method.name): \(String(decoding: text, as: UTF8.self))")
+            #expect(
+                out.prefix(settingLength) == text.prefix(settingLength),
+                "\(method.name): \(String(decoding: text, as: UTF8.self))")
         }
         #expect(checked >= 20, "\(method.name): too few mutations accepted to say anything")
     }
@@ -160,14 +171,16 @@ struct CryptSettingTests {
         #expect(accepted == written, "\(method.name): accepts \(accepted.count), libxcrypt writes \(written.count)")
         if method.name.hasPrefix("bcrypt") {
             // The salt's 22nd character: libxcrypt writes it canonical whatever the setting had.
-            let salts = Set(Self.alphabet.compactMap { c -> UInt8? in
-                Self.crypt(Array("pw".utf8), Array(setting.prefix(28)) + [c]).map { $0[28] }
-            })
-            let acceptedSalts = Set(Self.alphabet.filter { c in
-                var text = sample
-                text[28] = c
-                return Self.parsed(text) != nil
-            })
+            let salts = Set(
+                Self.alphabet.compactMap { c -> UInt8? in
+                    Self.crypt(Array("pw".utf8), Array(setting.prefix(28)) + [c]).map { $0[28] }
+                })
+            let acceptedSalts = Set(
+                Self.alphabet.filter { c in
+                    var text = sample
+                    text[28] = c
+                    return Self.parsed(text) != nil
+                })
             #expect(acceptedSalts == salts)
         }
     }

@@ -49,7 +49,9 @@ struct HashRegistryTests {
         // A family that yields must have someone after it to yield to.
         for (i, family) in Self.families.enumerated() where family.yieldsSharedPrefix {
             let prefixes = family.prefixes
-            let heir = Self.families[(i + 1)...].contains { later in prefixes.contains { p in later.prefixes.contains(where: p.overlaps) } }
+            let heir = Self.families[(i + 1)...].contains { later in
+                prefixes.contains { p in later.prefixes.contains(where: p.overlaps) }
+            }
             #expect(heir, "\(family.name) yields to no later family")
         }
     }
@@ -96,7 +98,9 @@ struct HashRegistryTests {
     @Test func theFuzzOracleKnowsEveryPrefix() {
         func oracleCovers(_ prefix: HashPrefix) -> Bool {
             if prefix.ignoresCase {
-                return Reference.peerSchemes.contains { PeerText.hasPrefixIgnoringCase(ArraySlice(prefix.text.utf8), $0) }
+                return Reference.peerSchemes.contains {
+                    PeerText.hasPrefixIgnoringCase(ArraySlice(prefix.text.utf8), $0)
+                }
             }
             return (Reference.ownPrefixes + Reference.peerPrefixes + Reference.werkzeugPrefixes).contains {
                 prefix.text.utf8.starts(with: $0.utf8)
@@ -109,10 +113,15 @@ struct HashRegistryTests {
         }
         let registered = Self.families.flatMap { $0.prefixes }
         for text in Reference.ownPrefixes + Reference.peerPrefixes + Reference.werkzeugPrefixes {
-            #expect(registered.contains { !$0.ignoresCase && $0.text.utf8.starts(with: text.utf8) }, "no family owns \(text)")
+            #expect(
+                registered.contains { !$0.ignoresCase && $0.text.utf8.starts(with: text.utf8) },
+                "no family owns \(text)")
         }
         for text in Reference.peerSchemes {
-            #expect(registered.contains { $0.ignoresCase && PeerText.hasPrefixIgnoringCase(ArraySlice($0.text.utf8), text) }, "no family owns \(text)")
+            #expect(
+                registered.contains {
+                    $0.ignoresCase && PeerText.hasPrefixIgnoringCase(ArraySlice($0.text.utf8), text)
+                }, "no family owns \(text)")
         }
     }
 
@@ -136,7 +145,8 @@ struct HashRegistryTests {
             for prefix in family.prefixes {
                 let found = entries.contains {
                     prefix.ignoresCase
-                        ? PeerText.hasPrefixIgnoringCase(ArraySlice($0.utf8), prefix.text) : $0.utf8.starts(with: prefix.text.utf8)
+                        ? PeerText.hasPrefixIgnoringCase(ArraySlice($0.utf8), prefix.text)
+                        : $0.utf8.starts(with: prefix.text.utf8)
                 }
                 #expect(found, "Fuzz/credfile.dict has no \(prefix) (\(family.name))")
             }
@@ -157,7 +167,9 @@ struct HashRegistryTests {
                 } else if text.hasPrefix("$") {
                     let id = String(text.dropFirst().prefix { $0 != "$" })
                     let ids = SecretSyntax.knownCryptIDs.filter { $0.hasPrefix(id) }
-                    #expect(text.hasSuffix("$") ? SecretSyntax.knownCryptIDs.contains(id) : !ids.isEmpty, "knownCryptIDs lacks \(id)")
+                    #expect(
+                        text.hasSuffix("$") ? SecretSyntax.knownCryptIDs.contains(id) : !ids.isEmpty,
+                        "knownCryptIDs lacks \(id)")
                 } else if text.hasSuffix("$") {
                     #expect(SecretSyntax.djangoHashers.contains(String(text.dropLast())), "djangoHashers lacks \(text)")
                 } else {

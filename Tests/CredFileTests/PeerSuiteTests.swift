@@ -138,7 +138,8 @@ struct PeerSuiteTests {
 
     /// Whether `store` grants `password` to the record's user.
     static func granted(_ record: Record, _ password: [UInt8], in store: CredentialStore) -> Bool {
-        let answer = try? store.verify(username: "u\(record.id)", password: Password(utf8: password), upgradeOnSuccess: false)
+        let answer = try? store.verify(
+            username: "u\(record.id)", password: Password(utf8: password), upgradeOnSuccess: false)
         return answer?.granted ?? false
     }
 
@@ -189,10 +190,13 @@ struct PeerSuiteTests {
 
     static func printTable(_ byFamily: [String: Counts], claimed: [String: Bool], heavyLeftOut: Int) {
         func cell(_ a: Int, _ b: Int) -> String { b == 0 ? "-" : "\(a)/\(b)" }
-        var lines = ["| family | correct granted | wrong denied | hash as password denied | malformed never granted | disputed granted |"]
+        var lines = [
+            "| family | correct granted | wrong denied | hash as password denied | malformed never granted | disputed granted |"
+        ]
         lines.append("| --- | --- | --- | --- | --- | --- |")
         var total = Counts()
-        for name in byFamily.keys.sorted(by: { (claimed[$0] == true ? 0 : 1, $0) < (claimed[$1] == true ? 0 : 1, $1) }) {
+        for name in byFamily.keys.sorted(by: { (claimed[$0] == true ? 0 : 1, $0) < (claimed[$1] == true ? 0 : 1, $1) })
+        {
             let c = byFamily[name]!
             total.add(c)
             let excused = c.excused > 0 ? " (\(c.excused) excused)" : ""

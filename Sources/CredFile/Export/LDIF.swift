@@ -70,7 +70,9 @@ public struct LDIFExport: Sendable {
     ///   - file: the credential file, parsed.
     ///   - policy: whose cost limits judge the hashes (SPEC §3.1): one too costly to
     ///     verify here is not handed to a directory either.
-    public func export(_ file: CredentialFile, policy: HashPolicy = .standard) -> (records: [Record], refusals: [Refusal]) {
+    public func export(_ file: CredentialFile, policy: HashPolicy = .standard) -> (
+        records: [Record], refusals: [Refusal]
+    ) {
         var records: [Record] = []
         var refusals: [Refusal] = []
         var seen = Set<[UInt8]>()
@@ -93,7 +95,8 @@ public struct LDIFExport: Sendable {
                 ldif += Self.attribute("cn", name)
                 ldif += Self.attribute("sn", name)
                 ldif += Self.attribute("userPassword", userPassword)
-                records.append(Record(line: line.number, username: name, dn: dn, userPassword: userPassword, ldif: ldif + "\n"))
+                records.append(
+                    Record(line: line.number, username: name, dn: dn, userPassword: userPassword, ldif: ldif + "\n"))
             }
         }
         let (kept, lookalikes) = Self.separatingLookalikes(records)
@@ -132,7 +135,9 @@ public struct LDIFExport: Sendable {
             refused.append(
                 Refusal(
                     line: record.line, username: record.username,
-                    reason: "its DN is the same to LDAP as line \(list)'s (uid ignores case, width and repeated spaces, RFC 4518)"))
+                    reason:
+                        "its DN is the same to LDAP as line \(list)'s (uid ignores case, width and repeated spaces, RFC 4518)"
+                ))
         }
         return (kept, refused)
     }
@@ -251,7 +256,8 @@ extension DjangoBcryptHash: LDAPUserPasswordConvertible {
     /// hashes a hex SHA-256 of the password first, which no directory does.
     func ldapUserPassword(secret: ArraySlice<UInt8>) -> Result<String, LDIFExport.Unexportable> {
         guard !prehashed else {
-            return .failure(LDIFExport.Unexportable(reason: "django bcrypt_sha256 hashes cannot be exported to OpenLDAP"))
+            return .failure(
+                LDIFExport.Unexportable(reason: "django bcrypt_sha256 hashes cannot be exported to OpenLDAP"))
         }
         return inner.ldapUserPassword(secret: secret)
     }
@@ -269,11 +275,12 @@ extension PeerPBKDF2Hash: LDAPUserPasswordConvertible {
                     reason: "\(scheme) salt is \(salt.count) bytes; OpenLDAP's pw-pbkdf2 needs exactly "
                         + "\(PasswordHash.ldapSaltCount) (set a new password with credfile passwd)"))
         }
-        let name = switch prf {
-        case .sha1: "SHA1"
-        case .sha256: "SHA256"
-        case .sha512: "SHA512"
-        }
+        let name =
+            switch prf {
+            case .sha1: "SHA1"
+            case .sha256: "SHA256"
+            case .sha512: "SHA512"
+            }
         return .success("{PBKDF2-\(name)}\(rounds)$\(AdaptedBase64.encode(salt))$\(AdaptedBase64.encode(checksum))")
     }
 }
@@ -286,7 +293,8 @@ extension DigestHash: LDAPUserPasswordConvertible {
         switch method {
         case .ldapSHA: .success("{SHA}" + LDIFExport.base64(stored))
         case .ldapSalted(_, let name): .success("{\(name)}" + LDIFExport.base64(stored + salt))
-        case .apr1, .django: .failure(LDIFExport.Unexportable(reason: "\(scheme) hashes cannot be exported to OpenLDAP"))
+        case .apr1, .django:
+            .failure(LDIFExport.Unexportable(reason: "\(scheme) hashes cannot be exported to OpenLDAP"))
         }
     }
 }

@@ -115,7 +115,8 @@ public enum MachineRate {
             var fastest = Double.infinity
             for _ in 0..<3 {
                 let start = Syscall.threadCPUSeconds()
-                _ = try? PBKDF2.deriveKey(.sha256, password: password, salt: salt, rounds: rounds, count: 32, using: implementation)
+                _ = try? PBKDF2.deriveKey(
+                    .sha256, password: password, salt: salt, rounds: rounds, count: 32, using: implementation)
                 fastest = min(fastest, max(Syscall.threadCPUSeconds() - start, 1e-6))
             }
             return Double(rounds) / fastest
@@ -172,7 +173,9 @@ extension HashPolicy {
 
     /// `secret` as this policy treats it: a hash over a cost limit is malformed.
     func judged(_ secret: StoredSecret) -> (secret: StoredSecret, tooCostly: TooCostly?) {
-        guard let hash = secret.knownHash, case .tooCostly(let why) = costVerdict(of: hash) else { return (secret, nil) }
+        guard let hash = secret.knownHash, case .tooCostly(let why) = costVerdict(of: hash) else {
+            return (secret, nil)
+        }
         return (.malformed(reason: why.description), why)
     }
 }

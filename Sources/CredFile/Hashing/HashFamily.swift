@@ -63,7 +63,8 @@ struct HashPrefix: Hashable, Sendable, CustomStringConvertible {
         let either = ignoresCase || other.ignoresCase
         func starts(_ a: HashPrefix, _ b: HashPrefix) -> Bool {
             either
-                ? PeerText.hasPrefixIgnoringCase(ArraySlice(a.text.utf8), b.text) : a.text.utf8.starts(with: b.text.utf8)
+                ? PeerText.hasPrefixIgnoringCase(ArraySlice(a.text.utf8), b.text)
+                : a.text.utf8.starts(with: b.text.utf8)
         }
         return starts(self, other) || starts(other, self)
     }

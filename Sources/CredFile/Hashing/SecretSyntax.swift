@@ -70,9 +70,10 @@ enum SecretSyntax {
         if secret.first == dollar {
             if secret.starts(with: "$pbkdf2".utf8) {
                 let variant = secret.dropFirst().prefix { $0 != dollar }
-                return .malformed(reason: variant.count > "pbkdf2".utf8.count && variant.endIndex < secret.endIndex
-                    ? "malformed pbkdf2 hash: unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)"
-                    : "malformed pbkdf2 hash: a pbkdf2 hash has the form $pbkdf2-sha256$rounds$salt$checksum")
+                return .malformed(
+                    reason: variant.count > "pbkdf2".utf8.count && variant.endIndex < secret.endIndex
+                        ? "malformed pbkdf2 hash: unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)"
+                        : "malformed pbkdf2 hash: a pbkdf2 hash has the form $pbkdf2-sha256$rounds$salt$checksum")
             }
             let id = secret.dropFirst().prefix(while: isSchemeByte)
             guard !id.isEmpty, id.endIndex < secret.endIndex, secret[id.endIndex] == dollar else {
@@ -141,7 +142,9 @@ enum SecretSyntax {
     /// treating a clean line as plaintext (false means surely plaintext).
     static func mayHaveHashSyntax(_ secret: UnsafeRawBufferPointer) -> Bool {
         guard let first = secret.first else { return false }
-        if first == lockMarker, secret.count > 1 { return mayHaveHashSyntax(UnsafeRawBufferPointer(rebasing: secret[1...])) }
+        if first == lockMarker, secret.count > 1 {
+            return mayHaveHashSyntax(UnsafeRawBufferPointer(rebasing: secret[1...]))
+        }
         return first == UInt8(ascii: "$") || first == UInt8(ascii: "{") || secret.contains(UInt8(ascii: "$"))
     }
 

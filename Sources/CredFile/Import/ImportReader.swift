@@ -129,7 +129,8 @@ public enum ImportReader {
         case .hashed:
             if let why = refusal(ofHash: fields) {
                 let wrapped = Array("{CRYPT}".utf8) + fields
-                let hint = fields.first == UInt8(ascii: "$") && refusal(ofHash: wrapped) == nil
+                let hint =
+                    fields.first == UInt8(ascii: "$") && refusal(ofHash: wrapped) == nil
                     ? " (credfile verifies it inside {CRYPT}: store {CRYPT} followed by the hash)" : ""
                 return .refuse(why + hint)
             }

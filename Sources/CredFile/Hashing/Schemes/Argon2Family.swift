@@ -91,8 +91,9 @@ enum DjangoArgon2Family: HashFamily {
 
     static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
         let phc = secret.dropFirst("argon2".utf8.count)
-        guard phc.starts(with: "$argon2id$".utf8) || phc.starts(with: "$argon2i$".utf8)
-            || phc.starts(with: "$argon2d$".utf8)
+        guard
+            phc.starts(with: "$argon2id$".utf8) || phc.starts(with: "$argon2i$".utf8)
+                || phc.starts(with: "$argon2d$".utf8)
         else { return .malformed(reason: "django argon2 hash does not hold a PHC argon2 string") }
         return Argon2Family.parsePHC(phc, origin: "django ")
     }

@@ -23,7 +23,8 @@ enum CryptSetting {
         }
         if text.first == UInt8(ascii: "$") {
             let id = String(decoding: text.dropFirst().prefix { $0 != UInt8(ascii: "$") }, as: UTF8.self)
-            return .failure(Failure("crypt method $\(SecretSyntax.knownCryptIDs.contains(id) ? id : "?")$ is not verified"))
+            return .failure(
+                Failure("crypt method $\(SecretSyntax.knownCryptIDs.contains(id) ? id : "?")$ is not verified"))
         }
         if text.first == UInt8(ascii: "_") { return bsdi(text.dropFirst()) }
         return des(text)
@@ -79,7 +80,8 @@ enum CryptSetting {
             return .failure(Failure("sha-crypt salt is not up to 16 bytes other than $ : and LF"))
         }
         guard salt.count <= 16, isCanonical(hash, count: hashCount, lastBelow: lastBelow) else {
-            return .failure(Failure("sha-crypt hash is not \(hashCount) characters of ./0-9A-Za-z as libxcrypt writes them"))
+            return .failure(
+                Failure("sha-crypt hash is not \(hashCount) characters of ./0-9A-Za-z as libxcrypt writes them"))
         }
         return .success(rounds)
     }
@@ -96,7 +98,8 @@ enum CryptSetting {
     }
 
     /// The salt (up to `maximum` bytes, none of them `$`, `:` or LF) and the hash after it.
-    private static func saltAndHash(_ rest: ArraySlice<UInt8>, maximum: Int) -> (ArraySlice<UInt8>, ArraySlice<UInt8>)? {
+    private static func saltAndHash(_ rest: ArraySlice<UInt8>, maximum: Int) -> (ArraySlice<UInt8>, ArraySlice<UInt8>)?
+    {
         guard let dollar = rest.firstIndex(of: UInt8(ascii: "$")) else { return nil }
         let salt = rest[..<dollar]
         guard salt.count <= maximum, !salt.contains(UInt8(ascii: ":")), !salt.contains(0x0A) else { return nil }

@@ -65,7 +65,8 @@ enum DjangoBcryptFamily: HashFamily {
             return .notThisFamily
         }
         let name = prehashed ? "bcrypt_sha256" : "bcrypt"
-        guard inner.starts(with: "$2a$".utf8) || inner.starts(with: "$2b$".utf8) || inner.starts(with: "$2y$".utf8) else {
+        guard inner.starts(with: "$2a$".utf8) || inner.starts(with: "$2b$".utf8) || inner.starts(with: "$2y$".utf8)
+        else {
             return .malformed(reason: "django \(name) hash does not hold a bcrypt string")
         }
         switch CryptFamily.parseCrypt(inner) {

@@ -34,14 +34,17 @@ struct PeerPBKDF2Hash: KnownHash, Equatable {
         checksumCount: Int? = nil
     ) -> HashParse {
         guard let rounds, PeerLimits.rounds.contains(rounds) else {
-            return .malformed(reason: "\(scheme): rounds must be a decimal number from 1 to 2147483647 without leading zeros")
+            return .malformed(
+                reason: "\(scheme): rounds must be a decimal number from 1 to 2147483647 without leading zeros")
         }
         guard let salt else { return .malformed(reason: "\(scheme): the salt is not in the peer's encoding") }
         guard salt.count <= PeerLimits.maximumSaltCount else {
             return .malformed(reason: "\(scheme): salt is longer than 1024 bytes")
         }
         guard let checksum, checksum.count == (checksumCount ?? prf.digestCount) else {
-            return .malformed(reason: "\(scheme): the checksum is not \(checksumCount ?? prf.digestCount) bytes in the peer's encoding")
+            return .malformed(
+                reason:
+                    "\(scheme): the checksum is not \(checksumCount ?? prf.digestCount) bytes in the peer's encoding")
         }
         return .hash(PeerPBKDF2Hash(scheme: scheme, prf: prf, rounds: rounds, salt: salt, checksum: checksum))
     }
@@ -101,7 +104,8 @@ enum LDAPPBKDF2Family: HashFamily {
         if prefix == "{PBKDF2}", rest.first == UInt8(ascii: "$") { return .notThisFamily }  // Dovecot's
         let f = PeerText.dollarFields(rest)
         guard f.count == 3 else {
-            return .malformed(reason: "\(scheme): expected \(prefix)rounds$salt$checksum (or Dovecot's {PBKDF2}$1$salt$rounds$hex)")
+            return .malformed(
+                reason: "\(scheme): expected \(prefix)rounds$salt$checksum (or Dovecot's {PBKDF2}$1$salt$rounds$hex)")
         }
         return PeerPBKDF2Hash.make(
             scheme, prf, rounds: PeerText.decimal(f[0], maximum: PeerLimits.maximumRounds),
@@ -135,7 +139,9 @@ enum DjangoPBKDF2Family: HashFamily {
     private static let variants: [(prefix: String, prf: PRF)] = [("pbkdf2_sha256$", .sha256), ("pbkdf2_sha1$", .sha1)]
 
     static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard let (prefix, prf) = variants.first(where: { secret.starts(with: $0.prefix.utf8) }) else { return .notThisFamily }
+        guard let (prefix, prf) = variants.first(where: { secret.starts(with: $0.prefix.utf8) }) else {
+            return .notThisFamily
+        }
         let scheme = "django " + prefix.dropLast()
         let f = PeerText.dollarFields(secret)
         guard f.count == 4, !f[2].isEmpty else {
@@ -157,7 +163,9 @@ enum WerkzeugPBKDF2Family: HashFamily {
     static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
         guard secret.contains(UInt8(ascii: "$")) else { return .notThisFamily }
         let f = PeerText.dollarFields(secret)
-        guard f.count == 3 else { return .malformed(reason: "werkzeug pbkdf2: expected pbkdf2:sha256:iterations$salt$hex") }
+        guard f.count == 3 else {
+            return .malformed(reason: "werkzeug pbkdf2: expected pbkdf2:sha256:iterations$salt$hex")
+        }
         let method = f[0].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
         let prfs: [String: PRF] = ["sha1": .sha1, "sha256": .sha256, "sha512": .sha512]
         guard method.count == 2 || method.count == 3,
@@ -183,7 +191,9 @@ enum MosquittoPBKDF2Family: HashFamily {
 
     static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
         let f = PeerText.dollarFields(secret)
-        guard f.count == 5, !f[2].isEmpty, f[2].allSatisfy({ (0x30...0x39).contains($0) }) else { return .notThisFamily }
+        guard f.count == 5, !f[2].isEmpty, f[2].allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return .notThisFamily
+        }
         return PeerPBKDF2Hash.make(
             "mosquitto pbkdf2-sha512", .sha512, rounds: PeerText.decimal(f[2], maximum: PeerLimits.maximumRounds),
             salt: PeerText.paddedBase64(f[3]), checksum: PeerText.paddedBase64(f[4]))
@@ -208,7 +218,9 @@ struct MosquittoSHA512Hash: KnownHash, Equatable {
     func verify(_ password: SecretBytes) throws -> Bool {
         let input = SecretBytes(count: password.count + salt.count) { out in
             password.withUnsafeBytes { out.copyMemory(from: $0) }
-            salt.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[password.count...]).copyMemory(from: $0) }
+            salt.withUnsafeBytes {
+                UnsafeMutableRawBufferPointer(rebasing: out[password.count...]).copyMemory(from: $0)
+            }
         }
         let digest = input.withUnsafeBytes { OpenSSL.digest(.sha512, $0) }
         return digest.withUnsafeBytes { d in checksum.withUnsafeBytes { OpenSSL.constantTimeEqual(d, $0) } }
