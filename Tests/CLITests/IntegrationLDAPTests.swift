@@ -37,9 +37,6 @@ import Glibc
             Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "ldapwhoami"))))
     func slapdBindsEveryUser() throws {
         try withSession { session in
-            let slapd = try ExternalTool.path("slapd")
-            let slapadd = try ExternalTool.path("slapadd")
-            let ldapwhoami = try ExternalTool.path("ldapwhoami")
             let file = try Integration.makeUserFile(in: session, users: Self.users)
             // One SHA-512 user too: {PBKDF2-SHA512}.
             try CredentialStore(path: file, policy: HashPolicy(algorithm: .sha512, rounds: Integration.rounds))
@@ -50,63 +47,18 @@ import Glibc
             #expect(export.stdout.contains("userPassword: {PBKDF2-SHA512}\(Integration.rounds)$"))
             #expect(export.stdout.contains("dn:: "), "the non-ASCII DN must be base64 (RFC 2849)")
 
-            let base = session.path("ldap")
-            mkdir(base, 0o755)
-            mkdir(base + "/db", 0o700)
-            let config = """
-                include /etc/ldap/schema/core.schema
-                include /etc/ldap/schema/cosine.schema
-                include /etc/ldap/schema/inetorgperson.schema
-                modulepath /usr/lib/ldap
-                moduleload back_mdb
-                moduleload pw-pbkdf2
-                pidfile \(base)/slapd.pid
-                database mdb
-                suffix "dc=example,dc=org"
-                rootdn "cn=admin,dc=example,dc=org"
-                directory \(base)/db
-
-                """
-            try session.write("ldap/slapd.conf", config)
-            let top = """
-                dn: dc=example,dc=org
-                objectClass: dcObject
-                objectClass: organization
-                dc: example
-                o: example
-
-                dn: ou=people,dc=example,dc=org
-                objectClass: organizationalUnit
-                ou: people
-
-
-                """
-            try session.write("ldap/all.ldif", top + export.stdout)
-            let added = try Integration.run(slapadd, ["-f", base + "/slapd.conf", "-l", base + "/all.ldif"], in: session)
-            try #require(added.status == 0, "slapadd: \(added)")
-            let port = try Integration.freePort()
-            // -d 0: stay in the foreground, so the test owns the PID.
-            let daemon = try Daemon(slapd, ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-f", base + "/slapd.conf"], logIn: session)
-            defer { daemon.stop() }
-            try Integration.waitForPort(port)
-            /// ldapwhoami's exit status, the password in a 0600 file (-y), not on argv.
-            func bind(_ dn: String, _ password: String) throws -> CLIResult {
-                let pwfile = session.path("ldap/pw")
-                unlink(pwfile)
-                try session.write("ldap/pw", password)
-                chmod(pwfile, 0o600)
-                return try Integration.run(ldapwhoami, ["-x", "-H", "ldap://127.0.0.1:\(port)/", "-D", dn, "-y", pwfile], in: session)
+            try Self.withSlapd(session, modules: ["pw-pbkdf2"], ldif: export.stdout) { bind in
+                for (user, password) in Self.users {
+                    let dn = try #require(Self.expectedDNs[user])
+                    let (good, wrong) = (try bind(dn, password), try bind(dn, password + "x"))
+                    #expect(good == 0, "\(user)")
+                    #expect(wrong == 49, "\(user)")
+                }
+                let carol = "uid=carol,ou=people,dc=example,dc=org"
+                let results = (try bind(carol, "Third-Pass-512!"), try bind(carol, "Alice-Pass-2026!"))
+                #expect(results.0 == 0 && results.1 == 49)
+                #expect(try bind("uid=mallory,ou=people,dc=example,dc=org", "Alice-Pass-2026!") == 49)
             }
-            for (user, password) in Self.users {
-                let dn = try #require(Self.expectedDNs[user])
-                let good = try bind(dn, password)
-                #expect(good.status == 0, "\(user): \(good)\n\(daemon.output)")
-                let wrong = try bind(dn, password + "x")
-                #expect(wrong.status == 49, "\(user): \(wrong)")
-            }
-            #expect(try bind("uid=carol,ou=people,dc=example,dc=org", "Third-Pass-512!").status == 0)
-            #expect(try bind("uid=carol,ou=people,dc=example,dc=org", "Alice-Pass-2026!").status == 49)
-            #expect(try bind("uid=mallory,ou=people,dc=example,dc=org", "Alice-Pass-2026!").status == 49)
         }
     }
 
@@ -117,9 +69,30 @@ import Glibc
         _ session: CLISession, modules: [String], ldif: String, _ body: ((String, String) throws -> Int32) throws -> Void
     ) throws {
         let slapd = try ExternalTool.path("slapd")
-        let slapadd = try ExternalTool.path("slapadd")
         let ldapwhoami = try ExternalTool.path("ldapwhoami")
-        let base = session.path("ldap")
+        let base = try Self.slapadd(session, folder: "ldap", modules: modules, ldif: ldif)
+        try #require(base.added.status == 0, "slapadd: \(base.added)")
+        let port = try Integration.freePort()
+        // -d 0: stay in the foreground, so the test owns the PID.
+        let daemon = try Daemon(slapd, ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-f", base.path + "/slapd.conf"], logIn: session)
+        defer { daemon.stop() }
+        try Integration.waitForPort(port)
+        try body { dn, password in
+            let pwfile = session.path("ldap/pw")
+            unlink(pwfile)
+            try session.write("ldap/pw", password)
+            chmod(pwfile, 0o600)
+            return try Integration.run(ldapwhoami, ["-x", "-H", "ldap://127.0.0.1:\(port)/", "-D", dn, "-y", pwfile], in: session).status
+        }
+    }
+
+    /// slapadd of the base entries and `ldif` into a fresh mdb database in `session`'s
+    /// `folder`, with `modules` loaded: the folder's path and slapadd's result.
+    static func slapadd(
+        _ session: CLISession, folder: String, modules: [String], ldif: String
+    ) throws -> (path: String, added: CLIResult) {
+        let base = session.path(folder)
+        _ = try Integration.run("/bin/rm", ["-rf", base], in: session)
         mkdir(base, 0o755)
         mkdir(base + "/db", 0o700)
         let config = """
@@ -136,21 +109,11 @@ import Glibc
             directory \(base)/db
 
             """
-        try session.write("ldap/slapd.conf", config)
-        try session.write("ldap/all.ldif", Self.baseEntries + ldif)
-        let added = try Integration.run(slapadd, ["-f", base + "/slapd.conf", "-l", base + "/all.ldif"], in: session)
-        try #require(added.status == 0, "slapadd: \(added)")
-        let port = try Integration.freePort()
-        let daemon = try Daemon(slapd, ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-f", base + "/slapd.conf"], logIn: session)
-        defer { daemon.stop() }
-        try Integration.waitForPort(port)
-        try body { dn, password in
-            let pwfile = session.path("ldap/pw")
-            unlink(pwfile)
-            try session.write("ldap/pw", password)
-            chmod(pwfile, 0o600)
-            return try Integration.run(ldapwhoami, ["-x", "-H", "ldap://127.0.0.1:\(port)/", "-D", dn, "-y", pwfile], in: session).status
-        }
+        try session.write("\(folder)/slapd.conf", config)
+        try session.write("\(folder)/all.ldif", Self.baseEntries + ldif)
+        let added = try Integration.run(
+            try ExternalTool.path("slapadd"), ["-f", base + "/slapd.conf", "-l", base + "/all.ldif"], in: session)
+        return (base, added)
     }
 
     static let baseEntries = """
@@ -250,24 +213,7 @@ import Glibc
                     LDIFExport.attribute("dn", "uid=" + LDIFExport.escapedRDNValue(name) + ",ou=people,dc=example,dc=org")
                         + "objectClass: inetOrgPerson\n" + LDIFExport.attribute("uid", name) + "cn: x\nsn: x\n\n"
                 }.joined()
-                let base = session.path("dn-check")
-                _ = try Integration.run("/bin/rm", ["-rf", base], in: session)
-                mkdir(base, 0o755)
-                mkdir(base + "/db", 0o700)
-                try session.write("dn-check/slapd.conf", """
-                    include /etc/ldap/schema/core.schema
-                    include /etc/ldap/schema/cosine.schema
-                    include /etc/ldap/schema/inetorgperson.schema
-                    modulepath /usr/lib/ldap
-                    moduleload back_mdb
-                    database mdb
-                    suffix "dc=example,dc=org"
-                    directory \(base)/db
-
-                    """)
-                try session.write("dn-check/all.ldif", Self.baseEntries + ldif)
-                let added = try Integration.run(
-                    try ExternalTool.path("slapadd"), ["-f", base + "/slapd.conf", "-l", base + "/all.ldif"], in: session)
+                let added = try Self.slapadd(session, folder: "dn-check", modules: [], ldif: ldif).added
                 #expect((added.status == 0) == (a == "alice"), "\(a) / \(b): \(added)")
             }
         }
