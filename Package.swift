@@ -30,6 +30,12 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
+        // ICU's common library, for RFC 4518's LDAP string preparation (export --to ldif).
+        .systemLibrary(
+            name: "CICU",
+            pkgConfig: "icu-uc",
+            providers: [.apt(["libicu-dev"])]
+        ),
         // GNU libmicrohttpd: the HTTP/1.1 server of `credfile serve` (SPEC §10), CLI only.
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -50,7 +56,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
-        .target(name: "CCredFile", dependencies: ["COpenSSL"]),
+        .target(name: "CCredFile", dependencies: ["COpenSSL", "CICU"]),
         // The built-in blocklist's generated data (Scripts/make-builtin-blocklist.sh), with
         // its provenance and licence: data only, kept apart from the code.
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),

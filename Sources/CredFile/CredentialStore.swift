@@ -24,7 +24,7 @@ public struct CredentialStore: Sendable {
     /// The rules a password chosen now must follow (SPEC §8): at least 15 characters, not on
     /// the built-in blocklist, not containing the username, `credfile` or the file's name.
     /// Applied by ``register(username:password:)-2jetq``, ``changePassword(username:to:)-23wqv`` and
-    /// ``importUsers(_:storage:jobs:)-2jjlu``; never to passwords already in the file.
+    /// ``importUsers(_:storage:jobs:existing:)-p7hf``; never to passwords already in the file.
     public var passwordPolicy: PasswordPolicy = .standard
     /// The guard of this store's logins (SPEC §9): when set, every ``authenticate(username:password:)-i2ow``
     /// and ``verify(username:password:upgradeOnSuccess:client:)-86r45`` (and their `async`
@@ -169,8 +169,14 @@ public struct CredentialStore: Sendable {
     func verifyUnguarded(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
         let (content, census) = try loginLookUp(named: username)
         // Classified once, here: the verifier judges the entry, the upgrade its secret.
+        // Judged by the policy's cost limits too: an entry over one is malformed, refused
+        // before any work (SPEC §3.1).
         let entry: Entry? =
-            if let content, case .entry(let entry) = LineClassifier.classify(content) { entry } else { nil }
+            if let content, case .entry(let entry) = LineClassifier.classify(content) {
+                entry.judged(by: policy)
+            } else {
+                nil
+            }
         let denial = try Verifier(policy: policy, census: census).denial(of: password, against: entry)
         let granted = denial == nil
         guard granted, upgradeOnSuccess, let content, let entry, policy.needsUpdate(entry.secret)
@@ -212,8 +218,8 @@ public struct CredentialStore: Sendable {
     }
 
     /// What a login needs of the file: the content of `username`'s first entry line
-    /// (NFC-compared) and the census of every entry (``LoginPlan``: every login costs
-    /// what the costliest entry costs). From the cache when the store has one (the
+    /// (NFC-compared) and the census of every entry within the policy's cost limits
+    /// (``LoginPlan``: every login costs what the costliest allowed entry costs). From the cache when the store has one (the
     /// census built once per file version), else from one pass over the whole file
     /// (``LineScanner/loginLookUp(named:inFileAt:pieceSize:)``; tests pass tiny `pieceSize`s).
     /// - Throws: ``CredFileError/Code/io`` when the file is missing or unreadable.
@@ -221,9 +227,9 @@ public struct CredentialStore: Sendable {
         let key = FileSyntax.nameKey(of: username)
         if let cache {
             let snapshot = try cache.snapshot(of: path)
-            return (snapshot.content(named: key), snapshot.census)
+            return (snapshot.content(named: key), snapshot.census(within: policy))
         }
-        let found = try LineScanner.loginLookUp(named: key, inFileAt: path, pieceSize: pieceSize)
+        let found = try LineScanner.loginLookUp(named: key, inFileAt: path, within: policy, pieceSize: pieceSize)
         return (found.content?[...], found.census)
     }
 
@@ -309,10 +315,18 @@ public struct CredentialStore: Sendable {
     }
 
     /// Adds or updates many users in one rewrite, all or nothing (like `chpasswd`).
-    /// Names and passwords are checked (passwords against ``passwordPolicy`` too), and the
-    /// hashes computed on `jobs` threads, before the lock is taken; under the lock the file
-    /// is indexed once (name → first entry), so the work grows with users + file size, not
-    /// users × file size.
+    /// Names and passwords are checked (passwords against ``passwordPolicy`` too, unless
+    /// they are `existing`), and the hashes computed on `jobs` threads, before the lock is
+    /// taken; under the lock the file is indexed once (name → first entry), so the work
+    /// grows with users + file size, not users × file size.
+    /// - Parameters:
+    ///   - users: the names and passwords, in input order.
+    ///   - storage: hashed under ``policy`` (the default) or the legacy plaintext form.
+    ///   - jobs: the threads that hash.
+    ///   - existing: the passwords are already in use (a legacy list being migrated,
+    ///     SPEC §5 `import --existing`): SPEC §8 judges passwords chosen now, so these are
+    ///     checked only as SPEC §2 checks any password (1–4,096 bytes, no NUL, CR or LF),
+    ///     as `chpasswd` takes them.
     /// - Returns: how many users were added and how many updated.
     /// - Throws: ``CredFileError/Code/usage`` for the first bad item, with its 0-based
     ///   index in ``CredFileError/item`` and the rule in ``CredFileError/refusal``
@@ -322,14 +336,14 @@ public struct CredentialStore: Sendable {
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func importUsers(
         _ users: [(username: String, password: Password)], storage: Storage = .hashed,
-        jobs: Int = ParallelHasher.defaultJobs
+        jobs: Int = ParallelHasher.defaultJobs, existing: Bool = false
     ) throws -> (added: Int, updated: Int) {
         var seen: [[UInt8]: Int] = [:]
         for (index, user) in users.enumerated() {
             do {
                 try Username.validate(user.username)
                 try PasswordRules.validate(user.password, plaintext: storage == .plaintext)
-                try passwordPolicy.validate(user.password, username: user.username, path: path)
+                if !existing { try passwordPolicy.validate(user.password, username: user.username, path: path) }
             } catch var error as CredFileError {
                 error.item = index
                 throw error
@@ -349,7 +363,7 @@ public struct CredentialStore: Sendable {
     }
 
     /// Adds or updates each user with its final secret text, in one rewrite under the lock,
-    /// all or nothing (shared by ``importUsers(_:storage:jobs:)`` and ``importHashes(_:)``).
+    /// all or nothing (shared by ``importUsers(_:storage:jobs:existing:)-p7hf`` and ``importHashes(_:)``).
     /// A failure carries the 0-based index of the user in ``CredFileError/item``.
     func storeSecrets(_ users: [(username: String, secret: String)]) throws -> (added: Int, updated: Int) {
         try rewrite(createIfMissing: true) { file in

@@ -102,14 +102,13 @@ import Glibc
                 entries += "dn: uid=u\(index),ou=people,dc=example,dc=org\nobjectClass: inetOrgPerson\nuid: u\(index)\n"
                 entries += "cn: u\(index)\nsn: u\(index)\nuserPassword: {ARGON2}\(hash)\n\n"
             }
-            let slapd = try Slapd(in: session, modules: ["argon2"], entries: entries)
-            defer { slapd.stop() }
-            func bind(_ index: Int, _ password: String) throws -> CLIResult {
-                try slapd.bind("uid=u\(index),ou=people,dc=example,dc=org", password)
-            }
-            for index in hashes.indices {
-                #expect(try bind(index, password).status == 0, "u\(index)\n\(slapd.output)")
-                #expect(try bind(index, password + "x").status == 49, "u\(index)")
+            try IntegrationLDAPTests.withSlapd(session, modules: ["argon2"], ldif: entries) { bind in
+                for index in hashes.indices {
+                    let dn = "uid=u\(index),ou=people,dc=example,dc=org"
+                    let (right, wrong) = (try bind(dn, password), try bind(dn, password + "x"))
+                    #expect(right == 0, "u\(index) with the right password")
+                    #expect(wrong == 49, "u\(index) with a wrong one")
+                }
             }
         }
     }
@@ -165,7 +164,7 @@ import Glibc
         }
     }
 
-    @Test("memory, time and lanes outside their ranges are usage errors, and the file is not touched")
+    @Test("memory, time and lanes outside their ranges (memory above max-memory too) are usage errors, and the file is not touched")
     func argon2OptionsOutsideTheirRanges() throws {
         try withSession { session in
             let input = Array((session.password("naranjo-en-flor-argon2") + "\n").utf8)
@@ -173,6 +172,8 @@ import Glibc
             for options in [
                 ["--memory", "7"], ["--memory", "1048577"], ["--time", "0"], ["--time", "11"], ["--lanes", "0"],
                 ["--lanes", "256"], ["--memory", "31", "--lanes", "4"],
+                // Above max-memory: its own new hashes would be too costly to verify.
+                ["--memory", "2048", "--max-memory", "1M"], ["--memory", "262145"],
             ] {
                 let result = try BuiltBinary.run(
                     ["add", file, "u", "--algorithm", "argon2id", "--config", "/dev/null"] + options, stdin: input,

@@ -22,10 +22,10 @@ struct TimingPlanTests {
         return hash.string
     }
 
-    /// The census of a file holding `secrets` as `user0,…`, `user1,…`.
-    static func census(_ secrets: [String]) -> CostCensus {
+    /// The census of a file holding `secrets` as `user0,…`, `user1,…`, under `policy`'s cost limits.
+    static func census(_ secrets: [String], within policy: HashPolicy = .standard) -> CostCensus {
         let text = secrets.enumerated().map { "user\($0.offset),\($0.element)\n" }.joined()
-        return Array(text.utf8).withUnsafeBytes { CostCensus(file: $0) }
+        return Array(text.utf8).withUnsafeBytes { CostCensus(file: $0, within: policy) }
     }
 
     /// Every class of `census` and the policy's own is stacked in `plan` or fits its host:
@@ -79,7 +79,7 @@ struct TimingPlanTests {
 
     @Test(arguments: planCases)
     func thePlanCostsTheCostliestEntryAndHoldsEveryClass(_ row: PlanCase) {
-        let census = Self.census(row.secrets)
+        let census = Self.census(row.secrets, within: row.policy)
         let plan = LoginPlan(census: census, policy: row.policy)
         if let host = row.host {
             #expect(plan.host.prf == host.prf && plan.host.rounds == host.rounds, "host \(plan.host)")
@@ -116,10 +116,10 @@ struct TimingPlanTests {
         #expect(census.pbkdf2Rounds == [.sha256: 5_000, .sha512: 2_000])
         #expect(census.schemes.keys.map(\.name) == ["bcrypt"])
         let commented = Array("#user,\(Self.own(.sha256, 9_000))\n,\(Self.own(.sha256, 8_000))\n".utf8)
-        #expect(commented.withUnsafeBytes { CostCensus(file: $0) }.pbkdf2Rounds.isEmpty)
+        #expect(commented.withUnsafeBytes { CostCensus(file: $0, within: .standard) }.pbkdf2Rounds.isEmpty)
         // A BOM, CRLF endings and a last line without one.
         let bom = Array("\u{FEFF}a,\(Self.own(.sha256, 3_000))\r\nb,\(Self.own(.sha512, 4_000))".utf8)
-        #expect(bom.withUnsafeBytes { CostCensus(file: $0) }.pbkdf2Rounds == [.sha256: 3_000, .sha512: 4_000])
+        #expect(bom.withUnsafeBytes { CostCensus(file: $0, within: .standard) }.pbkdf2Rounds == [.sha256: 3_000, .sha512: 4_000])
     }
 
     @Test(
@@ -139,11 +139,11 @@ struct TimingPlanTests {
             text += Array(line.utf8) + random.pick([[0x0A], [0x0D, 0x0A], [0x0D], [0x00, 0x0A]])
         }
         if random.chance(0.3) { text += Array("last,\(Self.own(.sha512, 5_000))".utf8) }
-        let fast = text.withUnsafeBytes { CostCensus(file: $0) }
+        let fast = text.withUnsafeBytes { CostCensus(file: $0, within: .standard) }
         // The naive reading: after a BOM, split at every LF by hand, a CR before an LF is the
         // ending's (a CR ending the file is not), a line with a name (not a comment)
         // counts its whole secret.
-        var naive = CostCensus()
+        var naive = CostCensus(within: .standard)
         var body = text[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         let lines = body.split(separator: 0x0A, omittingEmptySubsequences: false)
@@ -175,14 +175,47 @@ struct TimingPlanTests {
         }
     }
 
+    @Test(
+        "only entries within the cost limits count: too costly ones (work or memory) are refused like unknown names, so they must not raise every login's cost"
+    )
+    func theCensusLeavesOutTooCostlyEntries() throws {
+        var policy = try HashPolicy(rounds: 1_000)
+        try policy.costLimits.setMaximumWork(seconds: 0.001)  // ~14,000 rounds here; bcrypt 12 and 5,000,000 rounds far above
+        try policy.costLimits.setMaximumMemory(1 << 20)
+        let argon2 = { (memory: Int) in
+            "$argon2id$v=19$m=\(memory),t=1,p=1$\(Argon2PolicyLibraryTests.salt16)$\(Argon2PolicyLibraryTests.tag32)"
+        }
+        let secrets = [
+            Self.own(.sha256, 5_000_000), Self.own(.sha256, 1_000), Self.own(.sha256, 5_000_000), Self.own(.sha256, 2_000),
+            Self.own(.sha512, 3_000_000), Self.bcrypt5.replacingOccurrences(of: "$05$", with: "$12$"), argon2(2_048),
+            argon2(64),
+        ]
+        for census in [Self.census(secrets, within: policy), Self.census(secrets.reversed(), within: policy)] {
+            #expect(census.pbkdf2Rounds == [.sha256: 2_000])
+            #expect(census.schemes.keys.map(\.name) == ["argon2id"])
+            #expect(census.schemes.values.map { $0.estimatedMemory } == [64 * 1024], "the m=64 one, not m=2048")
+        }
+        // The one-shot pass and the caching store's census say the same.
+        let directory = try TemporaryDirectory.make(prefix: "census-limits")
+        defer { directory.remove() }
+        let path = directory.file("users.txt")
+        try writeBytes(path, Array(secrets.enumerated().map { "user\($0.offset),\($0.element)\n" }.joined().utf8))
+        for caching in [false, true] {
+            let store = CredentialStore(path: path, policy: policy, caching: caching)
+            let census = try store.loginLookUp(named: "user0").1
+            #expect(census.pbkdf2Rounds == [.sha256: 2_000], "caching \(caching)")
+            #expect(census.schemes.keys.map(\.name) == ["argon2id"], "caching \(caching)")
+        }
+    }
+
     @Test("a census is bounded: the cheapest scheme classes are dropped and their work remembered")
     func theCensusIsBounded() {
         // sha256-crypt with 1,000…1,011 rounds: twelve classes of one scheme.
-        var census = CostCensus()
+        var census = CostCensus(within: .standard)
         for extra in 0..<12 {
             guard
                 case .peer(let peer) = SecretSyntax.classify(
-                    ArraySlice("$5$rounds=\(1000 + extra)$saltsalt$\(String(repeating: "a", count: 43))".utf8))
+                    ArraySlice("$5$rounds=\(1000 + extra)$saltsalt$\(String(repeating: "a", count: 42)).".utf8))
             else { Issue.record("sha256-crypt did not parse"); return }
             census.add(peer.hash)
         }
@@ -200,7 +233,7 @@ struct TimingPlanTests {
     {
         let text = secrets.enumerated().map { "user\($0.offset),\($0.element)\n" }.joined()
         let bytes = Array(text.utf8)
-        let census = bytes.withUnsafeBytes { CostCensus(file: $0) }
+        let census = bytes.withUnsafeBytes { CostCensus(file: $0, within: .standard) }
         let file = CredentialFile(bytes: bytes)
         let meter = WorkMeter()
         let verifier = Verifier(policy: policy, census: census, meter: meter)
@@ -300,7 +333,7 @@ struct TimingPlanTests {
         let secrets = [mine, Self.bcrypt5, argon2, "password"]
         let text = secrets.enumerated().map { "user\($0.offset),\($0.element)\n" }.joined()
         let bytes = Array(text.utf8)
-        let verifier = Verifier(policy: policy, census: bytes.withUnsafeBytes { CostCensus(file: $0) })
+        let verifier = Verifier(policy: policy, census: bytes.withUnsafeBytes { CostCensus(file: $0, within: .standard) })
         let file = CredentialFile(bytes: bytes)
         for index in secrets.indices {
             let entry = file.firstEntry(named: "user\(index)")?.entry

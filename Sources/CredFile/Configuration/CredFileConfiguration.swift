@@ -145,8 +145,8 @@ public struct CredFileConfiguration: Sendable {
     /// The value of `setting` for `file` (the last one, for a repeatable setting).
     public func value(of setting: Setting, for file: String?) -> SettingValue? { values(for: file)[setting]?.last }
 
-    /// The hash policy for `file`: `iterations`, `algorithm`, `memory`, `time` and
-    /// `lanes`, else the defaults.
+    /// The hash policy for `file`: `iterations`, `algorithm`, `memory`, `time`,
+    /// `lanes`, `max-work` and `max-memory`, else the defaults.
     /// - Throws: ``CredFileError/Code/usage`` when the policy is outside its ranges.
     public func hashPolicy(for file: String?) throws -> HashPolicy {
         let values = values(for: file)

@@ -28,10 +28,11 @@ public struct Argon2Parameters: Equatable, Sendable, CustomStringConvertible {
     public static let owasp = Argon2Parameters(unchecked: 19_456, 2, 1)
     /// The lanes accepted.
     public static let lanesRange = 1...255
-    /// The passes accepted (the most a hash credfile verifies may ask).
-    public static let timeRange = 1...PeerLimits.maximumArgon2Time
-    /// The largest memory accepted, in KiB (the most a hash credfile verifies may ask).
-    public static let maximumMemoryKiB = PeerLimits.maximumArgon2MemoryKiB
+    /// The passes a policy may set (what a hash may hold is the cost limits' business).
+    public static let timeRange = 1...10
+    /// The most memory a policy may set, in KiB: 1 GiB (within ``CostLimits/memoryRange``;
+    /// `max-memory` must also allow it, see ``HashPolicy/init(reading:)``).
+    public static let maximumMemoryKiB = 1 << 20
 
     /// Parameters checked against the ranges above.
     /// - Throws: ``CredFileError/Code/usage`` naming the parameter that is out of range.
@@ -90,8 +91,8 @@ public struct HashPolicy: Equatable, Sendable {
         public var description: String { rawValue }
     }
 
-    /// Rounds accepted in a hash string: 1…50,000,000. More is refused as malformed,
-    /// so a hostile line cannot hang a login.
+    /// Rounds a policy may set for new hashes: 1…50,000,000. (A hash string may hold
+    /// more; what one costs is judged by ``costLimits``.)
     public static let roundsRange = 1...50_000_000
     /// Django 6.0's default, twice OWASP's floor.
     public static let defaultRounds = 1_200_000
@@ -112,6 +113,9 @@ public struct HashPolicy: Equatable, Sendable {
     public private(set) var minimumRounds: Int
     /// The parameters of new hashes when the algorithm is argon2id.
     public var argon2: Argon2Parameters
+    /// How much one login may cost (SPEC §3.1: `max-work`, `max-memory`); an entry over a
+    /// limit is malformed ("too costly") under this policy.
+    public var costLimits: CostLimits = .standard
 
     /// Creates a policy.
     /// - Throws: ``CredFileError/Code/usage`` when `rounds` is outside ``roundsRange``.
@@ -234,8 +238,7 @@ public struct HashPolicy: Equatable, Sendable {
     var argon2DummyHash: Argon2Hash {
         Argon2Hash(
             variant: .argon2id, version: 0x13, memoryKiB: argon2.memoryKiB, iterations: argon2.time,
-            lanes: argon2.lanes, salt: Self.dummySalt, tag: [UInt8](repeating: 0, count: Self.argon2TagCount),
-            origin: "")
+            lanes: argon2.lanes, salt: Self.dummySalt, tag: [UInt8](repeating: 0, count: Self.argon2TagCount))
     }
 
     /// A fixed salt for dummy hashes; their results are thrown away.
@@ -277,6 +280,8 @@ extension StoredSecret {
         case .plaintext:
             StorageSummary(scheme: "plaintext", unsupportedScheme: nil, cost: nil, isWeak: false)
         case .pbkdf2(let hash): hash.header.storage(under: policy)
+        case .peer(let peer) where policy.costVerdict(of: peer.hash) != .within:  // SPEC §3.1: too costly
+            StoredSecret.malformed(reason: "").storage(under: policy)
         case .peer(let peer):
             StorageSummary(
                 scheme: peer.hash.scheme, unsupportedScheme: nil, cost: peer.hash.cost, isWeak: policy.isWeak(self))
@@ -319,7 +324,10 @@ extension HashPolicy {
 extension PasswordHash.Header {
     /// How a hash with this header is stored, judged under `policy`.
     func storage(under policy: HashPolicy) -> StorageSummary {
-        StorageSummary(scheme: algorithm.identifier, unsupportedScheme: nil, cost: rounds, isWeak: policy.isWeak(self))
+        if policy.costVerdict(of: self) != .within {  // SPEC §3.1: too costly, so malformed
+            return StoredSecret.malformed(reason: "").storage(under: policy)
+        }
+        return StorageSummary(scheme: algorithm.identifier, unsupportedScheme: nil, cost: rounds, isWeak: policy.isWeak(self))
     }
 }
 

@@ -86,7 +86,7 @@ struct LoginPlan: Sendable {
         var census = census
         switch policy.dummyCost {
         case .pbkdf2(let prf, let rounds): census.addPBKDF2(prf, rounds: rounds)
-        case .scheme: census.add(policy.argon2DummyHash)
+        case .scheme: census.count(policy.argon2DummyHash)
         }
         /// A class the plan must place: stacked, host, or absorbed with `margin`.
         struct Candidate {
@@ -144,7 +144,9 @@ enum VerificationCost: Equatable, Sendable {
 
     /// The cost of verifying `hash`.
     init(_ hash: any KnownHash) {
-        if let pbkdf2 = hash as? PeerPBKDF2Hash {
+        if let own = hash as? PasswordHash {
+            self = .pbkdf2(own.algorithm.prf, rounds: own.rounds)
+        } else if let pbkdf2 = hash as? PeerPBKDF2Hash {
             let blocks = (pbkdf2.checksum.count + pbkdf2.prf.digestCount - 1) / pbkdf2.prf.digestCount
             self = .pbkdf2(pbkdf2.prf, rounds: pbkdf2.rounds * max(blocks, 1))
         } else {
@@ -162,10 +164,13 @@ struct SchemeClass: Hashable, Sendable {
     let work: Double
 }
 
-/// The cost classes of a file version's entries (``LoginPlan``): the most PBKDF2 rounds
-/// per PRF, and the costliest classes of other schemes with one hash of each to run as
-/// its dummy. Bounded whatever the file: at most ``keptSchemes`` scheme classes are
-/// kept, and the work of the costliest one dropped is remembered (the plan absorbs it).
+/// The cost classes of a file version's allowed entries (``LoginPlan``): the most PBKDF2
+/// rounds per PRF, and the costliest classes of other schemes with one hash of each to
+/// run as its dummy. Only hashes within the policy's cost limits count (SPEC §3.1): one
+/// over a limit is malformed, "too costly", refused before any work like an unknown
+/// name, so it must not raise every login's cost. Bounded whatever the file: at most
+/// ``keptSchemes`` scheme classes are kept, and the work of the costliest one dropped is
+/// remembered (the plan absorbs it).
 struct CostCensus: Sendable {
     /// The scheme classes kept (the costliest ones).
     static let keptSchemes = 8
@@ -178,21 +183,37 @@ struct CostCensus: Sendable {
     /// class not in ``schemes`` costs at most this.
     private(set) var droppedWork: Double = 0
 
-    /// An empty census.
-    init() {}
+    /// The policy whose cost limits judge the entries (the plan is made under it too).
+    let policy: HashPolicy
+    /// Per PRF, the fewest rounds (× blocks) of credfile's own format seen over the cost
+    /// limits: the verdict grows with the rounds, so a line with at least as many is over
+    /// them too, and is not validated again.
+    var tooCostlyRounds: [PRF: Int] = [:]
 
-    /// Counts a stored secret: a hash that can verify; nothing else (plaintext,
-    /// malformed, unsupported and locked entries are checked as unknown names).
+    /// An empty census of entries judged by `policy`'s cost limits.
+    init(within policy: HashPolicy) {
+        self.policy = policy
+    }
+
+    /// Counts a stored secret: a hash that can verify within the cost limits; nothing else
+    /// (plaintext, malformed, too costly, unsupported and locked entries are checked as
+    /// unknown names).
     mutating func add(_ secret: StoredSecret) {
         switch secret {
-        case .pbkdf2(let hash): addPBKDF2(hash.algorithm.prf, rounds: hash.rounds)
+        case .pbkdf2(let hash): add(hash)
         case .peer(let peer): add(peer.hash)
         case .plaintext, .unsupportedHash, .malformed, .locked: break
         }
     }
 
-    /// Counts a hash of another program (or the policy's argon2id).
+    /// Counts a hash (another program's, or credfile's own) when it is within the cost limits.
     mutating func add(_ hash: any KnownHash) {
+        guard policy.costVerdict(of: hash) == .within else { return }
+        count(hash)
+    }
+
+    /// Counts a hash without judging it (the policy's own argon2id dummy).
+    mutating func count(_ hash: any KnownHash) {
         switch VerificationCost(hash) {
         case .pbkdf2(let prf, let rounds): addPBKDF2(prf, rounds: rounds)
         case .scheme(let key):

@@ -23,14 +23,25 @@ extension Argon2Hash {
             iterations: UInt32(parameters.time), lanes: UInt32(parameters.lanes), count: HashPolicy.argon2TagCount)
         self.init(
             variant: .argon2id, version: 0x13, memoryKiB: parameters.memoryKiB, iterations: parameters.time,
-            lanes: parameters.lanes, salt: salt, tag: tag.withUnsafeBytes { Array($0) }, origin: "")
+            lanes: parameters.lanes, salt: salt, tag: tag.withUnsafeBytes { Array($0) })
     }
 
-    /// The PHC string (`$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`, salt and hash in
-    /// standard base64 without padding), as the `argon2` CLI and argon2-cffi write it.
-    var phcString: String {
-        let version = version == 0x10 ? "" : "v=\(version)$"
-        return "$\(variant.rawValue)$\(version)m=\(memoryKiB),t=\(iterations),p=\(lanes)$"
+    /// A hash from its parts, its PHC string (`$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`,
+    /// salt and hash in standard base64 without padding) written as the `argon2` CLI and
+    /// argon2-cffi write it.
+    init(
+        variant: Argon2Library.Variant, version: UInt32, memoryKiB: Int, iterations: Int, lanes: Int, salt: [UInt8],
+        tag: [UInt8]
+    ) {
+        let versionField = version == 0x10 ? "" : "v=\(version)$"
+        let text =
+            "$\(variant.rawValue)$\(versionField)m=\(memoryKiB),t=\(iterations),p=\(lanes)$"
             + Base64Core.standard(salt, padded: false) + "$" + Base64Core.standard(tag, padded: false)
+        self.init(
+            variant: variant, version: version, memoryKiB: memoryKiB, iterations: iterations, lanes: lanes, salt: salt,
+            tag: tag, phc: Array(text.utf8), origin: "")
     }
+
+    /// The PHC string, as the file stores it.
+    var phcString: String { String(decoding: phc, as: UTF8.self) }
 }

@@ -29,6 +29,17 @@ enum Syscall {
         }
     }
 
+    /// The CPU time the calling thread has used, in seconds (its share of the machine
+    /// only: time spent preempted by other processes does not count): what a login's
+    /// measured padding counts (``Verifier``) and ``MachineRate`` measures by.
+    ///
+    /// The corresponding C function is `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
+    static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
     /// ``retrying(_:)`` for a wrapper named `name`: the fault hook first, then a failure
     /// other than `EINTR` becomes a ``SyscallError``.
     @discardableResult
@@ -37,18 +48,6 @@ enum Syscall {
         let result = retrying(body)
         if result == -1 { throw SyscallError(name: name, errno: errno) }
         return result
-    }
-
-    /// The CPU time, user and system, the calling thread has used so far, in seconds:
-    /// what a login's measured padding counts (``Verifier``), since the wall clock also
-    /// counts the time other processes held the CPU.
-    ///
-    /// The corresponding C function is `clock_gettime` with `CLOCK_THREAD_CPUTIME_ID`.
-    static func threadCPUSeconds() -> Double {
-        var time = timespec()
-        // Cannot fail for the calling thread's own clock with a valid pointer.
-        _ = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// The corresponding C function is `open`. `name` tells the writer's `open` of the

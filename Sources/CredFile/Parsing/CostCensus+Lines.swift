@@ -1,7 +1,8 @@
 extension CostCensus {
-    /// The census of every entry of a file's bytes (what a caching store keeps per file version).
-    init(file: UnsafeRawBufferPointer) {
-        self.init()
+    /// The census of every entry of a file's bytes, judged by `policy`'s cost limits
+    /// (what a caching store keeps per file version).
+    init(file: UnsafeRawBufferPointer, within policy: HashPolicy) {
+        self.init(within: policy)
         addEntries(inLines: UnsafeRawBufferPointer(rebasing: file[FileSyntax.firstLineStart(file)...]))
     }
 
@@ -42,9 +43,15 @@ extension CostCensus {
     mutating func addSecret(_ secret: UnsafeRawBufferPointer) {
         guard !secret.isEmpty, SecretSyntax.mayHaveHashSyntax(secret) else { return }  // plaintext
         if let (prf, rounds) = Self.ownHeaderRounds(secret) {
-            // Not more than seen: nothing to learn, and no need to validate.
-            guard rounds > pbkdf2Rounds[prf] ?? 0 else { return }
-            if let valid = try? PasswordHash.validate(secret) { addPBKDF2(prf, rounds: valid.header.rounds) }
+            // Not more than seen, or as many as seen too costly: nothing to learn, and no
+            // need to validate.
+            guard rounds > pbkdf2Rounds[prf] ?? 0, rounds < tooCostlyRounds[prf] ?? .max else { return }
+            guard let valid = try? PasswordHash.validate(secret) else { return }
+            guard policy.costVerdict(of: valid.header) == .within else {
+                tooCostlyRounds[prf] = min(tooCostlyRounds[prf] ?? .max, valid.header.rounds)
+                return
+            }
+            addPBKDF2(prf, rounds: valid.header.rounds)
             return
         }
         add(SecretSyntax.classify(ArraySlice(secret)))

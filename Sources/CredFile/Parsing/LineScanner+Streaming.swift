@@ -17,19 +17,19 @@ extension LineScanner {
     }
 
     /// What a login needs of the file at `path`, from one pass over all of it: the content
-    /// of the first entry line of `key` (NFC bytes), and the census of every entry
-    /// (``LoginPlan``). The pass never stops early, and every line's name is compared with
+    /// of the first entry line of `key` (NFC bytes), and the census of every entry within
+    /// `policy`'s cost limits (``LoginPlan``). The pass never stops early, and every line's name is compared with
     /// the key, found or not, so finding a name on the first line takes as long as
     /// finding none. (Not `memmem` for the key, as ``firstEntry(named:in:)`` does: its
     /// cost follows how much of `LF name ,` the file's lines share, ±7 % of a login on a
     /// 100 MB file between names of one shape; a comparison per line costs about the same
     /// for every name.)
     /// - Throws: ``CredFileError/Code/io`` when the file is missing or unreadable.
-    static func loginLookUp(named key: [UInt8], inFileAt path: String, pieceSize: Int) throws -> (
-        content: [UInt8]?, census: CostCensus
-    ) {
+    static func loginLookUp(named key: [UInt8], inFileAt path: String, within policy: HashPolicy, pieceSize: Int)
+        throws -> (content: [UInt8]?, census: CostCensus)
+    {
         var found: [UInt8]?
-        var census = CostCensus()
+        var census = CostCensus(within: policy)
         try scanWholeLines(inFileAt: path, pieceSize: pieceSize) { lines in
             census.addEntries(inLines: lines) { name, content in
                 // Compared on every line, found or not: a name found early must not finish sooner.
