@@ -1,3 +1,4 @@
+internal import CCredFile
 internal import CSQLite
 
 #if canImport(Glibc)
@@ -55,13 +56,36 @@ final class SQLiteConnection {
     /// not writable). The corresponding C function is `sqlite3_db_readonly`.
     var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
-    /// Keeps the `-wal` and `-shm` files when the last connection closes, so that a
-    /// caller who may write them but not create files in their directory can still
-    /// use the database. The corresponding C function is `sqlite3_file_control` with
-    /// `SQLITE_FCNTL_PERSIST_WAL`.
-    func keepWriteAheadLogFiles() {
-        var on: Int32 = 1
-        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+    /// Leaves the write-ahead log as it is when this connection closes, even as the
+    /// last one: SQLite would checkpoint it then (and delete or truncate it), which costs
+    /// `fdatasync`s. The `-wal` and `-shm` files stay, so a caller who may write them
+    /// never needs to create files in their directory. The corresponding C function is
+    /// `sqlite3_db_config` with `SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE` (called through
+    /// `credfile_sqlite_db_config_flag`: Swift cannot call a variadic C function).
+    func leaveLogOnClose() throws(SQLiteError) {
+        var state: Int32 = 0
+        let status = credfile_sqlite_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &state)
+        guard status == SQLITE_OK else { throw Self.error(of: handle, status) }
+        guard state == 1 else { throw SQLiteError(code: SQLITE_MISUSE, message: "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE did not take") }
+    }
+
+    /// After each commit that leaves `pages` frames or more in the write-ahead log,
+    /// copies the whole log into the database and truncates the log to zero bytes (a
+    /// `TRUNCATE` checkpoint, which waits as a write does: the busy timeout), in place of
+    /// SQLite's automatic checkpoint (`PASSIVE`, at 1000 pages). A checkpoint that fails
+    /// (busy past the timeout, an I/O error) is left to the next commit, as SQLite leaves
+    /// its own; the commit stands either way. The corresponding C functions are
+    /// `sqlite3_wal_hook` and `sqlite3_wal_checkpoint_v2`.
+    func emptyLog(atPages pages: Int32) {
+        precondition(pages > 0)
+        let hook: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32 = {
+            limit, db, name, frames in
+            if frames >= Int32(Int(bitPattern: limit)) {
+                _ = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+            }
+            return SQLITE_OK
+        }
+        _ = sqlite3_wal_hook(handle, hook, UnsafeMutableRawPointer(bitPattern: Int(pages)))
     }
 
     /// Runs statements that return no rows (pragmas, schema, `BEGIN`, `COMMIT`).
