@@ -30,6 +30,18 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
+        // GNU libmicrohttpd: the HTTP/1.1 server of `credfile serve` (SPEC §10), CLI only.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // libsystemd: socket activation and readiness for `credfile serve`, CLI only.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // SQLite, for the guard database of SPEC §9 (failures per name, shared by every
         // process that checks logins against one credential file).
         .systemLibrary(
@@ -45,7 +57,7 @@ let package = Package(
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),
         .target(
             name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "CredFileBlocklist"]),
-        .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile"]),
+        .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile", "CMicroHTTPD", "CSystemd"]),
         // An example server-side client of the library (public names only), and the
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
         .executableTarget(

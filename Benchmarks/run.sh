@@ -3,7 +3,8 @@
 # by side in one run; nothing is asserted). BENCH_QUICK=1 for a short run; name
 # sections to run only those: pbkdf2 files scale upgrade timing apps guard. The pbkdf2 section
 # runs Benchmarks/pbkdf2-limits.sh (the C loops against OpenSSL's bulk rate, on this CPU
-# and with OpenSSL's SHA extensions masked) on the objects built here.
+# and with OpenSSL's SHA extensions masked) on the objects built here. `serve` runs
+# Benchmarks/serve.py instead (credfile serve beside nginx and Caddy; as root).
 #
 # credfile is built as the .deb ships it (Scripts/deb.sh, README "Install"): with the
 # Swift standard library linked in, which starts in ~7 ms where the dynamically linked
@@ -13,8 +14,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 static=(-c release --static-swift-stdlib --scratch-path .build/release-static)
 swift build "${static[@]}" --product credfile 2>&1 | tail -1
+bin="$(swift build "${static[@]}" --show-bin-path)/credfile"
+if [ "${1:-}" = serve ]; then exec python3 Benchmarks/serve.py "$bin"; fi
 swift build -c release --product credfile-server-example 2>&1 | tail -1
 # The peers' venv (Scripts/setup.sh test) where there is one: bench.py's bcrypt row needs pyca/bcrypt.
 python=.build/peers-venv/bin/python3
 [ -x "$python" ] || python=python3
-exec "$python" Benchmarks/bench.py "$(swift build "${static[@]}" --show-bin-path)/credfile" "$@"
+exec "$python" Benchmarks/bench.py "$bin" "$@"

@@ -20,6 +20,8 @@ let package = Package(
         .executableTarget(name: "FuzzSecret", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
         .executableTarget(
             name: "FuzzConfiguration", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
+        .executableTarget(
+            name: "FuzzServeRequests", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
     ],
     swiftLanguageModes: [.v6]
 )

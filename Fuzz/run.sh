@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs credfile's libFuzzer targets.
 #
-#   Fuzz/run.sh TARGET SECONDS [--asan|--no-asan]   fuzz one target (FuzzParser, FuzzHash, FuzzStore, FuzzLoginRequests, FuzzImport, FuzzSecret, FuzzConfiguration)
+#   Fuzz/run.sh TARGET SECONDS [--asan|--no-asan]   fuzz one target (FuzzParser, FuzzHash, FuzzStore, FuzzLoginRequests, FuzzImport, FuzzSecret, FuzzConfiguration, FuzzServeRequests)
 #   Fuzz/run.sh all SECONDS [--asan|--no-asan]      fuzz every target, one after the other
 #   Fuzz/run.sh TARGET minimize FILE [--asan|--no-asan]   shrink a crash input (-minimize_crash=1)
 #
@@ -16,7 +16,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-targets=(FuzzParser FuzzHash FuzzStore FuzzLoginRequests FuzzImport FuzzSecret FuzzConfiguration)
+targets=(FuzzParser FuzzHash FuzzStore FuzzLoginRequests FuzzImport FuzzSecret FuzzConfiguration FuzzServeRequests)
 
 usage() {
     sed -n '3,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2

@@ -41,7 +41,7 @@ test_packages=(
     argon2                                      # the argon2 CLI (peer hashes)
     pamtester libpam0g-dev libpam-modules gcc   # Linux-PAM with pam_exec; gcc builds the PAM harness
     nginx libnginx-mod-http-auth-pam            # nginx + PAM module
-    caddy                                       # Caddy's forward_auth in front of serve
+    caddy wrk                                   # Caddy's forward_auth in front of serve; wrk for its benchmark
     dovecot-core                                # Dovecot 2.3 (checkpassword, doveadm pw)
     slapd slapd-contrib ldap-utils              # OpenLDAP with pw-pbkdf2, ldapwhoami
     squid                                       # Squid and its helper protocol

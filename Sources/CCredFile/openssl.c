@@ -5,6 +5,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <openssl/opensslv.h>
 #include <limits.h>
@@ -53,6 +54,19 @@ int credfile_digest(int digest, const void *data, size_t count, void *out, size_
     if (outCount < (size_t)EVP_MD_get_size(md)) return 0;
     unsigned int written = 0;
     if (EVP_Digest(count ? data : empty, count, (unsigned char *)out, &written, md, NULL) != 1) return 0;
+    return (int)written;
+}
+
+int credfile_hmac_sha256(const void *key, size_t keyCount, const void *data, size_t count,
+                         void *out, size_t outCount) {
+    static const char empty[1] = {0};
+    if (out == NULL || outCount < 32 || keyCount > INT_MAX) return 0;
+    if ((key == NULL && keyCount) || (data == NULL && count)) return 0;
+    unsigned int written = 0;
+    if (HMAC(EVP_sha256(), keyCount ? key : empty, (int)keyCount, count ? data : (const void *)empty, count,
+             (unsigned char *)out, &written) == NULL) {
+        return 0;
+    }
     return (int)written;
 }
 

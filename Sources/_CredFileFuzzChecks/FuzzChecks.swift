@@ -15,7 +15,7 @@ public struct FuzzFailure: Error, CustomStringConvertible {
 /// The fuzz targets' checks, one entry point per target.
 public enum FuzzChecks {
     /// The fuzz targets, by the name of their folder under `Fuzz/Corpus/`.
-    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzLoginRequests", "FuzzImport", "FuzzSecret", "FuzzConfiguration"]
+    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzLoginRequests", "FuzzImport", "FuzzSecret", "FuzzConfiguration", "FuzzServeRequests"]
 
     /// Runs the check of `target` (one of ``targets``) on one input.
     /// - Parameter storeDirectory: where FuzzStore keeps its file (default: one
@@ -29,6 +29,7 @@ public enum FuzzChecks {
         case "FuzzImport": try importReaders(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
         case "FuzzSecret": try secret(input)
         case "FuzzConfiguration": try configuration(input)
+        case "FuzzServeRequests": try serveRequests(input)
         default: throw FuzzFailure(description: "no fuzz target named \(target)")
         }
     }

@@ -178,7 +178,7 @@ enum CredFileCLI {
     /// unset: the file is read whole and checked first, so nothing runs on half of it. A
     /// key of an option this command does not take is ignored (`upgrade = yes` does not
     /// break `list`); the `[FILE]` sections apply to commands that take a FILE.
-    private static func configure(_ invocation: inout Invocation, for command: Command, environment: [String: String]) throws {
+    static func configure(_ invocation: inout Invocation, for command: Command, environment: [String: String]) throws {
         let configuration = try CredFileConfiguration.load(path: invocation.configPath, environment: environment)
         let file = command.takesFile ? invocation.positionals.first : nil
         for (setting, values) in configuration.values(for: file) where command.accepts(setting) && invocation.values[setting.name] == nil {

@@ -215,6 +215,19 @@ extension Command {
                 """,
             run: { try $0.helper() }),
         Command(
+            "serve", arguments: [.file],
+            options: [.listen, .socketMode, .socketGroup, .listenPublic, .realm, .cacheSeconds, .trustedProxy] + Setting.guardKeys,
+            summary: "an HTTP login service for nginx auth_request, Caddy forward_auth, Traefik",
+            details: """
+                Answers forward-authentication requests (nginx auth_request, Caddy forward_auth, \
+                Traefik ForwardAuth): 200 with X-Credfile-User for a good Authorization: Basic \
+                login, 401 with the Basic challenge for every denial, 503 when FILE cannot be read. \
+                Listens on each --listen, or on the sockets systemd passes; hashes on its own \
+                threads; keeps good logins for --cache-seconds as HMACs, never passwords. SIGHUP \
+                re-reads the configuration, SIGTERM answers the requests in flight and exits 0.
+                """,
+            run: { try $0.serve() }),
+        Command(
             "failures", arguments: [.file, .optionalUser],
             options: [.reset] + Setting.guardKeys,
             summary: "the names with recorded login failures; --reset clears them",

@@ -160,6 +160,19 @@ struct Invocation {
     var log: GuardLog { text(.log).flatMap(GuardLog.init) ?? .syslog }
     var generateMan: Bool { flag(.generateMan) }
     var generateCompletion: Shell? { text(.generateCompletion).flatMap(Shell.init) }
+    /// `serve --listen ADDRESS` (repeatable).
+    var listen: [String] { texts(.listen) }
+    /// `serve --socket-mode MODE`.
+    var socketMode: Int? { number(.socketMode) }
+    /// `serve --socket-group GROUP`.
+    var socketGroup: String? { text(.socketGroup) }
+    var listenPublic: Bool { flag(.listenPublic) }
+    /// `serve --realm TEXT`.
+    var realm: String? { text(.realm) }
+    /// `serve --cache-seconds N`.
+    var cacheSeconds: Int? { number(.cacheSeconds) }
+    /// `serve --trusted-proxy CIDR` (repeatable).
+    var trustedProxies: [String] { texts(.trustedProxy) }
 
     /// The password policy the options describe (SPEC §8); blocklist files are opened here.
     func passwordPolicy() throws -> PasswordPolicy {

@@ -80,6 +80,11 @@ int credfile_pbkdf2_arguments_ok(int digest, const void *password, size_t passwo
 /// digest's 16, 20, 32 or 64). Returns the digest's length, or 0 on failure.
 int credfile_digest(int digest, const void *data, size_t count, void *out, size_t outCount);
 
+/// HMAC-SHA-256 of `count` bytes under a `keyCount`-byte key into `out`, which holds
+/// `outCount` bytes (at least 32). Returns 32, or 0 on failure.
+int credfile_hmac_sha256(const void *key, size_t keyCount, const void *data, size_t count,
+                         void *out, size_t outCount);
+
 /// Fills `out` with `count` cryptographically secure random bytes. Returns 1 on success.
 int credfile_random_bytes(void *out, size_t count);
 

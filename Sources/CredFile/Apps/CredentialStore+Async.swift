@@ -113,6 +113,20 @@ extension CredentialStore {
     }
 }
 
+extension CredentialStore {
+    /// Runs `work` on the library's hashing threads (one per core, the ones the `async`
+    /// forms use) and returns at once: for a server with an event loop of its own (such as
+    /// `credfile serve` on libmicrohttpd) that must not hash on its loop's threads and
+    /// does not run Swift concurrency. `work` calls the blocking forms (``verify(username:password:upgradeOnSuccess:)-22xbo``)
+    /// and hands its answer back to the loop itself. Jobs start in submission order.
+    public static func runOnHashingThreads(_ work: @escaping @Sendable () -> Void) {
+        HashingThreads.shared.submit(work)
+    }
+
+    /// How many hashing threads ``runOnHashingThreads(_:)`` runs on.
+    public static var hashingThreadCount: Int { HashingThreads.shared.threadCount }
+}
+
 /// One user of an import, as a Sendable value (tuples of a `String` and a `Password` are
 /// not `Sendable` as a closure capture).
 private struct UserToImport: Sendable {

@@ -66,6 +66,9 @@ final class HashingThreads: Sendable {
         }
     }
 
+    /// Runs `work` on a pool thread, in submission order, and returns at once.
+    func submit(_ work: @escaping @Sendable () -> Void) { submit(Job(run: work)) }
+
     private func submit(_ job: Job) {
         guard startedThreads.load(ordering: .acquiring) > 0 else { return DispatchQueue.global().async { job.run() } }
         queue.withLock { $0.jobs.append(job) }

@@ -211,6 +211,36 @@ extension Setting {
         "target-ms", .wholeNumber(1...600_000), placeholder: "N", summary: "the time per login to fit, in milliseconds",
         default: "250")
 
+    // MARK: The keys of `serve` (SPEC §10)
+
+    /// `serve --listen ADDRESS`, repeatable.
+    public static let listen = Setting(
+        "listen", .text, placeholder: "ADDRESS",
+        summary: "answer on unix:PATH, HOST:PORT or [IPv6]:PORT (loopback unless --listen-public); may be repeated; without it, on the sockets systemd passes",
+        repeatable: true)
+    /// `serve --socket-mode MODE`.
+    public static let socketMode = Setting(
+        "socket-mode", .fileMode, placeholder: "MODE", summary: "the mode of a unix socket that serve makes", default: "0660")
+    /// `serve --socket-group GROUP`.
+    public static let socketGroup = Setting(
+        "socket-group", .text, placeholder: "GROUP",
+        summary: "the group of a unix socket that serve makes (a name or a number), such as www-data for nginx")
+    /// `serve --listen-public`.
+    public static let listenPublic = Setting(
+        "listen-public", .flag, summary: "allow --listen on a TCP address that is not loopback")
+    /// `serve --realm TEXT`.
+    public static let realm = Setting(
+        "realm", .text, placeholder: "TEXT", summary: "the realm of the Basic challenge of a 401", default: "credfile")
+    /// `serve --cache-seconds N`.
+    public static let cacheSeconds = Setting(
+        "cache-seconds", .wholeNumber(0...86_400), placeholder: "N",
+        summary: "answer a good login again for N seconds without a new hash (0: no cache)", default: "300")
+    /// `serve --trusted-proxy CIDR`, repeatable.
+    public static let trustedProxy = Setting(
+        "trusted-proxy", .text, placeholder: "CIDR",
+        summary: "also believe X-Real-IP and X-Forwarded-For from peers in CIDR (unix sockets and loopback always); may be repeated",
+        repeatable: true)
+
     // MARK: The guard of logins (SPEC §9)
 
     /// `--state FILE`: the guard database.
@@ -250,5 +280,6 @@ extension Setting {
     public static let keys: [Setting] = [
         iterations, algorithm, lockTimeout, minimumLength, blocklist,
         plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
+        listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
     ] + guardKeys
 }

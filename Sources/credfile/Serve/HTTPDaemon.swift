@@ -1,0 +1,265 @@
+// The only file that imports libmicrohttpd: `credfile serve`'s HTTP/1.1 (SPEC §10).
+// libmicrohttpd parses the requests and writes the answers on its own pool of threads;
+// a login that needs a PBKDF2 suspends its connection (MHD_suspend_connection), is
+// checked on the library's hashing threads, and resumes it (MHD_resume_connection),
+// so no thread of libmicrohttpd ever hashes.
+import CMicroHTTPD
+import CredFile
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One libmicrohttpd daemon answering on one listening socket.
+final class HTTPDaemon {
+    private let daemon: OpaquePointer
+    private let context: Context
+    private let contextPointer: UnsafeMutableRawPointer
+
+    /// What the callbacks share, passed to libmicrohttpd as their `cls`.
+    final class Context: @unchecked Sendable {  // its mutable state is behind mutexes and atomics
+        let service: LoginService
+        let isUnixSocket: Bool
+        /// Requests between their first call and their completion (SIGTERM waits for them).
+        let active = Atomic<Int>(0)
+        /// The peer address of each open TCP connection. libmicrohttpd tells the address
+        /// to the accept-policy callback and the connection to the notify callback, which
+        /// it calls next on the same thread for the same accept (new_connection_prepare_
+        /// then new_connection_process_ in daemon.c, 0.9.75); its one call that gives both,
+        /// MHD_get_connection_info, is variadic, which Swift cannot call.
+        let accepted = Mutex<[pthread_t: IPAddress]>([:])
+        let peers = Mutex<[UInt: IPAddress]>([:])
+
+        init(service: LoginService, isUnixSocket: Bool) {
+            self.service = service
+            self.isUnixSocket = isUnixSocket
+        }
+    }
+
+    /// One request's state between libmicrohttpd's calls: the answer, once known.
+    private final class RequestState: Sendable {
+        let answer = Mutex<ServeAnswer?>(nil)
+    }
+
+    /// Starts answering on `listener` (a listening socket this daemon now owns).
+    /// - Throws: ``CredFileError/Code/io`` when libmicrohttpd cannot start.
+    init(listener: Listener, service: LoginService) throws {
+        let limits = service.limits
+        let context = Context(service: service, isUnixSocket: listener.isUnixSocket)
+        let contextPointer = Unmanaged.passRetained(context).toOpaque()
+        let completed:
+            @convention(c) (
+                UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                MHD_RequestTerminationCode
+            ) -> Void = { cls, _, requestContext, _ in
+                guard let cls, let requestContext, let state = requestContext.pointee else { return }
+                Unmanaged<RequestState>.fromOpaque(state).release()
+                requestContext.pointee = nil
+                Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue().active.subtract(1, ordering: .releasing)
+            }
+        let acceptPolicy: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<sockaddr>?, socklen_t) -> MHD_Result =
+            {
+                cls, address, length in
+                guard let cls else { return .NO }
+                let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+                let peer = address.flatMap { Listener.ipAddress(of: $0, length: length) }
+                context.accepted.withLock { $0[pthread_self()] = peer }
+                return .YES
+            }
+        let notifyConnection:
+            @convention(c) (
+                UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                MHD_ConnectionNotificationCode
+            ) -> Void = { cls, connection, _, code in
+                guard let cls, let connection else { return }
+                let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+                let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+                if code == .CONNECTION_NOTIFY_STARTED {
+                    let peer = context.accepted.withLock { $0.removeValue(forKey: pthread_self()) }
+                    context.peers.withLock { $0[key] = peer }
+                } else {
+                    context.peers.withLock { _ = $0.removeValue(forKey: key) }
+                }
+            }
+        var options: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(listener.fd), ptr_value: nil),
+            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: limits.connectionThreads, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: limits.connections, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limits.connectionMemory, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: limits.idleSeconds, ptr_value: nil),
+            MHD_OptionItem(
+                option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: contextPointer),
+        ]
+        if !listener.isUnixSocket {
+            options.append(
+                MHD_OptionItem(
+                    option: .NOTIFY_CONNECTION, value: unsafeBitCast(notifyConnection, to: Int.self),
+                    ptr_value: contextPointer))
+        }
+        options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+        // MHD_USE_ERROR_LOG: libmicrohttpd's own messages go to standard error, as ours do
+        // (its logger callback takes a va_list, which Swift cannot receive).
+        let flags =
+            MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+        let started = options.withUnsafeMutableBufferPointer { items in
+            withVaList([
+                Int32(bitPattern: MHD_OPTION.ARRAY.rawValue), items.baseAddress!,
+                Int32(bitPattern: MHD_OPTION.END.rawValue),
+            ]) {
+                MHD_start_daemon_va(
+                    flags, 0, listener.isUnixSocket ? nil : acceptPolicy, contextPointer, Self.handle, contextPointer,
+                    $0)
+            }
+        }
+        guard let started else {
+            Unmanaged<Context>.fromOpaque(contextPointer).release()
+            throw CredFileError(.io, "libmicrohttpd could not start on \(listener.name)")
+        }
+        daemon = started
+        self.context = context
+        self.contextPointer = contextPointer
+    }
+
+    /// Stops accepting connections (SIGTERM's first step); those open are still answered.
+    func quiesce() {
+        let fd = MHD_quiesce_daemon(daemon)
+        if fd >= 0 { close(fd) }
+    }
+
+    /// Requests between their first call and their answer.
+    var activeRequests: Int { context.active.load(ordering: .acquiring) }
+
+    /// Closes every connection and stops the threads. Call it only when no request is
+    /// suspended (``activeRequests`` is 0, or the drain timed out and the process exits).
+    func stop() {
+        MHD_stop_daemon(daemon)
+        Unmanaged<Context>.fromOpaque(contextPointer).release()
+    }
+
+    // MARK: The request handler
+
+    /// libmicrohttpd's access handler: called when a request's head is read, again for
+    /// each piece of its body, and again after a resume. The first call decides or
+    /// suspends; a later call with the answer known queues it.
+    private static let handle: MHD_AccessHandlerCallback = {
+        cls, connection, _, _, _, _, uploadCount, requestContext in
+        guard let cls, let connection, let requestContext, let uploadCount else { return .NO }
+        let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+        if let existing = requestContext.pointee {
+            if uploadCount.pointee > 0 {
+                uploadCount.pointee = 0  // a body is read and dropped (its size was checked)
+                return .YES
+            }
+            let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+            guard let answer = state.answer.withLock({ $0 }) else { return .YES }
+            return respond(connection, answer, realm: context.service.generation.challenge)
+        }
+        let state = RequestState()
+        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        context.active.add(1, ordering: .relaxed)
+        let request = readRequest(connection, context)
+        switch context.service.decide(request) {
+        case .answer(let answer):
+            state.answer.withLock { $0 = answer }
+            logUnavailable(answer)
+            return respond(connection, answer, realm: context.service.generation.challenge)
+        case .check(let job):
+            // Suspended before the job is queued, so its resume always comes after.
+            MHD_suspend_connection(connection)
+            let handle = UnsafeSendable(connection)
+            context.service.start(job) { answer in
+                state.answer.withLock { $0 = answer }
+                logUnavailable(answer)
+                MHD_resume_connection(handle.value)
+            }
+            return .YES
+        }
+    }
+
+    private static func logUnavailable(_ answer: ServeAnswer) {
+        if case .unavailable(let reason) = answer { ServeLog.limited("answered 503: \(reason)") }
+    }
+
+    /// The headers `serve` reads, in one pass over them.
+    private static func readRequest(_ connection: OpaquePointer, _ context: Context) -> ServeRequest {
+        let peer: ForwardedClient.Peer
+        if context.isUnixSocket {
+            peer = .unixSocket
+        } else {
+            let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+            // An address libmicrohttpd did not show us is nobody's: never trusted.
+            peer = .address(context.peers.withLock { $0[key] } ?? IPAddress(bytes: [0, 0, 0, 0])!)
+        }
+        var request = ServeRequest(peer: peer)
+        withUnsafeMutablePointer(to: &request) { pointer in
+            _ = MHD_get_connection_values_n(
+                connection, .HEADER_KIND,
+                { cls, _, key, keyCount, value, valueCount in
+                    guard let cls, let key else { return .YES }
+                    let request = cls.assumingMemoryBound(to: ServeRequest.self)
+                    let name = UnsafeRawBufferPointer(start: key, count: keyCount)
+                    let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: valueCount)) } ?? []
+                    if headerName(name, is: "authorization") {
+                        if request.pointee.authorization != nil { request.pointee.repeatedAuthorization = true }
+                        request.pointee.authorization = bytes
+                    } else if headerName(name, is: "x-real-ip") {
+                        request.pointee.realIP = bytes
+                    } else if headerName(name, is: "x-forwarded-for") {
+                        request.pointee.forwardedFor =
+                            request.pointee.forwardedFor.map { $0 + Array(",".utf8) + bytes } ?? bytes
+                    } else if headerName(name, is: "content-length") {
+                        let digits = String(decoding: bytes, as: UTF8.self)
+                        request.pointee.bodyCount = UInt64(digits) ?? UInt64.max
+                    } else if headerName(name, is: "transfer-encoding") {
+                        request.pointee.bodyCount = UInt64.max  // chunked: no size known; refused
+                    }
+                    return .YES
+                }, pointer)
+        }
+        return request
+    }
+
+    /// Queues the answer: an empty body, `Cache-Control: no-store` (a login's answer must
+    /// not be kept by a proxy), and the answer's own header.
+    private static func respond(_ connection: OpaquePointer, _ answer: ServeAnswer, realm challenge: String)
+        -> MHD_Result
+    {
+        guard let response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) else { return .NO }
+        defer { MHD_destroy_response(response) }
+        _ = MHD_add_response_header(response, "Cache-Control", "no-store")
+        let status: UInt32
+        switch answer {
+        case .granted(let user):
+            status = UInt32(MHD_HTTP_OK)
+            guard MHD_add_response_header(response, "X-Credfile-User", user) == .YES else { return .NO }
+        case .denied:
+            status = UInt32(MHD_HTTP_UNAUTHORIZED)
+            _ = MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, challenge)
+        case .unavailable:
+            status = UInt32(MHD_HTTP_SERVICE_UNAVAILABLE)
+            _ = MHD_add_response_header(response, "Retry-After", "1")
+        case .tooLarge:
+            status = UInt32(MHD_HTTP_CONTENT_TOO_LARGE)
+        }
+        return MHD_queue_response(connection, status, response)
+    }
+}
+
+/// Whether an HTTP header name is `lowercase` (names are case-insensitive).
+private func headerName(_ name: UnsafeRawBufferPointer, is lowercase: StaticString) -> Bool {
+    let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+    guard name.count == expected.count else { return false }
+    for (byte, wanted) in zip(name, expected) {
+        let folded: UInt8 = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+        if folded != wanted { return false }
+    }
+    return true
+}
+
+/// A value handed to another thread that Swift cannot see is safe to send: a
+/// libmicrohttpd connection, which MHD_resume_connection may be given from any thread.
+struct UnsafeSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,218 @@
+import CredFileTestSupport
+import Foundation
+import Testing
+import _CredFileFuzzChecks
+
+@testable import CredFile
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The web servers in front of `credfile serve` (SPEC §10), each run from the recipe the
+/// repository ships (`Examples/nginx/`, `Examples/caddy/`) with only its paths and port
+/// changed: nginx with `auth_request`, its workers as www-data reaching a unix socket of
+/// group www-data, and Caddy 2.6 with `forward_auth`, run as the caddy user.
+@Suite(.serialized) struct IntegrationServeProxyTests {
+    typealias Serve = IntegrationServeTests
+
+    /// The text of a shipped example.
+    static func example(_ path: String) throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return try String(contentsOfFile: root.appendingPathComponent("Examples/" + path).path, encoding: .utf8)
+    }
+
+    /// A web root with a public page and a private one, readable by the servers' users.
+    static func webRoot(_ session: CLISession) throws -> String {
+        for folder in ["html", "html/private"] { mkdir(session.path(folder), 0o755) }
+        try session.write("html/index.html", "public page\n")
+        try session.write("html/private/index.html", "private page\n")
+        for page in ["html/index.html", "html/private/index.html"] { chmod(session.path(page), 0o644) }
+        return session.path("html")
+    }
+
+    /// nginx from `Examples/nginx/credfile-serve.conf`, workers as www-data, on `port`.
+    static func startNginx(_ session: CLISession, port: Int, socket: String) throws -> Daemon {
+        let nginx = try ExternalTool.path("nginx")
+        let root = try webRoot(session)
+        let prefix = session.path("nginx")
+        for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
+        let site = try example("nginx/credfile-serve.conf")
+            .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
+            .replacingOccurrences(of: "root /var/www/html;", with: "root \(root);")
+            .replacingOccurrences(of: "unix:/run/credfile/web.sock", with: "unix:\(socket)")
+        try #require(site.contains(socket) && site.contains("\(port)"), "the example's lines to adapt changed")
+        try session.write("nginx/site.conf", site)
+        try session.write(
+            "nginx/nginx.conf",
+            """
+            user www-data www-data;
+            worker_processes 2;
+            daemon off;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/logs/error.log;
+            events { worker_connections 512; }
+            http {
+                access_log off;
+                client_body_temp_path \(prefix)/tmp/body;
+                proxy_temp_path \(prefix)/tmp/proxy;
+                fastcgi_temp_path \(prefix)/tmp/fastcgi;
+                uwsgi_temp_path \(prefix)/tmp/uwsgi;
+                scgi_temp_path \(prefix)/tmp/scgi;
+                include \(prefix)/site.conf;
+            }
+
+            """)
+        let daemon = try Daemon(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], logIn: session)
+        try Integration.waitForPort(port, of: daemon)
+        return daemon
+    }
+
+    /// The unix socket `serve` answers nginx on: group www-data, mode 0660 (the default).
+    static func startServe(_ session: CLISession, file: String, _ extra: [String] = []) throws -> (
+        Serve.Service, String
+    ) {
+        let socket = session.path("web.sock")
+        return (
+            try Serve.Service(session, file: file, listen: "unix:" + socket, ["--socket-group", "www-data"] + extra),
+            socket
+        )
+    }
+
+    @Test(
+        "nginx auth_request (workers as www-data) → serve on a www-data unix socket: 200 and the user, 401 with the challenge",
+        .enabled(if: ExternalTool.runnable("nginx", "curl"), Comment(rawValue: ExternalTool.skipNote("nginx", "curl"))))
+    func nginx() throws {
+        try withSession { session in
+            let file = try Serve.users(session)
+            let (service, socket) = try Self.startServe(session, file: file)
+            var info = stat()
+            #expect(lstat(socket, &info) == 0 && info.st_mode & 0o7777 == 0o660, "the default mode is not 0660")
+            #expect(info.st_gid == getgrnam("www-data")?.pointee.gr_gid)
+            let port = try Integration.freePort()
+            let nginx = try Self.startNginx(session, port: port, socket: socket)
+            defer { nginx.stop() }
+            let url = "http://127.0.0.1:\(port)/private/"
+            let good = try Serve.ask(session, url, user: Serve.alice)
+            #expect(good.status == "200", "\(good.headers)\n\(service.log)\n\(session.text("nginx/logs/error.log"))")
+            #expect(
+                good.header("X-Credfile-User") == "alice", "auth_request_set did not carry the user: \(good.headers)")
+            let jose = try Serve.ask(session, url, user: Serve.jose)
+            #expect(jose.status == "200", "\(jose.headers)")
+            for (name, answer) in [
+                ("wrong password", try Serve.ask(session, url, user: (Serve.alice.0, "Naranjo-en-flor-2027"))),
+                ("unknown user", try Serve.ask(session, url, user: ("mallory", Serve.alice.1))),
+                ("no credentials", try Serve.ask(session, url)),
+            ] {
+                #expect(answer.status == "401", "\(name): \(answer.headers)")
+                #expect(
+                    answer.header("WWW-Authenticate") == #"Basic realm="credfile", charset="UTF-8""#,
+                    "\(name): \(answer.headers)")
+            }
+            #expect(
+                try Serve.ask(session, "http://127.0.0.1:\(port)/").status == "200", "the public page needs no login")
+        }
+    }
+
+    @Test(
+        "Caddy 2.6 forward_auth (as the caddy user) → serve: 200 with X-Credfile-User copied, 401 with the challenge",
+        .enabled(
+            if: ExternalTool.runnable("caddy", "curl", "setpriv"),
+            Comment(rawValue: ExternalTool.skipNote("caddy", "curl", "setpriv"))))
+    func caddy() throws {
+        try withSession { session in
+            let caddy = try ExternalTool.path("caddy")
+            let setpriv = try ExternalTool.path("setpriv")
+            let file = try Serve.users(session)
+            let (service, socket) = try Self.startServe(session, file: file)
+            let root = try Self.webRoot(session)
+            let port = try Integration.freePort()
+            let home = session.path("caddy-home")
+            mkdir(home, 0o755)
+            chown(home, getpwnam("caddy")?.pointee.pw_uid ?? 0, getgrnam("caddy")?.pointee.gr_gid ?? 0)
+            let site = try Self.example("caddy/Caddyfile")
+                .replacingOccurrences(of: ":80 {", with: "http://127.0.0.1:\(port) {")
+                .replacingOccurrences(of: "root * /var/www/html", with: "root * \(root)")
+                .replacingOccurrences(of: "unix//run/credfile/web.sock", with: "unix/\(socket)")
+                // Shows the test what forward_auth copied onto the request (applied as the answer is written).
+                .replacingOccurrences(
+                    of: "\tfile_server\n",
+                    with:
+                        "\theader /private/* {\n\t\tX-Seen-User {http.request.header.X-Credfile-User}\n\t\tdefer\n\t}\n\tfile_server\n"
+                )
+            try #require(
+                site.contains(socket) && site.contains("\(port)") && site.contains("X-Seen-User"),
+                "the example's lines to adapt changed")
+            let config = try session.write("Caddyfile", "{\n\tadmin off\n}\n\n" + site)
+            chmod(config, 0o644)
+            let daemon = try Daemon(
+                setpriv,
+                [
+                    "--reuid=caddy", "--regid=caddy", "--groups=www-data", "--", caddy, "run", "--config", config,
+                    "--adapter", "caddyfile",
+                ],
+                logIn: session,
+                environment: ["HOME": home, "XDG_DATA_HOME": home, "XDG_CONFIG_HOME": home, "PATH": "/usr/bin:/bin"])
+            defer { daemon.stop() }
+            try Integration.waitForPort(port, of: daemon)
+            let url = "http://127.0.0.1:\(port)/private/"
+            let good = try Serve.ask(session, url, user: Serve.alice)
+            #expect(good.status == "200", "\(good.headers)\n\(service.log)\n\(daemon.output)")
+            #expect(good.header("X-Seen-User") == "alice", "copy_headers did not carry the user: \(good.headers)")
+            let jose = try Serve.ask(session, url, user: Serve.jose)
+            #expect(jose.status == "200", "\(jose.headers)")
+            let wrong = try Serve.ask(session, url, user: (Serve.alice.0, "Naranjo-en-flor-2027"))
+            #expect(wrong.status == "401", "\(wrong.headers)")
+            #expect(wrong.header("WWW-Authenticate") == #"Basic realm="credfile", charset="UTF-8""#, "\(wrong.headers)")
+            #expect(try Serve.ask(session, url).status == "401")
+            #expect(try Serve.ask(session, "http://127.0.0.1:\(port)/").status == "200")
+        }
+    }
+
+    @Test(
+        "while 50 clients send bad logins through nginx, the public page and a cached good login keep answering, and nothing hangs",
+        .enabled(if: ExternalTool.runnable("nginx", "curl"), Comment(rawValue: ExternalTool.skipNote("nginx", "curl"))))
+    func floodOfBadLogins() throws {
+        try withSession { session in
+            let file = try Serve.users(session)
+            // Every bad login costs a PBKDF2 at the policy's rounds (600,000: OWASP's floor).
+            let (service, socket) = try Self.startServe(session, file: file, ["--iterations", "600000"])
+            let port = try Integration.freePort()
+            let nginx = try Self.startNginx(session, port: port, socket: socket)
+            defer { nginx.stop() }
+            let url = "http://127.0.0.1:\(port)/private/"
+            #expect(try Serve.ask(session, url, user: Serve.alice).status == "200", "\(service.log)")  // now cached
+            let curl = try ExternalTool.path("curl")
+            var flood = "user = \"mallory:not-the-password\"\nmax-time = 30\nwrite-out = \"%{http_code}\\n\"\n"
+            for _ in 0..<300 { flood += "url = \"\(url)\"\noutput = \"/dev/null\"\n" }
+            let floodConfig = try session.write("flood.cfg", flood)
+            let attackers = try ChildProcess.start(
+                curl, ["-s", "--parallel", "--parallel-max", "50", "-K", floodConfig])
+            usleep(500_000)  // the flood is under way
+            var slowest = 0.0
+            var publicStatuses: [String] = []
+            var cachedStatuses: [String] = []
+            while attackers.isRunning && publicStatuses.count < 40 {
+                let start = ContinuousClock.now
+                publicStatuses.append(try Serve.ask(session, "http://127.0.0.1:\(port)/").status)
+                slowest = max(slowest, (ContinuousClock.now - start) / .seconds(1))
+                cachedStatuses.append(try Serve.ask(session, url, user: Serve.alice).status)
+            }
+            let result = try attackers.wait(timeout: .seconds(120))
+            let codes = result.stdout.split(separator: "\n").map(String.init)
+            #expect(codes.count == 300, "some flood requests never ended: \(codes.count)")
+            // A denial (401) or, past the queue's bound, a temporary failure (503 → nginx's 500): never a hang (000).
+            #expect(
+                codes.allSatisfy { $0 == "401" || $0 == "500" },
+                "\(Dictionary(grouping: codes, by: { $0 }).mapValues(\.count))")
+            #expect(!publicStatuses.isEmpty, "the flood ended before the public page was asked")
+            #expect(publicStatuses.allSatisfy { $0 == "200" }, "\(publicStatuses)")
+            #expect(
+                cachedStatuses.allSatisfy { $0 == "200" },
+                "a cached good login was refused during the flood: \(cachedStatuses)")
+            // Liveness, not a benchmark (Benchmarks/ measures the p99): no answer waited for the hashing.
+            #expect(slowest < 2, "the public page took \(slowest) s during the flood")
+        }
+    }
+}
