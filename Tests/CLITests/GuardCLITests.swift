@@ -246,6 +246,44 @@ struct GuardCLITests {
         }
     }
 
+    @Test("a reader that keeps an old snapshot: logins do not wait for it, and the first commit after it ends empties the log")
+    func stuckReader() throws {
+        try withSession { session in
+            let file = try Self.file(session)
+            let options = ["--iterations", "1000", "--free-failures", "100", "--max-delay", "0", "--log", "none"]
+            let log = file + ".guard.db-wal"
+            _ = try Self.verify(session, file, "someone-0", "wrong", options)
+            // A read transaction held open (an admin's sqlite3 shell inside BEGIN, a stopped
+            // process): no checkpoint may copy the frames after its snapshot.
+            let reader = try SQLiteConnection(path: file + ".guard.db", busyTimeout: GuardDatabase.busyTimeout)
+            try reader.leaveLogOnClose()
+            try reader.execute("BEGIN")
+            let read = try reader.prepare("SELECT count FROM names")
+            #expect(try read.step())
+            let limit = 32 + (Int(GuardDatabase.logPages) + 8) * (24 + 4096)
+            // Past the log's limit every commit tries to empty it; none may wait out the busy
+            // timeout (10 s) for the reader: each login has 5 s.
+            var n = 1
+            while try statInfo(log).st_size <= limit && n < 400 {
+                let result = try BuiltBinary.run(
+                    ["verify", file, "someone-\(n % 50)"] + options, stdin: Array("wrong\n".utf8), in: session, timeout: .seconds(5))
+                try #require(result.status == 1, "login \(n): \(result)")
+                n += 1
+            }
+            #expect(try statInfo(log).st_size > limit, "the reader held the log back")
+            for m in n..<(n + 10) {
+                let result = try BuiltBinary.run(
+                    ["verify", file, "someone-\(m % 50)"] + options, stdin: Array("wrong\n".utf8), in: session, timeout: .seconds(5))
+                try #require(result.status == 1, "login \(m): \(result)")
+            }
+            read.reset()
+            try reader.execute("COMMIT")
+            _ = try Self.verify(session, file, "someone-0", "wrong", options)
+            #expect(try statInfo(log).st_size == 0, "the log was not emptied once the reader was done")
+            #expect(try Self.failures(session, file, options).compactMap { $0["failures"] as? Int }.reduce(0, +) == n + 11)
+        }
+    }
+
     @Test("lock and unlock: list shows locked, the right password is denied, export refuses it; unlock restores the login")
     func lockAndUnlock() throws {
         try withSession { session in
