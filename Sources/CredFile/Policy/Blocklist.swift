@@ -124,7 +124,8 @@ public struct Blocklist: Sendable, Equatable {
 /// The built-in list: one string literal, searched as it is for the first lookups of a
 /// process and split into a set after that.
 enum BuiltInList {
-    /// Every entry (lowercase already), split from the literal at first use (~12 ms).
+    /// Every entry (lowercase already), split from the literal (~12 ms) when first read:
+    /// by the lookup after the first ``searchesBeforeSet``.
     static let words: Set<Substring> = Set(builtInBlocklistText.split(separator: "\n", omittingEmptySubsequences: true))
 
     /// Lookups made so far in this process.

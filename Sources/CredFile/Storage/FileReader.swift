@@ -124,7 +124,7 @@ enum FileReader {
             // forever, and a writer would wait holding the lock. It changes nothing for
             // a regular file, and anything else is refused below.
             fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK | (followingLast ? 0 : O_NOFOLLOW))
-        } catch  where error.errno == ENOENT {
+        } catch where error.errno == ENOENT {
             return nil
         } catch {
             throw error.credFileError("cannot open \(Escaped.path(path))")
