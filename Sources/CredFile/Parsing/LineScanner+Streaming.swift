@@ -81,7 +81,7 @@ extension LineScanner {
             return going
         }
         guard scanned != nil else {
-            throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOENT))
+            throw CredFileError.missingFile(path)
         }
         if going, !partial.isEmpty { partial.withUnsafeBytes { hand($0) } }
     }
