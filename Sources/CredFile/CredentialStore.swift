@@ -363,7 +363,7 @@ public struct CredentialStore: Sendable {
             var counts = (added: 0, updated: 0)
             for (index, user) in users.enumerated() {
                 do {
-                    if let number = firstEntries[FileSyntax.nameKey(of: user.username)] {
+                    if let number = firstEntries[FileSyntax.nameKey(of: user.username)]?.number {
                         try changes.replaceSecret(of: Self.changeable(file.line(number)), with: user.secret)
                         counts.updated += 1
                     } else {

@@ -112,17 +112,27 @@ public struct CredentialFile: Sendable {
         return hits.map { line(number: $0.number, content: $0.content, ending: $0.ending) }
     }
 
+    /// A name's first entry line: its number and the range of its content in the file's
+    /// bytes.
+    struct FirstEntry {
+        let number: Int
+        let content: Range<Int>
+    }
+
     /// Every name's first entry line, by the name's comparison key (NFC bytes): one pass
-    /// over the file for callers that look up many names (`import`), where
-    /// ``firstEntry(named:)`` per name would read the file once per name.
-    func firstEntryIndex() -> [[UInt8]: Int] {
-        var index: [[UInt8]: Int] = [:]
+    /// over the file for callers that look up many names (`import`, the file cache of
+    /// the long-running logins), where ``firstEntry(named:)`` per name would read the
+    /// file once per name. (``FirstLines`` answers the other question, whether a line is
+    /// its name's first, in a few bytes a line for `check` of a huge file.)
+    func firstEntryIndex() -> [[UInt8]: FirstEntry] {
+        var index: [[UInt8]: FirstEntry] = [:]
+        index.reserveCapacity(lineCount)
         withRawLines { file, starts in
             for number in stride(from: 1, through: starts.count, by: 1) {
-                guard let key = Self.nameKey(ofLineAt: Self.span(of: number - 1, starts: starts, in: file).0, in: file)
-                else { continue }
+                let content = Self.span(of: number - 1, starts: starts, in: file).0
+                guard let key = Self.nameKey(ofLineAt: content, in: file) else { continue }
                 let bytes = key.bytes(in: file)
-                if index[bytes] == nil { index[bytes] = number }
+                if index[bytes] == nil { index[bytes] = FirstEntry(number: number, content: content) }
             }
         }
         return index
