@@ -54,7 +54,7 @@ extension FuzzChecks {
 /// A second, naive reading of SPEC §5's configuration file (the grammar in
 /// `ConfigurationSyntax`'s documentation), written without the library's parser: bytes
 /// split at LF by a plain loop, digits added up by hand, the limits as literals.
-public enum ReferenceConfiguration {
+package enum ReferenceConfiguration {
     /// One setting as the reference reads it.
     public struct Read: Equatable, Sendable {
         /// The section's path, nil for the top part.

@@ -15,7 +15,7 @@
 /// a key that is not repeatable may be set once per part (the top part, or the
 /// sections that name one path). Every broken rule is a ``ConfigurationProblem`` naming
 /// its line; there is no partial result.
-public enum ConfigurationSyntax {
+package enum ConfigurationSyntax {
     /// Bytes of a line, without its ending (LF or CR LF). Twice `PATH_MAX`, so a
     /// `[PATH]` or a `blocklist = PATH` line always fits.
     public static let maximumLineLength = 8192
@@ -121,7 +121,7 @@ public enum ConfigurationSyntax {
 }
 
 /// Why a configuration file is refused, and where.
-public struct ConfigurationProblem: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ConfigurationProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// The broken rule.
     public enum Reason: Sendable, Equatable {
         /// The file is larger than this many bytes (line 0).

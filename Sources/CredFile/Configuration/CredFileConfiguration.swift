@@ -15,7 +15,7 @@ import Glibc
 /// the `[PATH]` sections naming the credential file (compared after resolving symlinks on
 /// both sides; later sections over earlier ones), the top part of the file, the defaults.
 /// A key's value comes from the highest part that sets it; a repeatable key
-/// (`blocklist`) collects every line of that part. The grammar is ``ConfigurationSyntax``.
+/// (`blocklist`) collects every line of that part. The grammar is `ConfigurationSyntax` (package-internal).
 public struct CredFileConfiguration: Sendable {
     /// Where the configuration is read from unless `--config` or `CREDFILE_CONFIG` says otherwise.
     public static let defaultPath = "/etc/credfile.conf"
@@ -25,7 +25,7 @@ public struct CredFileConfiguration: Sendable {
     /// The file read, or nil when there was none (a missing default file).
     public let path: String?
     /// Its settings.
-    public let parsed: ConfigurationSyntax.Parsed
+    package let parsed: ConfigurationSyntax.Parsed
 
     /// No configuration: every setting at its default.
     public static let none = CredFileConfiguration(path: nil, parsed: .init())
@@ -42,7 +42,7 @@ public struct CredFileConfiguration: Sendable {
     ///   - source: the path that errors name.
     ///   - keys: the keys it may hold (by default every key credfile knows).
     /// - Throws: ``CredFileError/Code/usage`` naming `source:LINE` and the broken rule.
-    public init(parsing bytes: [UInt8], source: String, keys: [Setting] = Setting.keys) throws(CredFileError) {
+    package init(parsing bytes: [UInt8], source: String, keys: [Setting] = Setting.keys) throws(CredFileError) {
         switch ConfigurationSyntax.parse(bytes, keys: keys) {
         case .success(let parsed): self.init(path: source, parsed: parsed)
         case .failure(let problem): throw Self.error(problem, in: source)
@@ -128,7 +128,7 @@ public struct CredFileConfiguration: Sendable {
 
     /// Every key set for the credential file `file` (nil: the top part only), with its
     /// values: one for most keys, every line of the winning part for a repeatable one.
-    public func values(for file: String?) -> [Setting: [SettingValue]] {
+    package func values(for file: String?) -> [Setting: [SettingValue]] {
         var values = Self.grouped(parsed.top)
         guard let file, !parsed.sections.isEmpty else { return values }
         let target = Self.resolved(file)
@@ -143,7 +143,7 @@ public struct CredFileConfiguration: Sendable {
     }
 
     /// The value of `setting` for `file` (the last one, for a repeatable setting).
-    public func value(of setting: Setting, for file: String?) -> SettingValue? { values(for: file)[setting]?.last }
+    package func value(of setting: Setting, for file: String?) -> SettingValue? { values(for: file)[setting]?.last }
 
     /// The hash policy for `file`: `iterations`, `algorithm`, `memory`, `time`,
     /// `lanes`, `max-work` and `max-memory`, else the defaults.

@@ -5,7 +5,7 @@ extension HashPolicy {
     /// the one reading of them, for the configuration file and the command line alike.
     /// - Throws: ``CredFileError/Code/usage`` when a value is outside its range, the
     ///   memory is below 8 KiB per lane, or argon2id's memory is above `max-memory`.
-    public init(reading value: (Setting) -> SettingValue?) throws {
+    package init(reading value: (Setting) -> SettingValue?) throws {
         func number(_ setting: Setting) -> Int? { if case .number(let n)? = value(setting) { n } else { nil } }
         var algorithm = Algorithm.sha256
         if case .text(let name)? = value(.algorithm), let named = Algorithm(rawValue: name) { algorithm = named }

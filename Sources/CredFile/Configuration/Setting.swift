@@ -7,7 +7,7 @@
 /// unknown one. The command line adds the rows of its options that are not keys (`--help`,
 /// `--json`, `--dry-run`, …) and reads `--help`, the man page, the completions and its
 /// parser from both. A setting is compared by its name.
-public struct Setting: Sendable, Hashable, CustomStringConvertible {
+package struct Setting: Sendable, Hashable, CustomStringConvertible {
     /// How the command line spells a flag.
     public enum Spelling: Sendable, Equatable {
         /// `--name`; a flag given sets it to yes.
@@ -86,7 +86,7 @@ public struct Setting: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What a ``Setting`` takes.
-public enum SettingKind: Sendable, Equatable {
+package enum SettingKind: Sendable, Equatable {
     /// No value on the command line; `yes`, `no`, `true` or `false` in the file.
     case flag
     /// A whole number within the range (decimal digits only).
@@ -163,7 +163,7 @@ public enum SettingKind: Sendable, Equatable {
 }
 
 /// A setting's value, checked against its ``SettingKind``.
-public enum SettingValue: Sendable, Equatable {
+package enum SettingValue: Sendable, Equatable {
     /// A flag: yes or no.
     case flag(Bool)
     /// A whole number (or a file mode).

@@ -1,6 +1,6 @@
 /// Measures PBKDF2 on this machine: how many rounds fit a time per login
 /// (`credfile calibrate`), and the rates the benchmarks compare.
-public enum Calibration {
+package enum Calibration {
     /// Which PBKDF2 code to time.
     public enum Implementation: Sendable {
         /// credfile's own (the fast path when built in): what logins use.

@@ -11,7 +11,7 @@
 /// PBKDF2-HMAC-SHA256 loop, the relative cost of each scheme being the `PeerWork`
 /// constants (`Benchmarks/peer-work.sh` measures them); it becomes seconds through this
 /// machine's rate of that loop, measured once per process and only when a limit needs
-/// it (``MachineRate``).
+/// it (`MachineRate`).
 public struct CostLimits: Equatable, Sendable {
     /// The default's floor: a login may always cost this many seconds of CPU.
     public static let defaultMinimumWorkSeconds = 2.0
@@ -102,7 +102,7 @@ public struct CostLimits: Equatable, Sendable {
 /// faster reading wins (a debug build's loop is unoptimized C, five times slower than
 /// OpenSSL's, not what the login of a shipped build costs). About 8 ms of CPU in all. A
 /// login's timing padding measures for itself (`Verifier`).
-public enum MachineRate {
+package enum MachineRate {
     /// Rounds per second of credfile's PBKDF2-HMAC-SHA256, as measured in this process.
     public static var sha256RoundsPerSecond: Double { measured }
 
@@ -137,7 +137,7 @@ extension HashPolicy {
     /// Whether `hash` is within this policy's cost limits (SPEC §3.1), judged from its
     /// parameters before any work. The work is checked against 16 × the policy's own hash
     /// without measuring anything; only a hash above that (or any hash, once `max-work`
-    /// is set) needs this machine's rate (``MachineRate``).
+    /// is set) needs this machine's rate (`MachineRate`).
     public func costVerdict(of hash: any KnownHash) -> CostVerdict {
         costVerdict(work: hash.estimatedWork, memory: hash.estimatedMemory, scheme: hash.description)
     }

@@ -31,7 +31,7 @@ public struct Argon2Parameters: Equatable, Sendable, CustomStringConvertible {
     /// The passes a policy may set (what a hash may hold is the cost limits' business).
     public static let timeRange = 1...10
     /// The most memory a policy may set, in KiB: 1 GiB (within ``CostLimits/memoryRange``;
-    /// `max-memory` must also allow it, see ``HashPolicy/init(reading:)``).
+    /// `max-memory` must also allow it, as the configuration file is read).
     public static let maximumMemoryKiB = 1 << 20
 
     /// Parameters checked against the ranges above.

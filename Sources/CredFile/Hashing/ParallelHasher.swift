@@ -5,9 +5,10 @@ import Glibc
 #endif
 
 /// Hashes many passwords on several threads (for `upgrade` and `import`).
-public struct ParallelHasher: Sendable {
-    /// All online cores.
-    public static var defaultJobs: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+@usableFromInline package struct ParallelHasher: Sendable {
+    /// All online cores (the default `jobs` of the public `importUsers` and `upgrade`,
+    /// which is why it is `@usableFromInline`).
+    @usableFromInline package static var defaultJobs: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// The policy of the new hashes.
     public let policy: HashPolicy

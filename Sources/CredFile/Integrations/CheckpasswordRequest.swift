@@ -7,7 +7,7 @@
 /// at most 512 bytes in all. Dovecot sends an empty timestamp (`user\0pass\0\0`); the
 /// timestamp and anything after it are not used by credfile (no APOP), so only the
 /// login and the password must be NUL-terminated.
-public struct CheckpasswordRequest: Sendable, CustomStringConvertible {
+package struct CheckpasswordRequest: Sendable, CustomStringConvertible {
     /// The most bytes a caller may write on fd 3 (`CHECKPASSWORD_MAX_REQUEST_LEN` in Dovecot).
     public static let maximumCount = 512
 

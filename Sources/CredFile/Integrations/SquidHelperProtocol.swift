@@ -9,13 +9,10 @@
 /// Fields are URL-escaped by Squid, so a request has exactly two fields, or three when
 /// the first is a channel ID; that count tells the two forms apart. (Squid's
 /// `key_extras`, which appends more fields, is not supported: such a line is answered `BH`.)
-public enum SquidHelperProtocol {
+package enum SquidHelperProtocol {
     /// The longest request line read, without its LF (Squid's helpers use 8 KiB buffers;
     /// two 4,096-byte fields escaped as %XX fit).
     public static let maximumLineLength = 32_768
-    /// ``maximumLineLength``: a byte length, not a count of lines.
-    @available(*, deprecated, renamed: "maximumLineLength")
-    public static var maximumLineCount: Int { maximumLineLength }
     /// The longest channel ID accepted, in digits.
     static let maximumChannelDigits = 20
 

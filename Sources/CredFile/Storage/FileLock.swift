@@ -8,7 +8,7 @@ import Glibc
 /// renamed or removed, so every writer, in any process, locks the same inode. It must
 /// stay usable by whoever may write the credential file (SPEC §4): when root takes the
 /// lock, a lock file root created or owns is given the credential file's owner and group.
-public final class FileLock {
+final class FileLock {
     private var fd: Int32
 
     private init(fd: Int32) { self.fd = fd }

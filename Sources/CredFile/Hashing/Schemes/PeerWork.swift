@@ -1,6 +1,6 @@
 /// The work of one verification of each peer scheme in rounds of credfile's own
 /// PBKDF2-HMAC-SHA256 loop, for ``KnownHash/estimatedWork``: what the cost limits judge
-/// (SPEC §3.1, ``CostLimits``, turned into seconds by ``MachineRate``) and `check`'s
+/// (SPEC §3.1, ``CostLimits``, turned into seconds by `MachineRate`) and `check`'s
 /// warning about entries costlier than the policy (the login's timing padding measures
 /// instead of trusting these).
 ///
