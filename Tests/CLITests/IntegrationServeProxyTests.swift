@@ -16,13 +16,6 @@ import Glibc
 @Suite(.serialized) struct IntegrationServeProxyTests {
     typealias Serve = IntegrationServeTests
 
-    /// The text of a shipped example.
-    static func example(_ path: String) throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return try String(contentsOfFile: root.appendingPathComponent("Examples/" + path).path, encoding: .utf8)
-    }
-
     /// A web root with a public page and a private one, readable by the servers' users.
     static func webRoot(_ session: CLISession) throws -> String {
         for folder in ["html", "html/private"] { mkdir(session.path(folder), 0o755) }
@@ -38,11 +31,12 @@ import Glibc
         let root = try webRoot(session)
         let prefix = session.path("nginx")
         for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
-        let site = try example("nginx/credfile-serve.conf")
-            .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
-            .replacingOccurrences(of: "root /var/www/html;", with: "root \(root);")
-            .replacingOccurrences(of: "unix:/run/credfile/web.sock", with: "unix:\(socket)")
-        try #require(site.contains(socket) && site.contains("\(port)"), "the example's lines to adapt changed")
+        let site = try Integration.example(
+            "nginx/credfile-serve.conf",
+            replacing: [
+                "listen 80;": "listen 127.0.0.1:\(port);", "root /var/www/html;": "root \(root);",
+                "unix:/run/credfile/web.sock": "unix:\(socket)",
+            ])
         try session.write("nginx/site.conf", site)
         try session.write(
             "nginx/nginx.conf",
@@ -86,7 +80,7 @@ import Glibc
     func nginx() throws {
         try withSession { session in
             let file = try Serve.users(session)
-            let (service, socket) = try Self.startServe(session, file: file)
+            let (service, socket) = try Self.startServe(session, file: file, ["--log", "stderr"])
             var info = stat()
             #expect(lstat(socket, &info) == 0 && info.st_mode & 0o7777 == 0o660, "the default mode is not 0660")
             #expect(info.st_gid == getgrnam("www-data")?.pointee.gr_gid)
@@ -112,7 +106,22 @@ import Glibc
             }
             #expect(
                 try Serve.ask(session, "http://127.0.0.1:\(port)/").status == "200", "the public page needs no login")
+            try Self.expectForgedAddressIgnored(session, url: url, service: service)
         }
+    }
+
+    /// A login from curl (127.0.0.1) that names another client in the headers a proxy
+    /// adds: the service's log (§9's rhost, what fail2ban bans) has the proxy's view of
+    /// the client, never the forged address.
+    static func expectForgedAddressIgnored(_ session: CLISession, url: String, service: Serve.Service) throws {
+        let denied = try Serve.ask(
+            session, url, user: ("forger", "Forged-Pass-2026"),
+            extraHeaders: ["X-Real-IP: 192.0.2.66", "X-Forwarded-For: 192.0.2.66"])
+        #expect(denied.status == "401", "\(denied.headers)")
+        service.waitForLog("user=forger")
+        let lines = service.log.split(separator: "\n").filter { $0.contains("user=forger") }
+        #expect(lines.count == 1 && lines.allSatisfy { $0.contains(" rhost=127.0.0.1 ") }, "\(service.log)")
+        #expect(!service.log.contains("192.0.2.66"), "a header the client sent chose the logged address: \(service.log)")
     }
 
     @Test(
@@ -125,25 +134,22 @@ import Glibc
             let caddy = try ExternalTool.path("caddy")
             let setpriv = try ExternalTool.path("setpriv")
             let file = try Serve.users(session)
-            let (service, socket) = try Self.startServe(session, file: file)
+            let (service, socket) = try Self.startServe(session, file: file, ["--log", "stderr"])
             let root = try Self.webRoot(session)
             let port = try Integration.freePort()
             let home = session.path("caddy-home")
             mkdir(home, 0o755)
             chown(home, getpwnam("caddy")?.pointee.pw_uid ?? 0, getgrnam("caddy")?.pointee.gr_gid ?? 0)
-            let site = try Self.example("caddy/Caddyfile")
-                .replacingOccurrences(of: ":80 {", with: "http://127.0.0.1:\(port) {")
-                .replacingOccurrences(of: "root * /var/www/html", with: "root * \(root)")
-                .replacingOccurrences(of: "unix//run/credfile/web.sock", with: "unix/\(socket)")
-                // Shows the test what forward_auth copied onto the request (applied as the answer is written).
-                .replacingOccurrences(
-                    of: "\tfile_server\n",
-                    with:
-                        "\theader /private/* {\n\t\tX-Seen-User {http.request.header.X-Credfile-User}\n\t\tdefer\n\t}\n\tfile_server\n"
-                )
-            try #require(
-                site.contains(socket) && site.contains("\(port)") && site.contains("X-Seen-User"),
-                "the example's lines to adapt changed")
+            let site = try Integration.example(
+                "caddy/Caddyfile",
+                replacing: [
+                    ":80 {": "http://127.0.0.1:\(port) {", "root * /var/www/html": "root * \(root)",
+                    "unix//run/credfile/web.sock": "unix/\(socket)",
+                    // Not a change of the recipe, a probe: shows the test what forward_auth
+                    // copied onto the request (applied as the answer is written).
+                    "\tfile_server\n":
+                        "\theader /private/* {\n\t\tX-Seen-User {http.request.header.X-Credfile-User}\n\t\tdefer\n\t}\n\tfile_server\n",
+                ])
             let config = try session.write("Caddyfile", "{\n\tadmin off\n}\n\n" + site)
             chmod(config, 0o644)
             let daemon = try Daemon(
@@ -167,6 +173,7 @@ import Glibc
             #expect(wrong.header("WWW-Authenticate") == #"Basic realm="credfile", charset="UTF-8""#, "\(wrong.headers)")
             #expect(try Serve.ask(session, url).status == "401")
             #expect(try Serve.ask(session, "http://127.0.0.1:\(port)/").status == "200")
+            try Self.expectForgedAddressIgnored(session, url: url, service: service)
         }
     }
 
