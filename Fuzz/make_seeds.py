@@ -209,3 +209,59 @@ assert len(body) == MIB
 write("FuzzConfiguration", "file-1mib.conf", body)
 write("FuzzConfiguration", "file-1mib-plus-1.conf", body + b"\n")
 write("FuzzConfiguration", "file-1mib-bom.conf", BOM + body[3:])
+
+# Hostile seeds at every limit an oracle states (issue #25 item 16), both sides of each.
+# They are longer than the fuzzers' -max_len; the regression test replays them whole.
+SQUID_MAX = 32768  # SquidHelperProtocol.maximumLineCount
+SQUID = b"1"  # an odd first byte: Squid helper lines
+def squid(name, *lines):
+    write("FuzzLoginRequests", name, SQUID + b"\n".join(lines))
+squid("squid-line-32768.txt", b"u " + b"p" * (SQUID_MAX - 2))
+squid("squid-line-32768-cr.txt", b"u " + b"p" * (SQUID_MAX - 2) + b"\r")
+squid("squid-line-32769.txt", b"u " + b"p" * (SQUID_MAX - 1))
+squid("squid-channel-line-32768.txt", b"7 u " + b"p" * (SQUID_MAX - 4))
+# Escaped byte for byte (%XX), these no longer fit in a line: the oracle must say so.
+squid("squid-escaped-over-limit.txt", b"u " + b"p" * 10922, b"3 " + b"u" * 5000 + b" " + b"p" * 6000)
+squid("squid-escaped-at-limit.txt", b"u " + b"p" * 10921)  # escaped: 3 + 1 + 3 * 10,921 = 32,767 bytes, it fits
+squid("squid-password-4096.txt", b"alice " + b"%41" * 4096, b"0 alice " + b"x" * 4096)
+squid("squid-channel-20-digits.txt", b"12345678901234567890 alice pw")
+squid("squid-channel-21-digits.txt", b"123456789012345678901 alice pw")
+squid("squid-escapes-at-end.txt", b"alice pw%", b"alice pw%4", b"alice pw%4G", b"al%ice pw", b"alice %%41")
+squid("squid-empty-fields.txt", b" pw", b"alice ", b" ", b"", b"\r", b"0  ", b"0 alice")
+CP = b"0"  # an even first byte: a checkpassword request on fd 3
+write("FuzzLoginRequests", "checkpassword-512.bin", CP + b"alice\0" + b"p" * (512 - 8) + b"\0\0")
+write("FuzzLoginRequests", "checkpassword-513.bin", CP + b"alice\0" + b"p" * (512 - 7) + b"\0\0")
+write("FuzzLoginRequests", "checkpassword-empty-password.bin", CP + b"alice\0\0\0")
+
+# FuzzHash: every field at its limit.
+write("FuzzHash", "limit-rounds-50000000.txt", pbkdf2("sha256", "x", SALT, 1).replace("$1$", "$50000000$", 1))
+write("FuzzHash", "limit-rounds-50000001.txt", pbkdf2("sha256", "x", SALT, 1).replace("$1$", "$50000001$", 1))
+write("FuzzHash", "limit-salt-1024.txt", "$pbkdf2-sha256$1$" + ab64(bytes(1024)) + "$" + ab64(bytes(32)))
+write("FuzzHash", "limit-salt-1025.txt", "$pbkdf2-sha256$1$" + ab64(bytes(1025)) + "$" + ab64(bytes(32)))
+write("FuzzHash", "limit-checksum-31.txt", "$pbkdf2-sha256$1$" + ab64(SALT) + "$" + ab64(bytes(31)))
+write("FuzzHash", "limit-checksum-33.txt", "$pbkdf2-sha256$1$" + ab64(SALT) + "$" + ab64(bytes(33)))
+write("FuzzHash", "limit-checksum-65.txt", "$pbkdf2-sha512$1$" + ab64(SALT) + "$" + ab64(bytes(65)))
+
+# FuzzParser: the 65,536-byte line with each ending, and names at 255/256 bytes.
+write("FuzzParser", "long-65536-crlf.txt", b"u," + b"p" * 65534 + b"\r\n" + b"v,ok\n")
+write("FuzzParser", "long-65536-cr-no-lf.txt", b"v,ok\nu," + b"p" * 65534 + b"\r")
+write("FuzzParser", "long-65537-no-lf.txt", b"v,ok\nu," + b"p" * 65535)
+write("FuzzParser", "name-255-256.txt", b"n" * 255 + b",pw\n" + b"m" * 256 + b",pw\n" + b"n" * 255 + b",dup\n")
+
+# FuzzImport: a line of 65,536 bytes and one more (first byte: the format, 0 = hashed).
+HASHED, HTPASSWD = b"\x00", b"\x01"
+for fmt, sep, tag in [(HASHED, b",", "hashed"), (HTPASSWD, b":", "htpasswd")]:
+    head = b"bob" + sep + b"{SSHA}"
+    write("FuzzImport", f"{tag}-line-65536.bin", fmt + head + b"A" * (65536 - len(head)) + b"\n")
+    write("FuzzImport", f"{tag}-line-65537.bin", fmt + head + b"A" * (65537 - len(head)) + b"\n")
+    write("FuzzImport", f"{tag}-name-255-256.bin",
+          fmt + b"n" * 255 + sep + b"{SSHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\n" + b"m" * 256 + sep + b"{SSHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\n")
+
+# FuzzSecret: a secret that makes a line of exactly 65,536 bytes and one more.
+write("FuzzSecret", "limit-line-65536.txt", b"{SSHA}" + b"A" * (65534 - 6))
+write("FuzzSecret", "limit-line-65537.txt", b"{SSHA}" + b"A" * (65535 - 6))
+write("FuzzSecret", "limit-pbkdf2-salt-1024.txt", "$pbkdf2-sha512$1$" + ab64(bytes(1024)) + "$" + ab64(bytes(64)))
+
+# FuzzStore: more operations than a program runs (16), and a raw line at its 127 bytes.
+write("FuzzStore", "ops-over-16.bin", bytes([REGISTER, 0, 0] + [AUTH, 0, 0] * 20))
+write("FuzzStore", "raw-127.bin", raw(b"bob," + b"p" * 123) + bytes([AUTH, 5, 5, REMOVE, 5]))

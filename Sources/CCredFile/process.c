@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <sys/auxv.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,8 @@ int credfile_harden_process(void) {
 }
 
 int credfile_map_large_allocations(void) { return mallopt(M_MMAP_THRESHOLD, 4 << 20) == 1 ? 0 : -1; }
+
+int credfile_is_secure_exec(void) { return getauxval(AT_SECURE) != 0; }
 
 int credfile_prompt_begin(int fd, const void *saved, const void *silent, unsigned long size,
                           const char *prompt) {

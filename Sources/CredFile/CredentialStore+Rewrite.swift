@@ -28,6 +28,7 @@ extension CredentialStore {
             let file = CredentialFile(storage: current ?? FileBytes([]))
             let (changes, result) = try change(file)
             guard !changes.isEmpty else { return (nil, result) }
+            try file.check(changes)
             // Spliced: stretches of the file as read and the changed lines, never a rendered copy.
             return ({ sink in try file.writeRendered(applying: changes, to: sink) }, result)
         }

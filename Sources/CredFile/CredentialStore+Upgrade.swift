@@ -63,7 +63,9 @@ extension CredentialStore {
     ///     `done` counts across batches.
     /// - Throws: ``CredFileError/Code/io`` when the file is missing or cannot be read or
     ///   written, a lock error, or ``CredFileError/Code/crypto``. Batches committed
-    ///   before the error stay committed.
+    ///   before the error stay committed. Once every entry the run counted at its start
+    ///   is committed, a failure to read the file again is no error: the summary says
+    ///   what was committed.
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func upgrade(
         policy: HashPolicy? = nil, jobs: Int = ParallelHasher.defaultJobs, dryRun: Bool = false,
@@ -114,7 +116,16 @@ extension CredentialStore {
                 stopped = true
                 break
             }
-            let batch = try UpgradeScan.nextBatch(in: upgradeBytes(), after: &cursor, count: batchSize)
+            let bytes: [UInt8]
+            do {
+                bytes = try upgradeBytes()
+            } catch where summary.upgraded + summary.skipped >= total {
+                // Every entry the census found is committed (or was changed by another
+                // writer): a failed look for entries added meanwhile fails nothing this
+                // run was asked to do.
+                break
+            }
+            let batch = UpgradeScan.nextBatch(in: bytes, after: &cursor, count: batchSize)
             guard !batch.isEmpty else { break }
 
             // Hash until the interval is over (or a stop), then commit what is finished.
@@ -147,7 +158,11 @@ extension CredentialStore {
             batchSize = wanted >= Double(maximumBatch) ? maximumBatch : max(hasher.jobs, Int(wanted))
         }
         summary.stopped = stopped
-        summary.left = try UpgradeScan.plaintextCount(in: upgradeBytes())
+        // Counted again from the file as it is now (other writers may have added some);
+        // when it cannot be read any more, from what this run counted and did: the
+        // hashes are committed either way, and the run reports them.
+        summary.left =
+            (try? UpgradeScan.plaintextCount(in: upgradeBytes())) ?? max(total - summary.upgraded, 0)
         summary.seconds = Self.seconds(since: started)
         return summary
     }

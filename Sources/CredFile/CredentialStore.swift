@@ -79,12 +79,47 @@ public struct CredentialStore: Sendable {
     /// Every problem of the file (see ``CredentialFile/findings(policy:)``), after the
     /// file-level ones: a ``Finding/Kind/permissions`` warning at line 0 when the file
     /// can be read or written by group or others, or its directory written by others
-    /// without the sticky bit (SPEC §5).
+    /// without the sticky bit (SPEC §5). To have them one at a time as they are decided
+    /// (memory: the file, not its findings), see ``forEachFinding(blocklisted:adding:_:)``.
     public func findings() throws -> [Finding] {
+        var findings: [Finding] = []
+        _ = try forEachFinding { findings.append($0) }
+        return findings
+    }
+
+    /// The findings of ``findings()``, handed to `body` one at a time in line order as
+    /// they are decided (`check` prints each at once): memory holds the file (mapped
+    /// when large, so the kernel's cached pages) and a block of lines' findings, however
+    /// many there are. With `blocklisted`, a plaintext entry whose password is on one of
+    /// ``passwordPolicy``'s blocklists gets a ``Finding/Kind/blocklisted`` warning too
+    /// (`check --passwords`). `fileFindings`, findings about the file as a whole that the
+    /// caller made (line 0: the guard's access warnings), are handed on after the
+    /// permissions warnings and before the lines' findings.
+    /// - Returns: how many errors and warnings were handed on.
+    /// - Throws: what `body` throws; ``CredFileError/Code/io`` when the file is missing or
+    ///   cannot be read, when a blocklist cannot be read, or when the file was truncated
+    ///   in place by another program after findings were handed on (they may not match it).
+    public func forEachFinding(
+        blocklisted: Bool = false, adding fileFindings: [Finding] = [], _ body: (Finding) throws -> Void
+    ) throws -> FindingCounts {
+        var counts = FindingCounts()
+        for finding in FilePermissions.findings(path: path) + fileFindings {
+            counts.count(finding)
+            try body(finding)
+        }
+        let lists = passwordPolicy.blocklists
+        let isBlocklisted: ((Password) throws -> Bool)? =
+            blocklisted ? { password in try lists.contains { try $0.contains(password) } } : nil
         // Mapped when large: `check` of a million lines reads every byte once, in place.
-        let found = try FileReader.withBytes(path) { CredentialFile.findings(in: $0, policy: policy) }
-        guard let findings = found else { throw missingFile() }
-        return FilePermissions.findings(path: path) + findings
+        let found = try FileReader.withGuardedBytes(path) { file, truncatedSoFar in
+            try CredentialFile.forEachFinding(
+                in: file, policy: policy, isBlocklisted: isBlocklisted,
+                beforeFirst: { if truncatedSoFar() { throw FileReader.ReadAgain() } }, body)
+        }
+        guard let found else { throw missingFile() }
+        counts.errors += found.errors
+        counts.warnings += found.warnings
+        return counts
     }
 
     // MARK: Logging in
@@ -113,7 +148,9 @@ public struct CredentialStore: Sendable {
 
     /// Checks a login and, when it succeeds and the entry is plaintext or weaker than the
     /// policy, rehashes it (passlib's `verify_and_update`). A failed rehash does not
-    /// deny the login.
+    /// deny the login; nor does the rehash wait for the lock: when another writer holds
+    /// it, the upgrade is skipped (``Verification/upgradeError`` says so) and the answer
+    /// comes at once.
     /// - Throws: ``CredFileError/Code/io`` when the file cannot be read.
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func authenticate(username: String, password: String, upgradeOnSuccess: Bool) throws -> Bool {
@@ -186,10 +223,15 @@ public struct CredentialStore: Sendable {
     }
 
     /// Replaces the first entry of `username` by a new hash, only if that line still
-    /// holds exactly `content` under the lock.
+    /// holds exactly `content` under the lock. It never waits for the lock: when another
+    /// writer holds it, this throws a lock error at once and the login stands (the next
+    /// good login upgrades), so no login's answer waits for a writer, for up to
+    /// ``lockTimeout`` seconds, behind an optional rehash.
     private func rehash(username: String, password: Password, ifStill content: [UInt8]) throws -> Bool {
         let hash = try PasswordHash(hashing: password, policy: policy)
-        return try rewrite { file in
+        var store = self
+        store.lockTimeout = 0
+        return try store.rewrite { file in
             var changes = CredentialFile.Changes()
             guard let line = file.firstEntry(named: username), Array(line.content) == content else {
                 return (changes, false)

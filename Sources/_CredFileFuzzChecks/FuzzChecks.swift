@@ -269,7 +269,12 @@ public enum FuzzChecks {
                 throw FuzzFailure(description: "append of a valid name was refused: \(error)")
             }
         }
-        let output = file.render(applying: changes)
+        let output: [UInt8]
+        do {
+            output = try file.render(applying: changes)
+        } catch {
+            throw FuzzFailure(description: "changes made from the file's own lines were refused: \(error)")
+        }
 
         let reparsed = Reference.split(output)
         if appends > 0, let last = expected.last, last.ending == .none {

@@ -40,23 +40,36 @@ extension FuzzChecks {
         }
     }
 
-    /// A Squid line: never traps; a request's fields survive escaping every byte as %XX
-    /// and parsing again; without any `%`, fields are the bytes as written; every answer
-    /// is one line ending in LF, starting with the channel ID when there is one.
+    /// A Squid line: never traps; a line longer than the limit (without a CR before its
+    /// end) is unreadable and one within it is judged by its fields; a request's fields
+    /// survive escaping every byte as %XX and parsing again, as long as the escaped line
+    /// still fits the limit (three bytes a byte: a request of more than a third of it
+    /// does not), and past the limit the escaped line is unreadable for its length;
+    /// without any `%`, fields are the bytes as written; every answer is one line ending
+    /// in LF, starting with the channel ID when there is one.
     static func squidLine(_ line: [UInt8]) throws(FuzzFailure) {
+        let limit = SquidHelperProtocol.maximumLineCount
+        let length = line.last == 0x0D ? line.count - 1 : line.count
         switch SquidHelperProtocol.parse(line) {
         case .unreadable(let channel, let reason):
+            if length > limit { try expect(reason.contains("longer than"), "a line over the limit is refused for another reason") }
             try checkAnswerLines(channel: channel, reason: reason)
         case .request(let request):
+            try expect(length <= limit, "a request of \(length) bytes, over the \(limit)-byte limit, was read")
             let password = request.password.withUnsafeBytes { Array($0) }
             var escaped: [UInt8] = request.channel.map { Array($0.utf8) + [0x20] } ?? []
             escaped += percentEscaped(request.username) + [0x20] + percentEscaped(password)
-            guard case .request(let again) = SquidHelperProtocol.parse(escaped) else {
-                throw FuzzFailure(description: "a fully escaped request does not parse")
+            switch SquidHelperProtocol.parse(escaped) {
+            case .request(let again):
+                try expect(escaped.count <= limit, "an escaped request of \(escaped.count) bytes, over the limit, was read")
+                try expect(again.channel == request.channel, "the channel changed after escaping")
+                try expect(again.username == request.username, "the user changed after escaping")
+                try expect(again.password.withUnsafeBytes { Array($0) } == password, "the password changed after escaping")
+            case .unreadable(let channel, let reason):
+                try expect(escaped.count > limit, "a fully escaped request of \(escaped.count) bytes does not parse")
+                try expect(reason.contains("longer than") && channel == request.channel,
+                    "an escaped request over the limit is refused for another reason, or loses its channel")
             }
-            try expect(again.channel == request.channel, "the channel changed after escaping")
-            try expect(again.username == request.username, "the user changed after escaping")
-            try expect(again.password.withUnsafeBytes { Array($0) } == password, "the password changed after escaping")
             var body = line[...]
             if body.last == 0x0D { body = body.dropLast() }
             if !body.contains(UInt8(ascii: "%")) {

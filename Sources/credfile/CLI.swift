@@ -49,6 +49,26 @@ enum CredFileCLI {
     /// them: a FILE or USER that is not valid UTF-8 is refused, never repaired.
     static func run(_ arguments: [[UInt8]], terminal: Terminal) -> ExitStatus {
         let messages = Messages(environment: terminal.environment)
+        // A set-user-ID copy would read and write any file with its owner's rights for
+        // whoever runs it, and credfile checks nothing about who that is: refuse, before
+        // reading an argument, and say how to delegate instead.
+        guard !terminal.isSecureExec else {
+            terminal.writeError("credfile: \(messages.secureExecRefused)\n")
+            return .usage
+        }
+        let status = run(arguments, terminal: terminal, messages: messages)
+        do {
+            // Output that did not reach standard output: the command did not do what it
+            // was asked (a list, a hash, findings lost), whatever it would have exited.
+            try terminal.flushOutput()
+            return status
+        } catch {
+            return report(error, terminal: terminal, messages: messages)
+        }
+    }
+
+    /// Runs the command; standard output may still be buffered.
+    private static func run(_ arguments: [[UInt8]], terminal: Terminal, messages: Messages) -> ExitStatus {
         do {
             var invocation = try parse(arguments)
             if invocation.generateMan {
@@ -76,17 +96,24 @@ enum CredFileCLI {
             try configure(&invocation, for: command, environment: terminal.environment)
             let context = CommandContext(invocation: invocation, terminal: terminal, messages: messages)
             return try command.run(context)
-        } catch let error as CredFileError {
-            terminal.writeError("credfile: \(messages.error(error))\n")
-            // A refused name or password is about the input, not about how credfile was called.
-            if error.code == .usage, error.refusal == nil {
-                terminal.writeError("credfile: see 'credfile --help'\n")
-            }
-            return ExitStatus(error.code)
         } catch {
+            return report(error, terminal: terminal, messages: messages)
+        }
+    }
+
+    /// Says what went wrong on standard error and gives its exit status: the one place
+    /// where an error becomes text and a status.
+    private static func report(_ error: any Error, terminal: Terminal, messages: Messages) -> ExitStatus {
+        guard let error = error as? CredFileError else {
             terminal.writeError("credfile: \(error)\n")
             return .io
         }
+        terminal.writeError("credfile: \(messages.error(error))\n")
+        // A refused name or password is about the input, not about how credfile was called.
+        if error.code == .usage, error.refusal == nil {
+            terminal.writeError("credfile: see 'credfile --help'\n")
+        }
+        return ExitStatus(error.code)
     }
 
     /// Splits the arguments into command, positionals and options, checking every

@@ -49,14 +49,6 @@ struct CommandContext {
         return store
     }
 
-    /// Refuses a new password that breaks the policy, in the user's language, never
-    /// echoing it (SPEC §8); the library checks again.
-    func checkNewPassword(_ password: Password, username: String, store: CredentialStore) throws {
-        if let violation = try store.passwordPolicy.violation(of: password, username: username, path: store.path) {
-            throw CredFileError(refusing: .passwordPolicy(violation))
-        }
-    }
-
     /// The policy, warning on stderr when its rounds are below the minimum (for
     /// commands that write hashes).
     func writingPolicy() throws -> HashPolicy {

@@ -11,9 +11,8 @@ extension CommandContext {
         if try store.hasEntry(named: user, missingFileIsEmpty: true) {
             throw CredFileError(.userExists, messages.userExists)  // checked again under the lock
         }
-        let password = try readPassword(new: true)
-        try checkNewPassword(password, username: user, store: store)
-        try store.register(username: user, password: password, storage: storage)
+        // The store judges the password (SPEC §8) before it hashes it: one lookup per list.
+        try store.register(username: user, password: try readPassword(new: true), storage: storage)
         return .success
     }
 
@@ -36,9 +35,7 @@ extension CommandContext {
         guard try store.hasEntry(named: user) else {
             throw CredFileError(.userNotFound, messages.userNotFound)
         }
-        let password = try readPassword(new: true)
-        try checkNewPassword(password, username: user, store: store)
-        try store.changePassword(username: user, to: password, storage: storage)
+        try store.changePassword(username: user, to: try readPassword(new: true), storage: storage)
         say(messages.passwordChanged)
         return .success
     }
@@ -65,10 +62,11 @@ extension CommandContext {
                 throw CredFileError.usage("standard input line \(number): username is not valid UTF-8")
             }
             let password = Password(utf8: line[(comma + 1)...])
+            // The store judges each password against the policy (SPEC §8), once; its
+            // refusal names the item, turned into the input line below.
             do {
                 try Username.validate(name)
                 try PasswordRules.validate(password, plaintext: invocation.plaintext)
-                try checkNewPassword(password, username: name, store: store)
             } catch let error as CredFileError {
                 let reason = error.refusal.map { messages.refusal($0) } ?? error.message
                 throw CredFileError(error.code, "standard input line \(number): \(reason)")
@@ -132,40 +130,39 @@ extension CommandContext {
         return .success
     }
 
+    /// `check FILE`: every finding printed as soon as it is decided, so memory holds the
+    /// file and a block of findings, never all of them (a million weak hashes made
+    /// 324 MB). With `--json` the object is written as it goes: its counts come after
+    /// the findings.
     func check() throws -> ExitStatus {
-        var findings = try store().findings()
+        var store = try store()
+        if invocation.checkPasswords { store.passwordPolicy = try invocation.passwordPolicy() }
         // SPEC §9: who may read FILE but could not write its guard database.
+        var guardFindings: [Finding] = []
         if invocation.guardsLogins {
             let loginGuard = try LoginGuard(credentialFile: file, state: invocation.state, log: .none, service: "check")
-            findings = findings.filter { $0.line == 0 } + loginGuard.accessFindings() + findings.filter { $0.line > 0 }
+            guardFindings = loginGuard.accessFindings()
         }
-        if invocation.checkPasswords {
-            var store = try store()
-            store.passwordPolicy = try invocation.passwordPolicy()
-            findings += try store.blocklistFindings()
-            findings.sort { $0.line < $1.line }
-        }
-        let errors = findings.filter { $0.severity == .error }.count
         let shownFile = Escaped.path(file)
-        if invocation.json {
-            let items = findings.map {
-                JSON.object([
-                    ("line", "\($0.line)"), ("severity", JSON.string($0.severity.rawValue)), ("kind", JSON.string($0.kind.rawValue)),
-                    ("message", JSON.string(messages.finding($0))),
-                ])
-            }
-            say(JSON.object([
-                ("file", JSON.string(file)), ("errors", "\(errors)"),
-                ("warnings", "\(findings.count - errors)"), ("findings", "[" + items.joined(separator: ",") + "]"),
-            ]))
-        } else {
-            for finding in findings {
+        if invocation.json { terminal.write("{" + JSON.string("file") + ":" + JSON.string(file) + "," + JSON.string("findings") + ":[") }
+        var separator = ""
+        let counts = try store.forEachFinding(blocklisted: invocation.checkPasswords, adding: guardFindings) { finding in
+            if invocation.json {
+                terminal.write(separator + JSON.object([
+                    ("line", "\(finding.line)"), ("severity", JSON.string(finding.severity.rawValue)),
+                    ("kind", JSON.string(finding.kind.rawValue)), ("message", JSON.string(messages.finding(finding))),
+                ]))
+                separator = ","
+            } else {
                 // A finding about the whole file (line 0) is printed without a line.
                 let place = finding.line > 0 ? "\(shownFile):\(finding.line)" : shownFile
                 say("\(place): \(finding.severity.rawValue): \(messages.finding(finding))")
             }
         }
-        return errors > 0 ? .failure : .success
+        if invocation.json {
+            say("]," + JSON.string("errors") + ":\(counts.errors)," + JSON.string("warnings") + ":\(counts.warnings)}")
+        }
+        return counts.errors > 0 ? .failure : .success
     }
 
     func upgrade() throws -> ExitStatus {

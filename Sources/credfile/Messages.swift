@@ -35,6 +35,10 @@ struct Messages {
         t("password is longer than \(limit) bytes", "la contraseña tiene más de \(limit) bytes")
     }
     var passwordChanged: String { t("password changed", "contraseña cambiada") }
+    var secureExecRefused: String {
+        t("refusing to run set-user-ID or set-group-ID (the kernel runs this process secure-exec): credfile would act with its owner's rights for whoever runs it; install it without the set-ID bit and use sudo to let a user run it as another user",
+          "se niega a ejecutarse con set-user-ID o set-group-ID (el núcleo ejecuta este proceso en modo seguro): credfile actuaría con los derechos de su dueño para quien lo ejecute; instálelo sin el bit set-ID y use sudo para que un usuario lo ejecute como otro")
+    }
 
     // MARK: The guard (SPEC §9)
 

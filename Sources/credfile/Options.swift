@@ -175,10 +175,18 @@ struct Invocation {
     var trustedProxies: [String] { texts(.trustedProxy) }
 
     /// The password policy the options describe (SPEC §8); blocklist files are opened here.
+    /// - Throws: a usage error naming `--blocklist` for a file that cannot be a blocklist
+    ///   (not a regular file).
     func passwordPolicy() throws -> PasswordPolicy {
-        try PasswordPolicy(
-            minimumLength: minimumLength ?? PasswordPolicy.defaultMinimumLength,
-            blocklists: [.builtIn] + blocklists.map { try Blocklist(path: $0) })
+        let files = try blocklists.map { path in
+            do {
+                return try Blocklist(path: path)
+            } catch let error as CredFileError where error.code == .usage {
+                throw CredFileError.usage("option --\(Setting.blocklist.name) (or \(Setting.blocklist.name) = FILE): \(error.message)")
+            }
+        }
+        return try PasswordPolicy(
+            minimumLength: minimumLength ?? PasswordPolicy.defaultMinimumLength, blocklists: [.builtIn] + files)
     }
 
     /// The guard's limits the options describe (SPEC §9).

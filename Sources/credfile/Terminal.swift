@@ -31,6 +31,13 @@ struct Terminal {
     var writeError: (String) -> Void
     /// Environment variables (for the locale).
     var environment: [String: String]
+    /// Writes out what ``write`` buffered; throws ``CredFileError/Code/io`` when
+    /// standard output could not take it (or an earlier part of it): a full disk, a
+    /// closed terminal. Run once, by the CLI, after the command.
+    var flushOutput: () throws -> Void = {}
+    /// Whether the kernel runs this process secure-exec (`AT_SECURE`: a set-user-ID or
+    /// set-group-ID copy run by someone else); then credfile refuses to run.
+    var isSecureExec = false
 
     /// One line of standard input, its ending removed; nil at end of input.
     /// - Throws: `tooLong` when the line is longer than `limit` bytes.
@@ -51,34 +58,53 @@ struct Terminal {
             inputIsTerminal: isatty(0) == 1,
             errorIsTerminal: isatty(2) == 1,
             write: { output.write($0) },
-            writeError: { output.flush(); writeAll(2, Array($0.utf8)) },
-            environment: processEnvironment())
+            writeError: { output.flush(); _ = writeAll(2, Array($0.utf8)) },
+            environment: processEnvironment(),
+            flushOutput: { try output.finish() },
+            isSecureExec: credfile_is_secure_exec() != 0)
     }
 
-    /// Standard output, buffered: `check` on a large file prints many lines.
+    /// Standard output, buffered: `check` on a large file prints many lines. The first
+    /// failed write is kept (and nothing more is written): the command's output is
+    /// incomplete, which ``finish()`` reports, so `credfile list > /dev/full` cannot
+    /// exit 0.
     final class StandardOutput {
         nonisolated(unsafe) static let shared = StandardOutput()
         private var buffer: [UInt8] = []
+        /// The errno of the first write that failed.
+        private var failure: Int32?
 
         func write(_ text: String) {
+            guard failure == nil else { return }
             buffer.append(contentsOf: text.utf8)
             if buffer.count >= 1 << 16 { flush() }
         }
 
         func flush() {
-            Terminal.writeAll(1, buffer)
+            if failure == nil { failure = Terminal.writeAll(1, buffer) }
             buffer.removeAll(keepingCapacity: true)
+        }
+
+        /// Flushes; throws ``CredFileError/Code/io`` when any write to standard output failed.
+        func finish() throws {
+            flush()
+            if let failure {
+                throw CredFileError(.io, "cannot write to standard output: write: \(String(cString: strerror(failure)))")
+            }
         }
     }
 
-    fileprivate static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    /// Writes all of `bytes` to `fd`; the errno of a failed write, else nil.
+    fileprivate static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var bytes = bytes[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
+            if n < 0 { return errno }
+            if n == 0 { return EIO }
             bytes = bytes.dropFirst(n)
         }
+        return nil
     }
 
     private static func processEnvironment() -> [String: String] {

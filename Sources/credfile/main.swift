@@ -16,6 +16,5 @@ let arguments: [[UInt8]] = (1..<Int(CommandLine.argc)).map { index in
     guard let pointer = CommandLine.unsafeArgv[index] else { return [] }
     return Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
 }
-let status = CredFileCLI.run(arguments, terminal: .standard)
-Terminal.StandardOutput.shared.flush()
-exit(status.rawValue)
+// `run` flushes standard output, and fails the command when it could not be written.
+exit(CredFileCLI.run(arguments, terminal: .standard).rawValue)

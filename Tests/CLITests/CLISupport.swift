@@ -240,3 +240,19 @@ extension CLISession {
         return result
     }
 }
+
+/// Runs the bash `script` under GNU time (`$0` is `time`, `$1` the session's directory,
+/// then `arguments`); the script runs the command as `"$0" -f %M -o "$1/rss" COMMAND…`
+/// and writes its exit status to `$1/status`. Gives that status and the command's peak
+/// resident set in kB (Int.max when time wrote none).
+func runMeasuringPeakRSS(_ script: String, _ arguments: [String], in session: CLISession) throws -> (
+    status: String, kilobytes: Int
+) {
+    _ = try ChildProcess.run(
+        try ExternalTool.path("bash"), ["-c", script, try ExternalTool.path("time"), session.directory] + arguments,
+        timeout: .seconds(600))
+    let status = session.text("status").trimmingCharacters(in: .whitespacesAndNewlines)
+    let kilobytes = Int(session.text("rss").split(separator: "\n").last { Int($0) != nil } ?? "") ?? Int.max
+    return (status, kilobytes)
+}
+

@@ -182,12 +182,7 @@ import Glibc
                 head -c 1073741824 /dev/zero | tr '\\0' x | "$0" -f %M -o "$1/rss" "$2" verify "$3" alice --iterations 1 2>"$1/err"
                 echo "${PIPESTATUS[2]}" > "$1/status"
                 """
-            _ = try ChildProcess.run(
-                try ExternalTool.path("bash"),
-                ["-c", script, try ExternalTool.path("time"), session.directory, try BuiltProduct.path("credfile"), file],
-                timeout: .seconds(600))
-            let status = session.text("status").trimmingCharacters(in: .whitespacesAndNewlines)
-            let kilobytes = Int(session.text("rss").split(separator: "\n").last { Int($0) != nil } ?? "") ?? Int.max
+            let (status, kilobytes) = try runMeasuringPeakRSS(script, [try BuiltProduct.path("credfile"), file], in: session)
             #expect(status == "2", "exit \(status); stderr: \(session.text("err"))")
             #expect(session.text("err").contains("credfile: password is longer than 4096 bytes"))
             #expect(kilobytes < 64 * 1024, "maximum resident set \(kilobytes) kB")

@@ -107,7 +107,10 @@ import Glibc
         private var pending: [UInt8] = []
         private var status: Int32?
 
-        init(_ arguments: [String]) throws {
+        /// Starts `credfile helper ARGUMENTS --protocol squid`, through `launcher` when
+        /// one is given (a program and its arguments that exec the rest, such as
+        /// `prlimit --nofile=7 --`).
+        init(_ arguments: [String], launcher: [String] = []) throws {
             _ = BuiltBinary.ignoreBrokenPipes  // a helper that exits early gives EPIPE, not SIGPIPE
             // Close-on-exec, so no child (of this or a parallel test) holds an end open.
             var toChild: [Int32] = [-1, -1]
@@ -123,9 +126,9 @@ import Glibc
                 close(fromChild[1])
             }
             do {
+                let command = launcher + [try BuiltProduct.path("credfile"), "helper"] + arguments + ["--protocol", "squid"]
                 pid = try ChildProcess.spawn(
-                    try BuiltProduct.path("credfile"), ["helper"] + arguments + ["--protocol", "squid"],
-                    environment: BuiltBinary.environment(), newSession: false
+                    command[0], Array(command.dropFirst()), environment: BuiltBinary.environment(), newSession: false
                 ) { actions in
                     posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
                     posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)

@@ -34,7 +34,7 @@ struct CopyRangeTests {
             var expected = CredentialFile(bytes: original)
             var changes = CredentialFile.Changes()
             changes.remove(expected.firstEntry(named: "user030000")!)
-            expected = CredentialFile(bytes: expected.render(applying: changes))
+            expected = CredentialFile(bytes: try expected.render(applying: changes))
             let file = CredentialFile(bytes: result)
             // Everything but the two new hashes is the original, byte for byte.
             let kept = file.lines.filter {

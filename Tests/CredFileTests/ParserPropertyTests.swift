@@ -336,7 +336,7 @@ struct ParserPropertyTests {
             #expect(file.effectiveEntries().map(\.number) == naiveEffective, context)
 
             // (e) random edits leave every other line byte for byte.
-            checkEdits(file, lines: lines, kinds: kindsOfLines, generator: &generator, context: context)
+            try checkEdits(file, lines: lines, kinds: kindsOfLines, generator: &generator, context: context)
         }
 
         // The generator reached every case it is meant to reach.
@@ -355,7 +355,7 @@ struct ParserPropertyTests {
     private func checkEdits(
         _ file: CredentialFile, lines: [CredentialLine], kinds: [LineKind], generator: inout Generator,
         context: Comment
-    ) {
+    ) throws {
         var changes = CredentialFile.Changes()
         // What each kept line should become; removed lines are left out.
         var kept: [(content: [UInt8], ending: LineEnding)] = []
@@ -394,7 +394,7 @@ struct ParserPropertyTests {
         // A line starting with U+FEFF that comes to the very start gets a BOM in front,
         // or the parser would skip its U+FEFF (see ParserTests.bomNeverMovesToTheStart).
         if !file.hasBOM, expected.starts(with: CredentialFile.bom) { expected = CredentialFile.bom + expected }
-        let output = file.render(applying: changes)
+        let output = try file.render(applying: changes)
         #expect(output == expected, context)
 
         // Parsed again, the kept lines are the same lines, then the appended ones.

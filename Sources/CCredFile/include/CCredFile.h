@@ -37,13 +37,24 @@ long credfile_copy_file_range(int from, long long *offset, int to, size_t count)
 /// Guards reading the mapping `start..<start+length` (a file mapped read-only) against
 /// the file shrinking meanwhile: until `credfile_mapped_read_end`, a SIGBUS on a page
 /// of it replaces that page with zeros and is remembered; any other SIGBUS goes to the
-/// handler installed before. One guarded mapping at a time: while one is, this returns
-/// -1 with errno EBUSY (the caller reads the file instead). Returns 0, or -1 with errno.
+/// handler installed before. Up to 32 mappings are guarded at once, from any threads;
+/// past that this returns -1 with errno EBUSY (the caller reads the file instead).
+/// Returns the guard's slot (0 or more) for the two calls below, or -1 with errno.
 int credfile_mapped_read_begin(const void *start, size_t length);
 
-/// Puts the SIGBUS handler back; returns 1 when a page of the mapping had to be replaced
+/// Whether a page of the mapping guarded in `slot` had to be replaced so far (1 or 0).
+int credfile_mapped_read_faulted(int slot);
+
+/// Ends the guard of `slot`; returns 1 when a page of the mapping had to be replaced
 /// (the file shrank: what was read from it is not the file), else 0.
-int credfile_mapped_read_end(void);
+int credfile_mapped_read_end(int slot);
+
+/// `flock(fd, operation)` (LOCK_EX or LOCK_SH, without LOCK_NB) that waits in the
+/// kernel's queue for at most `timeout_ns` nanoseconds: a timer of the calling thread
+/// interrupts the blocking call at the deadline. Returns 0 when the lock is held; -1 with
+/// errno EWOULDBLOCK when the time ran out, ENOSYS when no signal could be set aside for
+/// the timer (the caller polls instead), or flock's or timer_create's errno.
+int credfile_flock_timed(int fd, int operation, long long timeout_ns);
 
 // ---- byte scans (scan.c) ----
 

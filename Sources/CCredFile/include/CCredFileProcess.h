@@ -22,6 +22,12 @@ int credfile_harden_process(void);
 /// passes ran on every core. Returns 0, or -1 when glibc refused.
 int credfile_map_large_allocations(void);
 
+/// Whether the kernel started this process in secure-execution mode
+/// (`getauxval(AT_SECURE)`): a set-user-ID or set-group-ID executable, or one with file
+/// capabilities, run by someone whose rights differ from the ones it runs with.
+/// Returns 1 or 0.
+int credfile_is_secure_exec(void);
+
 /// Marks the start of a no-echo prompt on `fd`: remembers the terminal settings to
 /// restore (`saved`, a `struct termios`, `size` bytes) and the ones of the prompt
 /// (`silent`), and the prompt text shown again after a stop (SIGTSTP, then SIGCONT).

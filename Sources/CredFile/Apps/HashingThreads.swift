@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -11,7 +10,10 @@ import Glibc
 /// a server. (Vapor does the same for bcrypt with `req.password.async`.)
 ///
 /// One pool per process, one thread per online core, started on first use and kept
-/// for the life of the process; jobs run in the order they were submitted.
+/// for the life of the process; jobs run in the order they were submitted. They are
+/// plain `pthread`s, not libdispatch's workers (see `Threads`): a long-running
+/// process (the Squid helper, `serve`) must not depend on libdispatch's worker monitor,
+/// which ends the process when it cannot open `/proc/TID/stat`.
 final class HashingThreads: Sendable {
     /// The pool every store shares.
     static let shared = HashingThreads(threadCount: ParallelHasher.defaultJobs)
@@ -21,15 +23,18 @@ final class HashingThreads: Sendable {
         let run: @Sendable () -> Void
     }
 
-    private let queue = Mutex<(jobs: [Job], head: Int)>(([], 0))
-    private let available = DispatchSemaphore(value: 0)
+    /// The jobs submitted and not started yet, from `head` on; a started job's slot is
+    /// emptied at once, so its closure (and what it captured: a login's password) is
+    /// released as soon as it has run, not when the array is next compacted.
+    private let queue = Mutex<(jobs: [Job?], head: Int)>(([], 0))
+    private let available = Semaphore(value: 0)
     /// The pool's threads, so a test can tell where work ran.
     private let threads = Mutex<Set<pthread_t>>([])
     /// How many threads the pool runs.
     let threadCount: Int
 
-    /// Whether at least one thread started (if none could, jobs run on Dispatch's
-    /// global queue rather than wait forever).
+    /// Whether at least one thread started (if none could, each job runs on the thread
+    /// that submits it rather than wait forever).
     private let startedThreads = Atomic<Int>(0)
 
     private init(threadCount: Int) {
@@ -66,11 +71,14 @@ final class HashingThreads: Sendable {
         }
     }
 
-    /// Runs `work` on a pool thread, in submission order, and returns at once.
-    func submit(_ work: @escaping @Sendable () -> Void) { submit(Job(run: work)) }
+    /// Runs `work` on a pool thread, after the jobs submitted before it; returns at once.
+    /// (When no thread of the pool could be started, `work` runs now, on this thread.)
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        submit(Job(run: work))
+    }
 
     private func submit(_ job: Job) {
-        guard startedThreads.load(ordering: .acquiring) > 0 else { return DispatchQueue.global().async { job.run() } }
+        guard startedThreads.load(ordering: .acquiring) > 0 else { return job.run() }
         queue.withLock { $0.jobs.append(job) }
         available.signal()
     }
@@ -79,7 +87,7 @@ final class HashingThreads: Sendable {
     private func next() -> Job {
         available.wait()
         return queue.withLock { state in
-            let job = state.jobs[state.head]
+            let job = state.jobs[state.head].take()!  // `available` counts the jobs waiting from head on
             state.head += 1
             // Compact now and then, so the array does not grow with the jobs ever run.
             if state.head >= 64, state.head * 2 >= state.jobs.count {
@@ -109,3 +117,42 @@ final class HashingThreads: Sendable {
     }
 }
 
+/// Jobs on the library's hashing threads (those of ``CredentialStore/runOnHashingThreads(_:)``),
+/// at most `limit` of them submitted and not finished at a time, and a wait for all of
+/// them: what a server that reads requests from one stream needs (the Squid helper),
+/// with no libdispatch queue or semaphore.
+public final class BoundedJobs: Sendable {
+    private let pool: HashingThreads
+    private let slots: Semaphore
+    private let running = Mutex(0)
+    private let finished = Semaphore(value: 0)
+
+    /// At most `limit` (at least 1) jobs at once.
+    public convenience init(limit: Int) { self.init(limit: limit, on: .shared) }
+
+    /// At most `limit` (at least 1) jobs at once on `pool`.
+    init(limit: Int, on pool: HashingThreads) {
+        self.pool = pool
+        slots = Semaphore(value: max(1, limit))
+    }
+
+    /// Runs `work` on the pool; waits first while `limit` jobs are running.
+    public func submit(_ work: @escaping @Sendable () -> Void) {
+        slots.wait()
+        running.withLock { $0 += 1 }
+        pool.submit { [self] in
+            work()
+            let last = running.withLock { count in
+                count -= 1
+                return count == 0
+            }
+            slots.signal()
+            if last { finished.signal() }
+        }
+    }
+
+    /// Waits until every job submitted so far has finished.
+    public func waitForAll() {
+        while running.withLock({ $0 }) > 0 { finished.wait() }
+    }
+}

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Measures PBKDF2 on this machine: how many rounds fit a time per login
 /// (`credfile calibrate`), and the rates the benchmarks compare.
 public enum Calibration {
@@ -29,7 +27,7 @@ public enum Calibration {
             if threads == 1 {
                 _ = try PBKDF2.deriveKey(algorithm, password: password, salt: salt, rounds: rounds, count: algorithm.digestCount, using: using)
             } else {
-                DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                Threads.concurrentPerform(iterations: threads) { _ in
                     _ = try? PBKDF2.deriveKey(algorithm, password: password, salt: salt, rounds: rounds, count: algorithm.digestCount, using: using)
                 }
             }

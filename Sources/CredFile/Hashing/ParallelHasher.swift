@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -55,7 +54,7 @@ public struct ParallelHasher: Sendable {
         let policy = self.policy
         let threads = min(jobs, max(passwords.count, 1))
         let units = Units(count: passwords.count, threads: threads, pairs: PBKDF2.interleaves(policy.algorithm))
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+        Threads.concurrentPerform(iterations: threads) { _ in
             while !shouldStop(state.done.load(ordering: .relaxed)) {
                 // Units are taken in order and every one taken is finished (or the whole
                 // call fails), so the finished hashes are always a prefix.

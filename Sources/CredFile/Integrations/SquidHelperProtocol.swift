@@ -59,9 +59,18 @@ public enum SquidHelperProtocol {
         }
     }
 
-    /// Parses one line, without its LF (a CR before it is dropped).
+    /// Parses one line, without its LF (a CR before it is dropped). The line holds a
+    /// password: the one copy made of it here is zeroed before this returns (the
+    /// request's password is in zeroed-on-release storage).
     public static func parse(_ line: some Collection<UInt8>) -> Line {
-        var line = ArraySlice(line)
+        var copy = Array(line)
+        defer { copy.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
+        return parse(bytes: copy[...])
+    }
+
+    /// ``parse(_:)`` of the bytes of a line.
+    private static func parse(bytes: ArraySlice<UInt8>) -> Line {
+        var line = bytes
         if line.last == 0x0D { line = line.dropLast() }
         let fields = line.split(separator: 0x20, omittingEmptySubsequences: false)
         let firstIsChannel =

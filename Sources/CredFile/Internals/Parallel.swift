@@ -1,5 +1,3 @@
-import Dispatch
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +30,7 @@ enum Parallel {
         }
         withoutActuallyEscaping(body) { body in
             let shared = Unchecked((body, results))
-            DispatchQueue.concurrentPerform(iterations: pieces) { piece in
+            Threads.concurrentPerform(iterations: pieces) { piece in
                 let (body, results) = shared.value
                 results[piece] = body((count * piece / pieces)..<(count * (piece + 1) / pieces))
             }

@@ -15,28 +15,6 @@ extension Syscall {
         credfile_prefault(base, bytes)
     }
 
-    /// Runs `body` on the first `size` bytes of `fd` mapped read-only, and gives its
-    /// result; nil when the file cannot be mapped, or is not `size` bytes long any more
-    /// when `body` is done (it shrank or grew meanwhile: the caller reads it instead).
-    ///
-    /// A mapping shares the kernel's cached pages: no fresh pages to fault in and fill
-    /// (reading a 100 MB file into memory costs ~40 ms here, mapping it ~9). The pages
-    /// are faulted in as they are first read, by the threads that read the file's pieces
-    /// at once (`MAP_POPULATE` had one thread fault them all in first: `check` ~4% slower).
-    /// The corresponding C function is `mmap`.
-    static func withMapping<R>(_ fd: Int32, size: Int, _ body: (UnsafeRawBufferPointer) -> R) throws(SyscallError)
-        -> R?
-    {
-        try injectFault("read")
-        guard let base = map(fd, size: size) else { return nil }
-        defer { unmap(base, size: size) }
-        let buffer = UnsafeRawBufferPointer(start: base, count: size)
-        guard let (result, shrank) = guardingReads(of: buffer, { body(buffer) }), !shrank,
-            let after = try? fstat(fd), after.st_size == size
-        else { return nil }
-        return result
-    }
-
     /// The first `size` bytes of `fd` mapped read-only (private: never written back);
     /// nil when `size` is 0 or the kernel refuses. A page is read when first touched.
     /// The corresponding C function is `mmap`.
@@ -56,19 +34,38 @@ extension Syscall {
     /// place does not kill the process with SIGBUS: the C side puts a page of zeros there
     /// (`credfile_mapped_read_begin`). Gives `body`'s result and whether that happened
     /// (then what `body` read is not the file: the caller reads it again); nil, without
-    /// running `body`, when another thread's guard is active (one at a time: the
-    /// caller reads the file into memory instead).
+    /// running `body`, when no guard is free (32 mappings are guarded at once already:
+    /// the caller reads the file into memory instead). `body` gets a ``MappingGuard``
+    /// that can tell, while it runs, whether a page was replaced so far.
+    static func guardingReads<R, E: Error>(
+        of mapping: UnsafeRawBufferPointer, _ body: (MappingGuard) throws(E) -> R
+    ) throws(E) -> (R, shrank: Bool)? {
+        guard let base = mapping.baseAddress else { return nil }
+        let slot = credfile_mapped_read_begin(base, mapping.count)
+        guard slot >= 0 else { return nil }
+        let result: R
+        do {
+            result = try body(MappingGuard(slot: slot))
+        } catch {
+            _ = credfile_mapped_read_end(slot)
+            throw error
+        }
+        return (result, credfile_mapped_read_end(slot) != 0)
+    }
+
+    /// ``guardingReads(of:_:)`` for a `body` that does not ask the guard.
     static func guardingReads<R, E: Error>(of mapping: UnsafeRawBufferPointer, _ body: () throws(E) -> R) throws(E)
         -> (R, shrank: Bool)?
     {
-        guard let base = mapping.baseAddress, credfile_mapped_read_begin(base, mapping.count) == 0 else { return nil }
-        let result: R
-        do {
-            result = try body()
-        } catch {
-            _ = credfile_mapped_read_end()
-            throw error
-        }
-        return (result, credfile_mapped_read_end() != 0)
+        try guardingReads(of: mapping) { (_: MappingGuard) throws(E) in try body() }
+    }
+
+    /// The guard of one mapping being read (``guardingReads(of:_:)``).
+    struct MappingGuard: Sendable {
+        fileprivate let slot: Int32
+
+        /// Whether a page of the mapping had to be replaced by zeros so far: the file
+        /// was truncated in place, and what was read from the mapping since is not the file.
+        var hasFaulted: Bool { credfile_mapped_read_faulted(slot) != 0 }
     }
 }

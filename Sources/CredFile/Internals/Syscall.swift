@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CCredFile  // mkostemp and copy_file_range, which the Glibc module does not export
+internal import CCredFile  // mkostemp, copy_file_range and the timed flock, which the Glibc module lacks
 
 /// A failed system call: its name and errno.
 struct SyscallError: Error {
@@ -39,9 +39,13 @@ enum Syscall {
         return result
     }
 
-    /// The corresponding C function is `open`.
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(SyscallError) -> Int32 {
-        try retrying("open") { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    /// The corresponding C function is `open`. `name` tells the writer's `open` of the
+    /// directory after `rename` (`open-directory`) apart from the others, for errors and
+    /// the fault hook.
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600, name: String = "open") throws(SyscallError)
+        -> Int32
+    {
+        try retrying(name) { Glibc.open(path, flags | O_CLOEXEC, mode) }
     }
 
     /// The corresponding C function is `close`; its result is ignored (Linux closes the fd anyway).
@@ -50,6 +54,20 @@ enum Syscall {
     /// The corresponding C function is `flock`.
     static func flock(_ fd: Int32, _ operation: Int32) throws(SyscallError) {
         try retrying("flock") { systemFlock(fd, operation) }
+    }
+
+    /// `flock(fd, operation)` that waits in the kernel's queue for at most `timeout`
+    /// seconds (greater than 0): the lock goes to the waiters in the kernel's order, not
+    /// to whoever polls at the moment it is released. `EINTR` from another signal goes
+    /// on waiting; the time running out is `EWOULDBLOCK`; `ENOSYS` when no signal could
+    /// be set aside for the timer that ends the wait (the caller polls instead). The
+    /// corresponding C function is `flock`, with a timer (`timer_create`) of this thread.
+    static func flock(_ fd: Int32, _ operation: Int32, timeout: Double) throws(SyscallError) {
+        try injectFault("flock")
+        let nanoseconds = Int64(min(timeout, 1e9) * 1e9)
+        guard credfile_flock_timed(fd, operation, max(nanoseconds, 1)) == 0 else {
+            throw SyscallError(name: "flock", errno: errno)
+        }
     }
 
     /// The corresponding C function is `fstat`.
@@ -105,9 +123,11 @@ enum Syscall {
     /// ~11 ms, against 50–130 ms to read it into fresh memory and write it out). Returns
     /// the count copied; fewer than `count` when the kernel cannot copy between these
     /// files (the caller writes the rest). The corresponding C function is
-    /// `copy_file_range`; faults are injected as `write`'s.
+    /// `copy_file_range`, and its failure is named so. The fault hook strikes here for
+    /// `copy_file_range` and, as it puts bytes in the new file, for `write` too.
     static func copyRange(from source: Int32, offset: Int, count: Int, to fd: Int32) throws(SyscallError) -> Int {
         try injectFault("write")
+        try injectFault("copy_file_range")
         var at = Int64(offset)
         var copied = 0
         while copied < count {
@@ -119,7 +139,7 @@ enum Syscall {
             // 0: the source is shorter than it was (the caller writes the rest from memory);
             // EXDEV, EINVAL, ENOSYS, EOPNOTSUPP: no copy between these files.
             if n == 0 || [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EBADF].contains(errno) { return copied }
-            throw SyscallError(name: "write", errno: errno)
+            throw SyscallError(name: "copy_file_range", errno: errno)
         }
         return copied
     }

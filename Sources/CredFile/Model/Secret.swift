@@ -62,19 +62,54 @@ public struct Password: CustomStringConvertible, CustomDebugStringConvertible, S
     let typedBytes: SecretBytes?
 
     /// Normalizes `string` to NFC and keeps its UTF-8 bytes (and the bytes as given when
-    /// they differ).
+    /// they differ). The normalized copy made on the way is zeroed (the `String` is the
+    /// caller's).
     public init(_ string: String) {
-        let nfc = Unicode.nfcBytes(of: string)
+        var nfc = Unicode.nfcBytes(of: string)
+        defer { Self.zero(&nfc) }
         bytes = SecretBytes(nfc)
         typedBytes = string.utf8.elementsEqual(nfc) ? nil : SecretBytes(string.utf8)
     }
 
     /// Takes raw bytes as typed: valid UTF-8 is normalized to NFC, anything else is kept as is.
+    ///
+    /// No copy outlives the call unzeroed: ASCII (its own NFC form) goes straight into
+    /// zeroed-on-release storage; other bytes pass through a `String` (the normalizer's
+    /// input) whose storage is zeroed before it is released, and an array that is too.
+    /// (The standard library's normalizer keeps no copy of its own beyond its result.)
     public init(utf8 raw: some Collection<UInt8>) {
-        if let s = String(validating: Array(raw), as: UTF8.self) {
-            self.init(s)
-        } else {
+        if raw.allSatisfy({ $0 < 0x80 }) {
             self.init(nfc: SecretBytes(raw), typed: nil)
+            return
+        }
+        let typed = SecretBytes(raw)
+        let normalized: SecretBytes? = typed.withUnsafeBytes { given in
+            guard var text = String(validating: given, as: UTF8.self) else { return nil }
+            defer { Self.zero(&text) }
+            var nfc = Unicode.nfcBytes(of: text)
+            defer { Self.zero(&nfc) }
+            return SecretBytes(nfc)
+        }
+        guard let normalized else {
+            self.init(nfc: typed, typed: nil)  // not UTF-8: kept as is
+            return
+        }
+        self.init(nfc: normalized, typed: normalized == typed ? nil : typed)
+    }
+
+    /// Overwrites the bytes of `bytes` with zeros (`OPENSSL_cleanse`).
+    private static func zero(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { OpenSSL.cleanse($0) }
+    }
+
+    /// Overwrites the storage of `text` with zeros, when it has storage of its own (a
+    /// string of more than 15 UTF-8 bytes): it held a password. `text` must not be used after.
+    private static func zero(_ text: inout String) {
+        text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
+            // The storage is this string's alone (made above from the bytes), so writing
+            // through the read-only view changes nothing anyone reads again.
+            OpenSSL.cleanse(UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: base), count: utf8.count))
         }
     }
 

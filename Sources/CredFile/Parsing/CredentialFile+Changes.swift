@@ -1,17 +1,45 @@
 extension CredentialFile {
     /// Whether a line's content starts at `offset`: the changes name lines by where they
-    /// start, so applying them needs no line index; an offset from another file's line
-    /// that is no line start here is ignored, never spliced into the middle of a line.
+    /// start, so applying them needs no line index.
     func isLineStart(_ offset: Int) -> Bool {
         let first = hasBOM ? Self.bom.count : 0
         return offset >= first && offset < storage.count && (offset == first || storage[offset - 1] == FileSyntax.lf)
     }
 
+    /// Checks that every line `changes` edits is a line of this file: a line starts at
+    /// its offset and holds the same bytes. A ``CredentialLine`` from an earlier read,
+    /// applied after another writer changed the file, would otherwise replace or remove
+    /// whichever line starts there now (another user's).
+    /// - Throws: ``CredFileError/Code/malformedFile`` naming the line, when one is not.
+    public func check(_ changes: Changes) throws {
+        for (offset, edit) in changes.edited {
+            let holdsLine = isLineStart(offset) && storage.withUnsafeBytes { file in
+                let (content, _) = FileSyntax.line(at: offset, in: file)
+                return UnsafeRawBufferPointer(rebasing: file[content]).elementsEqual(edit.line)
+            }
+            guard holdsLine else {
+                throw CredFileError(
+                    .malformedFile,
+                    "line \(edit.number) of the file the change was made from is not a line of this file "
+                        + "(it changed since it was read): nothing was changed")
+            }
+        }
+    }
+
     /// Edits to apply in one rewrite: lines replaced or removed, entries appended.
     public struct Changes: Sendable {
-        enum Edit: Sendable {
-            case replace([UInt8])
-            case remove
+        /// What happens to one line, and the line it happens to.
+        struct Edit: Sendable {
+            enum Action: Sendable {
+                case replace([UInt8])
+                case remove
+            }
+            let action: Action
+            /// The line's content as it was read: the file the change is applied to must
+            /// hold these bytes there (``CredentialFile/check(_:)``).
+            let line: ArraySlice<UInt8>
+            /// Its number then, for the error when it is not there.
+            let number: Int
         }
         /// By the offset where the line's content starts.
         var edited: [Int: Edit] = [:]
@@ -32,12 +60,13 @@ extension CredentialFile {
             guard let entry = line.entry, entry.hasName else {
                 throw CredFileError(.usage, "line \(line.number) holds no entry to change")
             }
-            edited[line.offset] = .replace(try Self.entryLine(entry.username, secret))
+            edited[line.offset] = Edit(
+                action: .replace(try Self.entryLine(entry.username, secret)), line: line.content, number: line.number)
         }
 
         /// Removes `line` with its ending.
         public mutating func remove(_ line: CredentialLine) {
-            edited[line.offset] = .remove
+            edited[line.offset] = Edit(action: .remove, line: line.content, number: line.number)
         }
 
         /// Appends `username,secret` with an LF at the end of the file.

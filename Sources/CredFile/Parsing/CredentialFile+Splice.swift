@@ -7,6 +7,9 @@ extension CredentialFile {
     /// holds the file once, not twice. Runs of small new pieces (a batch of replaced
     /// lines) are gathered in one reused 64 KiB buffer, so the sink sees few calls.
     ///
+    /// The caller has checked the changes against this file (``check(_:)``); an offset
+    /// that is no line start here is skipped, never spliced into the middle of a line.
+    ///
     /// This is the one statement of how changes apply: every other line byte for byte;
     /// appended entries after the last line, which gains an ending if it had none; and a
     /// BOM in front when, without one, the new file would start with U+FEFF's bytes.
@@ -57,7 +60,7 @@ extension CredentialFile {
         for start in changes.edited.keys.sorted() where isLineStart(start) {
             let (content, ending) = storage.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
             try put(cursor..<content.lowerBound)
-            if case .replace(let newContent) = changes.edited[start] {
+            if case .replace(let newContent)? = changes.edited[start]?.action {
                 try put(newContent[...])
                 try put(ending.bytes[...])
             }
@@ -82,12 +85,12 @@ extension CredentialFile {
     /// or no line is kept and the first appended one does.
     private func startsWithBOM(applying changes: Changes) -> Bool {
         var start = 0
-        while start < storage.count, case .remove? = changes.edited[start] {
+        while start < storage.count, case .remove? = changes.edited[start]?.action {
             let (content, ending) = storage.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
             start = content.upperBound + ending.bytes.count  // the next line's start
         }
         guard start < storage.count else { return changes.appended.first?.starts(with: Self.bom) ?? false }
-        if case .replace(let newContent)? = changes.edited[start] { return newContent.starts(with: Self.bom) }
+        if case .replace(let newContent)? = changes.edited[start]?.action { return newContent.starts(with: Self.bom) }
         return storage.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[start...]).starts(with: Self.bom) }
     }
 }

@@ -157,15 +157,26 @@ public struct CredentialFile: Sendable {
     }
 
     /// The bytes, identical to the ones read.
-    public func render() -> [UInt8] { render(applying: Changes()) }
+    public func render() -> [UInt8] { rendered(applying: Changes()) }
 
     /// The bytes with `changes` applied; every other line byte for byte: the pieces of
     /// `writeRendered(applying:to:)`, joined.
-    public func render(applying changes: Changes) -> [UInt8] {
+    /// - Throws: ``CredFileError/Code/malformedFile`` when a line the changes edit is not
+    ///   a line of this file (``check(_:)``): changes made from another read of a file
+    ///   that changed since.
+    public func render(applying changes: Changes) throws -> [UInt8] {
+        try check(changes)
+        return rendered(applying: changes)
+    }
+
+    /// ``render(applying:)`` of checked changes.
+    private func rendered(applying changes: Changes) -> [UInt8] {
         var out: [UInt8] = []
         // Room for every replacement too: growing past the reserve would copy the whole
         // output into a buffer twice its size (an upgrade batch lengthens many lines).
-        let replaced = changes.edited.values.reduce(0) { if case .replace(let l) = $1 { $0 + l.count } else { $0 } }
+        let replaced = changes.edited.values.reduce(0) {
+            if case .replace(let l) = $1.action { $0 + l.count } else { $0 }
+        }
         out.reserveCapacity(storage.count + replaced + changes.appended.reduce(0) { $0 + $1.count + 2 } + 3)
         storage.withUnsafeBytes { file in
             writeRendered(applying: changes) { piece in

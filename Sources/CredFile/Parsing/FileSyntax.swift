@@ -29,9 +29,12 @@ enum FileSyntax {
     static func firstLineStart(_ bytes: UnsafeRawBufferPointer) -> Int { bytes.starts(with: bom) ? bom.count : 0 }
 
     /// The content and ending of the line that starts at `start` and runs up to
-    /// `next` (the next line's start, or the end of the file): LF, CR LF, or none.
+    /// `next` (the next line's start, or the end of the file): LF, CR LF, or none. (A
+    /// `next` before `start`, from starts found in bytes that changed since, gives an
+    /// empty line, never an inverted range.)
     static func split(_ bytes: UnsafeRawBufferPointer, lineFrom start: Int, to next: Int) -> (Range<Int>, LineEnding) {
-        guard next > start, bytes[next - 1] == lf else { return (start..<next, .none) }
+        guard next > start else { return (start..<start, .none) }
+        guard bytes[next - 1] == lf else { return (start..<next, .none) }
         if next - 1 > start, bytes[next - 2] == cr { return (start..<(next - 2), .crlf) }
         return (start..<(next - 1), .lf)
     }

@@ -1,3 +1,19 @@
+/// How many errors and warnings `check` found.
+public struct FindingCounts: Equatable, Sendable {
+    /// Findings of severity error.
+    public var errors = 0
+    /// Findings of severity warning.
+    public var warnings = 0
+
+    /// No findings yet.
+    public init() {}
+
+    /// Counts `finding`.
+    mutating func count(_ finding: Finding) {
+        if finding.severity == .error { errors += 1 } else { warnings += 1 }
+    }
+}
+
 extension CredentialFile {
     /// Every problem of the file's lines, in line order (SPEC §2, §3): malformed
     /// entries, unsupported hashes and shadowed duplicates are errors; weak hashes and
@@ -5,91 +21,181 @@ extension CredentialFile {
     /// file, at the first of them, with their count (a legacy file is all plaintext; a
     /// warning per line would bury the real problems). No finding quotes a secret.
     /// (The file's permissions are ``CredentialStore/findings()``'s: bytes have none.)
+    /// To have them one at a time, without holding them all, see
+    /// ``forEachFinding(policy:isBlocklisted:_:)``.
     public func findings(policy: HashPolicy = .standard) -> [Finding] {
         findings(policy: policy, fastPath: true)
     }
 
+    /// The findings of ``findings(policy:)``, handed to `body` one at a time in line
+    /// order as they are decided, so memory holds a block of lines' findings, never all
+    /// of them (a million weak hashes made 324 MB of findings). With `isBlocklisted`, a
+    /// plaintext entry whose password it says is listed gets a ``Finding/Kind/blocklisted``
+    /// warning after its line's other findings (`check --passwords`, SPEC §8; the store
+    /// asks its policy's blocklists).
+    /// - Returns: how many errors and warnings were handed on.
+    /// - Throws: what `body` or `isBlocklisted` throws (nothing more is judged).
+    public func forEachFinding(
+        policy: HashPolicy = .standard, isBlocklisted: ((Password) throws -> Bool)? = nil,
+        _ body: (Finding) throws -> Void
+    ) throws -> FindingCounts {
+        let starts = lineStarts
+        return try storage.withUnsafeBytes { (file) throws -> FindingCounts in
+            try starts.withUnsafeBufferPointer { starts in
+                try Self.forEachFinding(
+                    file: file, starts: starts, policy: policy, isBlocklisted: isBlocklisted, fastPath: true,
+                    copiesLines: storage.isMapped, beforeFirst: {}, body)
+            }
+        }
+    }
+
     /// `fastPath: false` classifies every line fully; tests check both give the same.
-    ///
-    /// One pass over the lines, in pieces at once, judges each line and makes its name's
-    /// word for ``FirstLines`` while the line is in the cache; the lines that turn out to
-    /// repeat an earlier name (few) then trade their findings for a duplicate error.
     func findings(policy: HashPolicy, fastPath: Bool) -> [Finding] {
-        withRawLines { Self.findings(file: $0, starts: $1, policy: policy, fastPath: fastPath) }
+        var findings: [Finding] = []
+        withRawLines { file, starts in
+            // `body` only appends and no blocklist is asked: nothing can throw.
+            _ = try? Self.forEachFinding(
+                file: file, starts: starts, policy: policy, isBlocklisted: nil, fastPath: fastPath, copiesLines: false,
+                beforeFirst: {}, { findings.append($0) })
+        }
+        return findings
     }
 
-    /// The findings of the file whose bytes are `file` (mapped or read; nothing is
-    /// copied), as ``findings(policy:)`` gives them.
-    static func findings(in file: UnsafeRawBufferPointer, policy: HashPolicy) -> [Finding] {
-        LineIndex.lineStarts(of: file).withUnsafeBufferPointer {
-            findings(file: file, starts: $0, policy: policy, fastPath: true)
+    /// The findings of the file whose bytes are `file`, as ``forEachFinding(policy:isBlocklisted:_:)``
+    /// gives them. The bytes may be a mapping of a file that another program changes in
+    /// place meanwhile: each line is copied before it is judged, and no pass trusts what
+    /// an earlier one saw of the bytes beyond the line starts (kept ascending and in
+    /// bounds by ``LineIndex``), so the findings are of no state the file was ever in,
+    /// perhaps, but nothing traps. `beforeFirst` runs once the file has been read through
+    /// and before the first finding is handed on: a caller that learns there that the
+    /// file changed throws, and reads it again.
+    static func forEachFinding(
+        in file: UnsafeRawBufferPointer, policy: HashPolicy, isBlocklisted: ((Password) throws -> Bool)?,
+        beforeFirst: () throws -> Void, _ body: (Finding) throws -> Void
+    ) throws -> FindingCounts {
+        try LineIndex.lineStarts(of: file).withUnsafeBufferPointer {
+            try forEachFinding(
+                file: file, starts: $0, policy: policy, isBlocklisted: isBlocklisted, fastPath: true, copiesLines: true,
+                beforeFirst: beforeFirst, body)
         }
     }
 
-    /// The findings of `file`, whose lines start at `starts`.
-    private static func findings(
-        file: UnsafeRawBufferPointer, starts: UnsafeBufferPointer<Int>, policy: HashPolicy, fastPath: Bool
-    ) -> [Finding] {
-        do {
-            let judge = LineJudge(file: file, starts: starts, policy: policy, fastPath: fastPath)
-            let tagger = FirstLines.Tagger()
-            let (words, pieces) = FirstLines.gatherWords(count: starts.count) {
-                range, words -> (findings: [Finding], plaintext: (count: Int, firstLine: Int)) in
-                var findings: [Finding] = []
-                var plaintext = (count: 0, firstLine: 0)
+    /// What the first pass learns of each line (one byte a line).
+    private struct LineFlags {
+        /// The line has findings of its own (judged as if no earlier line had its name).
+        static let hasFindings: UInt8 = 1
+        /// The line holds a plaintext password.
+        static let plaintext: UInt8 = 2
+    }
+
+    /// The findings of `file`, whose lines start at `starts`, handed to `body` in order.
+    ///
+    /// One pass over the lines, in pieces at once, judges each line without keeping a
+    /// finding: it makes its name's word for ``FirstLines`` while the line is in the
+    /// cache and notes in a byte whether the line has findings and holds plaintext. The
+    /// lines that repeat an earlier name (few) then trade their findings for a duplicate
+    /// error. A second pass goes through the lines in blocks, judges again (in pieces at
+    /// once) only the lines that had findings, and hands those on in order.
+    private static func forEachFinding(
+        file: UnsafeRawBufferPointer, starts: UnsafeBufferPointer<Int>, policy: HashPolicy,
+        isBlocklisted: ((Password) throws -> Bool)?, fastPath: Bool, copiesLines: Bool, beforeFirst: () throws -> Void,
+        _ body: (Finding) throws -> Void
+    ) throws -> FindingCounts {
+        let count = starts.count
+        let judge = LineJudge(file: file, starts: starts, policy: policy, fastPath: fastPath, copiesLines: copiesLines)
+        var flags = [UInt8](repeating: 0, count: count)
+        let tagger = FirstLines.Tagger()
+        let (words, pieces) = flags.withUnsafeMutableBufferPointer { flags in
+            FirstLines.gatherWords(count: count) { range, words -> (plaintext: Int, firstLine: Int) in
+                var sink = LineJudge.Sink(keeps: false)
+                var plaintext = (plaintext: 0, firstLine: 0)
                 for index in range {
-                    let line = judge.judge(index + 1, into: &findings)
+                    sink.found = false
+                    let line = judge.judge(index + 1, into: &sink)
                     if let key = line.key { words.add(tagger.word(key, line: index, in: file)) }
+                    if sink.found { flags[index] |= LineFlags.hasFindings }
                     if line.plaintext {
-                        if plaintext.count == 0 { plaintext.firstLine = index + 1 }
-                        plaintext.count += 1
+                        flags[index] |= LineFlags.plaintext
+                        if plaintext.plaintext == 0 { plaintext.firstLine = index + 1 }
+                        plaintext.plaintext += 1
                     }
                 }
-                return (findings, plaintext)
+                return plaintext
             }
-            let firstLines = FirstLines(count: starts.count, words: words, file: file) {
-                Self.nameKey(ofLineAt: Self.span(of: $0, starts: starts, in: file).0, in: file)
-            }
-
-            // A shadowed line's only finding is that it is shadowed (and its plaintext
-            // password, if any, is not counted: it is never used).
-            var plaintextCount = pieces.reduce(0) { $0 + $1.plaintext.count }
-            var scratch: [Finding] = []
-            let duplicates = firstLines.repeated.map { index -> Finding in
-                scratch.removeAll(keepingCapacity: true)
-                if judge.judge(index + 1, into: &scratch).plaintext { plaintextCount -= 1 }
-                // Named by its key, as compared (NFC when not ASCII).
-                let content = Self.span(of: index, starts: starts, in: file).0
-                let name = Self.nameKey(ofLineAt: content, in: file)?.bytes(in: file) ?? []
-                let first = firstLines.earlierLine(of: index + 1) ?? 0
-                return Finding(line: index + 1, severity: .error, detail: .duplicate(user: name, firstLine: first))
-            }
-            var findings: [Finding] = []
-            findings.reserveCapacity(pieces.reduce(duplicates.count) { $0 + $1.findings.count })
-            var nextDuplicate = duplicates.startIndex
-            for piece in pieces {
-                for finding in piece.findings where firstLines.earlierLine(of: finding.line) == nil {
-                    while nextDuplicate < duplicates.endIndex, duplicates[nextDuplicate].line < finding.line {
-                        findings.append(duplicates[nextDuplicate])
-                        nextDuplicate += 1
-                    }
-                    findings.append(finding)
-                }
-            }
-            findings += duplicates[nextDuplicate...]
-
-            // Plaintext passwords: one warning, at the first line that holds one and is
-            // not shadowed.
-            guard plaintextCount > 0,
-                var firstLine = pieces.first(where: { $0.plaintext.count > 0 })?.plaintext.firstLine
-            else { return findings }
-            while firstLines.earlierLine(of: firstLine) != nil || !judge.judge(firstLine, into: &scratch).plaintext {
-                firstLine += 1
-            }
-            let finding = Finding(line: firstLine, severity: .warning, detail: .plaintext(count: plaintextCount))
-            findings.insert(finding, at: findings.firstIndex { $0.line >= firstLine } ?? findings.endIndex)
-            return findings
         }
+        let firstLines = FirstLines(count: count, words: words, file: file) {
+            Self.nameKey(ofLineAt: Self.span(of: $0, starts: starts, in: file).0, in: file)
+        }
+        // A shadowed line's only finding is that it is shadowed (and its plaintext
+        // password, if any, is not counted: it is never used).
+        var plaintextCount = pieces.reduce(0) { $0 + $1.plaintext }
+        for index in firstLines.repeated where flags[index] & LineFlags.plaintext != 0 { plaintextCount -= 1 }
+        // The plaintext warning sits at the first line that holds one and is not shadowed.
+        var plaintextLine: Int?
+        if plaintextCount > 0, let first = pieces.first(where: { $0.plaintext > 0 })?.firstLine {
+            plaintextLine = (first...count).first { number in
+                flags[number - 1] & LineFlags.plaintext != 0 && firstLines.earlierLine(of: number) == nil
+            }
+        }
+        try beforeFirst()
+
+        var counts = FindingCounts()
+        func hand(_ finding: Finding) throws {
+            counts.count(finding)
+            try body(finding)
+        }
+        let block = 1 << 15
+        var blockStart = 0
+        while blockStart < count {
+            let lines = blockStart..<min(count, blockStart + block)
+            // The findings of the block's lines that have some and are not shadowed, in
+            // line order (each piece's in order, the pieces in order).
+            let judged = Parallel.map(lines.count, minimum: 1 << 11) { piece -> [Finding] in
+                var sink = LineJudge.Sink(keeps: true)
+                for index in piece where flags[lines.lowerBound + index] & LineFlags.hasFindings != 0 {
+                    let number = lines.lowerBound + index + 1
+                    if firstLines.earlierLine(of: number) == nil { _ = judge.judge(number, into: &sink) }
+                }
+                return sink.findings
+            }.joined()
+            var next = judged.startIndex
+            for index in lines {
+                let number = index + 1
+                if number == plaintextLine {
+                    try hand(Finding(line: number, severity: .warning, detail: .plaintext(count: plaintextCount)))
+                }
+                if let first = firstLines.earlierLine(of: number) {
+                    // Named by its key, as compared (NFC when not ASCII).
+                    let content = Self.span(of: index, starts: starts, in: file).0
+                    let name = Self.nameKey(ofLineAt: content, in: file)?.bytes(in: file) ?? []
+                    try hand(Finding(line: number, severity: .error, detail: .duplicate(user: name, firstLine: first)))
+                }
+                while next < judged.endIndex, judged[next].line == number {
+                    try hand(judged[next])
+                    next = judged.index(after: next)
+                }
+                if let isBlocklisted, flags[index] & LineFlags.plaintext != 0,
+                    let finding = try blocklisted(number, file: file, starts: starts, isBlocklisted)
+                {
+                    try hand(finding)
+                }
+            }
+            blockStart = lines.upperBound
+        }
+        return counts
+    }
+
+    /// The ``Finding/Kind/blocklisted`` warning of line `number` when it is a plaintext
+    /// entry whose password `isBlocklisted` says is listed.
+    private static func blocklisted(
+        _ number: Int, file: UnsafeRawBufferPointer, starts: UnsafeBufferPointer<Int>,
+        _ isBlocklisted: (Password) throws -> Bool
+    ) throws -> Finding? {
+        let content = span(of: number - 1, starts: starts, in: file).0
+        guard case .entry(let entry) = LineClassifier.classify(ArraySlice(file[content])), case .plaintext = entry.secret
+        else { return nil }
+        guard try isBlocklisted(Password(utf8: entry.secretBytes)) else { return nil }
+        return Finding(line: number, severity: .warning, detail: .blocklisted(user: Array(entry.username)))
     }
 
     /// The comma of a line that is surely an entry whose only findings can come from its
@@ -125,14 +231,41 @@ private struct LineJudge {
     let starts: UnsafeBufferPointer<Int>
     let policy: HashPolicy
     let fastPath: Bool
+    /// Whether each line is copied before it is judged: the bytes are a mapping that
+    /// another program may change while they are read (every test of a line must see
+    /// the same bytes, or a range made from one read is wrong for the next).
+    let copiesLines: Bool
 
-    /// Appends line `number`'s findings to `findings`; tells whether it holds a
-    /// plaintext password (counted in the file's one plaintext warning, not reported
-    /// per line) and gives its name key (nil for a line without a name).
-    func judge(_ number: Int, into findings: inout [Finding]) -> (plaintext: Bool, key: FirstLines.Key?) {
+    /// Where a line's findings go: kept, or only noticed (the first pass keeps none, and
+    /// makes none: a finding's values are built only when kept).
+    struct Sink {
+        let keeps: Bool
+        var findings: [Finding] = []
+        /// Whether a finding was reported since this was last reset.
+        var found = false
+    }
+
+    /// Reports line `number`'s findings to `sink`; tells whether it holds a plaintext
+    /// password (counted in the file's one plaintext warning, not reported per line) and
+    /// gives its name key (nil for a line without a name; a range of `file`).
+    func judge(_ number: Int, into sink: inout Sink) -> (plaintext: Bool, key: FirstLines.Key?) {
         let content = CredentialFile.span(of: number - 1, starts: starts, in: file).0
-        func report(_ severity: Finding.Severity, _ detail: Finding.Detail) {
-            findings.append(Finding(line: number, severity: severity, detail: detail))
+        guard copiesLines, !content.isEmpty else { return judge(number, content: content, in: file, into: &sink) }
+        return withUnsafeTemporaryAllocation(byteCount: content.count, alignment: 8) { copy in
+            copy.copyMemory(from: UnsafeRawBufferPointer(rebasing: file[content]))
+            // The copy, at the offsets of the line in the file: only `content` is read.
+            let view = UnsafeRawBufferPointer(start: copy.baseAddress! - content.lowerBound, count: content.upperBound)  // non-empty
+            return judge(number, content: content, in: view, into: &sink)
+        }
+    }
+
+    /// ``judge(_:into:)`` of the line whose bytes are `file[content]`.
+    private func judge(_ number: Int, content: Range<Int>, in file: UnsafeRawBufferPointer, into sink: inout Sink) -> (
+        plaintext: Bool, key: FirstLines.Key?
+    ) {
+        func report(_ severity: Finding.Severity, _ detail: @autoclosure () -> Finding.Detail) {
+            sink.found = true
+            if sink.keeps { sink.findings.append(Finding(line: number, severity: severity, detail: detail())) }
         }
         /// The findings of a well-formed own-format hash's header.
         func judge(_ header: PasswordHash.Header, user: @autoclosure () -> [UInt8]?) {

@@ -19,6 +19,12 @@ final class LineIndex: Sendable {
     /// are cut into pieces searched at once, twice: each piece counts its line starts,
     /// then writes them into its part of the one array (the pieces' threads allocate
     /// nothing, so no thread's heap keeps a piece's memory).
+    ///
+    /// The bytes may be a mapping of a file that another program changes meanwhile (a
+    /// truncation turns pages into zeros), so the second search may find other starts
+    /// than the first counted: it writes at most the counted ones, and pads a piece that
+    /// found fewer with its end. The starts are then always ascending (not strictly) and
+    /// within the bytes, whatever the bytes did, so every range made from them is valid.
     static func lineStarts(of buffer: UnsafeRawBufferPointer) -> [Int] {
         do {
             let first = FileSyntax.firstLineStart(buffer)
@@ -51,9 +57,17 @@ final class LineIndex: Sendable {
                 _ = Parallel.map(pieces.count, minimum: 1) { indices -> Void in
                     for index in indices {
                         var slot = offsets[index]
-                        Syscall.prefault(UnsafeMutableBufferPointer(rebasing: starts[slot..<(slot + counts[index].1)]))
+                        let end = slot + counts[index].1
+                        Syscall.prefault(UnsafeMutableBufferPointer(rebasing: starts[slot..<end]))
                         forEachStart(in: pieces[index]) {
+                            guard slot < end else { return }  // more than counted: the bytes changed
                             starts[slot] = $0
+                            slot += 1
+                        }
+                        // Fewer than counted (the bytes changed): the piece's end, which no
+                        // start before it passes and none of the next piece's precedes.
+                        while slot < end {
+                            starts[slot] = pieces[index].upperBound
                             slot += 1
                         }
                     }

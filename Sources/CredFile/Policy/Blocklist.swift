@@ -15,7 +15,15 @@ import Glibc
 ///   of GB). A line may end in CRLF.
 /// * **passwords** — anything else: one password a line (a CR before the LF is dropped,
 ///   blank lines are ignored), compared case-insensitively with the whole password. It is
-///   read in 64 KiB chunks, so memory stays bounded whatever its size.
+///   read once per process, in 64 KiB chunks, at the first lookup: each line's folded
+///   form is hashed (a keyed hash, so no one who writes the list can make lines collide)
+///   into one sorted array of 8 bytes a line, and every lookup is a binary search of it
+///   (a scan per lookup read a 120 MB list for every password of an `import`).
+///
+/// Only a regular file can be a blocklist: a pipe, FIFO or device is refused (a
+/// ``CredFileError/Code/usage`` error), because it cannot be searched or read twice, and
+/// reading one as if it were empty would let every password through. A FIFO is opened
+/// `O_NONBLOCK`, so one without a writer cannot hang the command.
 ///
 /// Lookups compare the whole password, case-insensitively (both sides lowercased), as
 /// NIST and Django do. A SHA-1 list holds digests of passwords as typed, which cannot be
@@ -35,6 +43,11 @@ public struct Blocklist: Sendable, Equatable {
     public let path: String?
     /// What the list holds.
     public let form: Form
+    /// A passwords list's index, made at its first lookup and shared by every copy.
+    private let index: PasswordIndex?
+
+    /// Lists compare by what they are: their path and form.
+    public static func == (a: Blocklist, b: Blocklist) -> Bool { a.path == b.path && a.form == b.form }
 
     /// The built-in list: the 19,640 lowercased passwords Django 5.2 ships as
     /// `common-passwords.txt.gz` (Royce Williams' list of the 20,000 most common Pwned
@@ -44,10 +57,13 @@ public struct Blocklist: Sendable, Equatable {
     private init(path: String?, form: Form) {
         self.path = path
         self.form = form
+        self.index = form == .passwords ? PasswordIndex() : nil
     }
 
     /// A blocklist file; its form is read from its first line now.
-    /// - Throws: ``CredFileError/Code/io`` when the file cannot be opened or read.
+    /// - Throws: ``CredFileError/Code/io`` when the file cannot be opened or read;
+    ///   ``CredFileError/Code/usage`` when it is not a regular file (a pipe, a FIFO,
+    ///   `/dev/stdin` on a terminal or pipe, a device).
     public init(path: String) throws {
         let file = try BlocklistFile(path: path)
         defer { file.close() }
@@ -81,10 +97,8 @@ public struct Blocklist: Sendable, Equatable {
             return Lookup(isListed: folded.map { BuiltInList.contains($0) } ?? false, reads: 0)
         case .passwords:
             // A list of passwords is text: a password that is not UTF-8 cannot be on it.
-            guard let folded else { return Lookup(isListed: false, reads: 0) }
-            let file = try BlocklistFile(path: path ?? "")
-            defer { file.close() }
-            return try file.scanLines(for: Array(folded.utf8))
+            guard let folded, let index else { return Lookup(isListed: false, reads: 0) }
+            return try index.lookUp(Array(folded.utf8), in: path ?? "")
         case .sha1:
             let file = try BlocklistFile(path: path ?? "")
             defer { file.close() }
@@ -161,19 +175,31 @@ struct BlocklistFile {
     /// Below this many bytes the binary search reads the rest and scans it.
     static let scanWindow = 8192
 
+    /// Opens the regular file at `path`.
+    /// - Throws: ``CredFileError/Code/usage`` when it is not a regular file;
+    ///   ``CredFileError/Code/io`` when it cannot be opened or read.
     init(path: String) throws {
         do {
-            fd = try Syscall.open(path, O_RDONLY)
+            // O_NONBLOCK: a FIFO without a writer would otherwise block the open forever.
+            fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK)
         } catch {
             throw error.credFileError("cannot open the blocklist \(path)")
         }
         self.path = path
+        let info: stat
         do {
-            size = Int(try Syscall.fstat(fd).st_size)
+            info = try Syscall.fstat(fd)
         } catch {
             Syscall.close(fd)
             throw error.credFileError("cannot read the blocklist \(path)")
         }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            Syscall.close(fd)
+            throw CredFileError.usage(
+                "the blocklist \(Escaped.path(path)) is not a regular file (a pipe, FIFO or device cannot be searched, "
+                    + "and read as empty it would let every password through): save the list to a file and name that")
+        }
+        size = Int(info.st_size)
     }
 
     func close() { Syscall.close(fd) }
@@ -302,23 +328,26 @@ struct BlocklistFile {
         return false
     }
 
-    /// Scans a one-password-a-line file for `folded` (lowercased UTF-8), 64 KiB at a time.
-    func scanLines(for folded: [UInt8]) throws -> Blocklist.Lookup {
+    /// Hands each line of a one-password-a-line file to `body`, folded as passwords are
+    /// compared (lowercased, NFC; a CR before the LF dropped; blank lines skipped), read
+    /// 64 KiB at a time. A line longer than any password can be (65,536 bytes) is skipped.
+    /// Returns the count of reads.
+    func forEachFoldedLine(_ body: (UnsafeRawBufferPointer) -> Void) throws -> Int {
         var reads = 0
         var offset = 0
         var pending: [UInt8] = []
-        func matches(_ raw: ArraySlice<UInt8>) -> Bool {
+        var lowered: [UInt8] = []
+        func fold(_ raw: ArraySlice<UInt8>) {
             var line = raw
             if line.last == 0x0D { line = line.dropLast() }
-            if line.isEmpty { return false }  // a blank line lists nothing
+            if line.isEmpty { return }  // a blank line lists nothing
             if line.allSatisfy({ $0 < 0x80 }) {
-                guard line.count == folded.count else { return false }
-                return zip(line, folded).allSatisfy { a, b in
-                    ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(a) ? a + 32 : a) == b
-                }
+                lowered.removeAll(keepingCapacity: true)
+                for byte in line { lowered.append((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte) }
+                return lowered.withUnsafeBytes(body)
             }
-            guard let text = String(validating: Array(line), as: UTF8.self) else { return false }
-            return Array(Unicode.nfcBytes(of: text.lowercased())) == folded
+            guard let text = String(validating: Array(line), as: UTF8.self) else { return }
+            Array(Unicode.nfcBytes(of: text.lowercased())).withUnsafeBytes(body)
         }
         while true {
             let chunk = try read(65536, at: offset, reads: &reads)
@@ -326,16 +355,64 @@ struct BlocklistFile {
             pending += chunk
             var lineStart = 0
             while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
-                if matches(pending[lineStart..<newline]) { return .init(isListed: true, reads: reads) }
+                fold(pending[lineStart..<newline])
                 lineStart = newline + 1
             }
             pending = Array(pending[lineStart...])
             if chunk.isEmpty {
-                return .init(isListed: !pending.isEmpty && matches(pending[...]), reads: reads)
+                fold(pending[...])
+                return reads
             }
             // A line longer than any password (4,096 bytes after NFC, plus slack) can't match:
             // drop it rather than grow the buffer.
             if pending.count > 65536 { pending.removeAll() }
         }
+    }
+}
+
+/// The index of a one-password-a-line blocklist: a keyed 64-bit hash of each line's
+/// folded form, sorted, made from one read of the file at the first lookup (by whichever
+/// thread asks first) and kept for the life of the process. Two different passwords
+/// share a hash with a chance of about one in 2^64 / lines (a password then counts as
+/// listed: it fails closed); whoever writes the list cannot aim at that, since the key
+/// is drawn at random per process.
+final class PasswordIndex: Sendable {
+    private let hashes = Mutex<[UInt64]?>(nil)
+    /// The hash key, from the system's CSPRNG.
+    private let key: (UInt64, UInt64) = {
+        var random = SystemRandomNumberGenerator()
+        return (random.next(), random.next())
+    }()
+
+    /// The keyed hash of `bytes` (a folded password or line).
+    private func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(key.0)
+        hasher.combine(key.1)
+        hasher.combine(bytes: bytes)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    /// Whether `folded` (a lowercased password's UTF-8) is a line of the file at `path`;
+    /// the first lookup reads the file (its reads are counted), the others read nothing.
+    func lookUp(_ folded: [UInt8], in path: String) throws -> Blocklist.Lookup {
+        let (sorted, reads) = try hashes.withLock { built throws -> ([UInt64], Int) in
+            if let built { return (built, 0) }
+            let file = try BlocklistFile(path: path)
+            defer { file.close() }
+            var made: [UInt64] = []
+            let reads = try file.forEachFoldedLine { made.append(hash($0)) }
+            made.sort()
+            built = made
+            return (made, reads)
+        }
+        let target = folded.withUnsafeBytes { hash($0) }
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < target { low = middle + 1 } else { high = middle }
+        }
+        return Blocklist.Lookup(isListed: low < sorted.count && sorted[low] == target, reads: reads)
     }
 }

@@ -117,6 +117,11 @@ public struct AtomicWriter: Sendable {
                 // The guard's own flag (a page past a new end was read) needs no look: a
                 // truncation changes the size, which `write` checks before the rename.
                 if let (result, _) = attempt { return result }  // nil: another thread's guard: read instead
+            } catch let replaced as ReplacedButNotSynced {
+                // FILE holds the new content: running the change again would hide this
+                // error or report a failure that did not happen. (The rename itself
+                // changed the old inode's ctime, so `isUnchanged` cannot tell.)
+                throw replaced.error
             } catch is ChangedInPlace {
                 // Read again below, into memory: the file as it is now.
             } catch where source.isUnchanged() {
@@ -137,7 +142,18 @@ public struct AtomicWriter: Sendable {
                 throw error.credFileError("cannot read \(target)")
             }
         }
-        return try write(directory, name, change, from: current)
+        do {
+            return try write(directory, name, change, from: current)
+        } catch let replaced as ReplacedButNotSynced {
+            throw replaced.error
+        }
+    }
+
+    /// Thrown by ``replace(_:_:with:copyingFrom:mode:owner:syncDirectory:)`` when FILE was
+    /// renamed into place and only what follows (the directory's `open` or `fsync`)
+    /// failed: the change is made, so it must not run again. `error` says so.
+    private struct ReplacedButNotSynced: Error {
+        let error: CredFileError
     }
 
     /// Thrown inside ``rewriteSplicing(createIfMissing:mapping:content:)`` when a mapped
@@ -267,15 +283,16 @@ public struct AtomicWriter: Sendable {
         }
         guard syncDirectory else { return }
         do {
-            let dirfd = try Syscall.open(directory, O_RDONLY | O_DIRECTORY)
+            let dirfd = try Syscall.open(directory, O_RDONLY | O_DIRECTORY, name: "open-directory")
             defer { Syscall.close(dirfd) }
             try Syscall.fsync(dirfd, name: "fsync-directory")
         } catch {
             // The rename happened: saying "cannot write" would make a caller retry a change
             // that is already there. Say what is true.
-            throw error.credFileError(
-                "\(path) was replaced with the new content, but the change may not survive a crash: "
-                    + "its directory \(directory) could not be synced")
+            throw ReplacedButNotSynced(
+                error: error.credFileError(
+                    "\(path) was replaced with the new content, but the change may not survive a crash: "
+                        + "its directory \(directory) could not be synced"))
         }
     }
 }

@@ -16,8 +16,12 @@ public final class FileLock {
     /// Takes `flock(LOCK_EX)` on `path`, creating it 0600 if needed, waiting at most
     /// `timeout` seconds for other holders.
     ///
-    /// The wait polls `flock(LOCK_EX | LOCK_NB)` with a short backoff (1 ms, doubling up
-    /// to 50 ms), so it ends when the lock is free or the time is up, whichever comes first.
+    /// The wait is a blocking `flock`, in the kernel's queue, that a timer of this thread
+    /// interrupts at the deadline (`Syscall.flock(_:_:timeout:)`): the lock goes to the
+    /// writers in the order the kernel wakes them. Polling with `LOCK_NB` and sleeps gave
+    /// it to whoever happened to ask at the moment of release, so with 32 writers some
+    /// waited out the whole timeout while most took a fraction of a second. (Where the
+    /// timer's signal is an app's own, the wait polls as it did.)
     /// - Parameters:
     ///   - path: the lock file; a symlink there is refused (`O_NOFOLLOW`), and so is
     ///     anything but a regular file.
@@ -54,13 +58,46 @@ public final class FileLock {
         return lock
     }
 
-    /// Polls `flock(LOCK_EX | LOCK_NB)` until it succeeds or `timeout` seconds have passed.
+    /// Takes the lock: at once when it is free; else waiting in the kernel's queue for
+    /// at most `timeout` seconds.
     private func acquire(path: String, timeout: Double) throws {
         if timeout.isInfinite && timeout > 0 {
             do { try Syscall.flock(fd, LOCK_EX) } catch { throw error.credFileError("cannot lock \(path)", code: .lock) }
             return
         }
-        let deadline = Self.now() + (timeout.isNaN ? 0 : max(timeout, 0))
+        do {
+            try Syscall.flock(fd, LOCK_EX | LOCK_NB)  // free: no timer needed
+            return
+        } catch where error.errno == EWOULDBLOCK {
+            // Held: wait below.
+        } catch {
+            throw error.credFileError("cannot lock \(path)", code: .lock)
+        }
+        guard timeout > 0 else { throw heldTooLong(path, timeout) }
+        do {
+            try Syscall.flock(fd, LOCK_EX, timeout: timeout)
+            return
+        } catch where error.errno == EWOULDBLOCK {
+            throw heldTooLong(path, timeout)
+        } catch where error.errno == ENOSYS {
+            try poll(path: path, timeout: timeout)
+        } catch {
+            throw error.credFileError("cannot lock \(path)", code: .lock)
+        }
+    }
+
+    /// The error of a lock another process held for more than `timeout` seconds.
+    private func heldTooLong(_ path: String, _ timeout: Double) -> CredFileError {
+        CredFileError(
+            .lock, "cannot lock \(path): another process held it for more than \(Self.format(timeout)) s",
+            cause: .init(syscall: "flock", errno: EWOULDBLOCK))
+    }
+
+    /// Polls `flock(LOCK_EX | LOCK_NB)` with a short backoff (1 ms, doubling up to 50 ms)
+    /// until it succeeds or `timeout` seconds have passed: the wait where no signal can
+    /// be set aside for the timer.
+    private func poll(path: String, timeout: Double) throws {
+        let deadline = Self.now() + timeout
         var pause = 0.001
         while true {
             do {
@@ -68,11 +105,7 @@ public final class FileLock {
                 return
             } catch where error.errno == EWOULDBLOCK {
                 let left = deadline - Self.now()
-                guard left > 0 else {
-                    throw CredFileError(
-                        .lock, "cannot lock \(path): another process held it for more than \(Self.format(timeout)) s",
-                        cause: .init(syscall: "flock", errno: EWOULDBLOCK))
-                }
+                guard left > 0 else { throw heldTooLong(path, timeout) }
                 Self.sleep(min(pause, left))
                 pause = min(pause * 2, 0.05)
             } catch {

@@ -34,6 +34,10 @@ extension CommandContext {
             tooLong: CredFileError.usage(
                 "checkpassword: the request on fd 3 is longer than \(CheckpasswordRequest.maximumCount) bytes"))
         defer { BoundedInput.zero(&bytes) }
+        // Read once and closed (as qmail's checkpassword does): PROG, exec'd below, must
+        // not inherit it, or it could read the password again (a regular file there can
+        // be re-read from its start).
+        close(requestFD)
         let request = try CheckpasswordRequest(parsing: bytes)
         guard let user = String(validating: request.username, as: UTF8.self) else {
             throw CredFileError.usage("checkpassword: the login is not valid UTF-8")

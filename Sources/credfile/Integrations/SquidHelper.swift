@@ -1,5 +1,5 @@
 import CredFile
-import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +13,10 @@ extension CommandContext {
     /// FILE is kept parsed in memory and read again (without a lock) when a `stat` before
     /// a request shows it changed (device, inode, size, mtime, ctime), as basic_ncsa_auth
     /// does: a changed FILE is seen at the next request. Runs until end of input; exit 0.
+    ///
+    /// It runs for weeks, so it uses no libdispatch queue (whose worker monitor ends the
+    /// process when it cannot open `/proc/TID/stat`, as under a low `RLIMIT_NOFILE`):
+    /// requests are checked on credfile's own hashing threads (``BoundedJobs``).
     func helper() throws -> ExitStatus {
         guard let name = invocation.protocolName else {
             throw CredFileError.usage("helper needs --protocol squid")
@@ -21,37 +25,32 @@ extension CommandContext {
         var caching = CredentialStore(path: file, policy: try invocation.policy(), caching: true)  // read-only
         caching.loginGuard = try loginGuard(service: "helper")
         let store = caching
-        let jobs = invocation.jobs ?? ParallelHasher.defaultJobs
-        let slots = DispatchSemaphore(value: jobs)
-        let running = DispatchGroup()
-        let output = DispatchQueue(label: "credfile.helper.output")
+        let jobs = BoundedJobs(limit: invocation.jobs ?? ParallelHasher.defaultJobs)
+        let output = Mutex(())  // one answer line at a time
         let reader = ChunkedLineReader(fd: 0, maximum: SquidHelperProtocol.maximumLineCount)
-        @Sendable func answer(_ line: [UInt8]) {
+        @Sendable func answer(_ line: some Collection<UInt8>) {
             switch SquidHelperProtocol.parse(line) {
             case .unreadable(let channel, let reason):
-                output.sync { Self.writeAnswer(.bh(message: reason), channel: channel) }
+                output.withLock { _ in Self.writeAnswer(.bh(message: reason), channel: channel) }
             case .request(let request):
                 let reply = Self.check(request, in: store)
-                output.sync { Self.writeAnswer(reply, channel: request.channel) }
+                output.withLock { _ in Self.writeAnswer(reply, channel: request.channel) }
             }
         }
         while var line = try reader.next() {
             if case .request(let request) = SquidHelperProtocol.parse(line), request.channel != nil {
-                slots.wait()
-                running.enter()
-                let copy = line
-                DispatchQueue.global().async {
-                    answer(copy)
-                    slots.signal()
-                    running.leave()
-                }
+                // The thread gets the line in zeroed-on-release storage: a copy of the
+                // array would share its storage with `line`, so zeroing `line` below would
+                // zero a fresh copy and leave this one in memory.
+                let request = SecretBytes(line)
+                jobs.submit { request.withUnsafeBytes { answer($0) } }
             } else {
-                running.wait()  // without channel IDs answers go out in order
+                jobs.waitForAll()  // without channel IDs answers go out in order
                 answer(line)
             }
             BoundedInput.zero(&line)
         }
-        running.wait()
+        jobs.waitForAll()
         return .success
     }
 
