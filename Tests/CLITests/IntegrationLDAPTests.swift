@@ -33,8 +33,8 @@ import Glibc
     @Test(
         "slapd with pw-pbkdf2 binds every exported user with the right password (0) and refuses a wrong one (49)",
         .enabled(
-            if: ExternalTool.runnable("slapd", "slapadd", "ldapwhoami"),
-            Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "ldapwhoami"))))
+            if: ExternalTool.runnable("slapd", "slapadd", "slaptest", "slapmodify", "ldapwhoami"),
+            Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "slaptest", "slapmodify", "ldapwhoami"))))
     func slapdBindsEveryUser() throws {
         try withSession { session in
             let slapd = try ExternalTool.path("slapd")
@@ -50,17 +50,23 @@ import Glibc
             #expect(export.stdout.contains("userPassword: {PBKDF2-SHA512}\(Integration.rounds)$"))
             #expect(export.stdout.contains("dn:: "), "the non-ASCII DN must be base64 (RFC 2849)")
 
+            // slapd as Debian runs it, configured in cn=config (slapd.d): a slapd.conf made
+            // into one by slaptest, then the shipped Examples/openldap/pw-pbkdf2.ldif applied
+            // to it (slapmodify, offline, as `ldapmodify -Y EXTERNAL` would online): the
+            // module is loaded by that file alone, so a recipe that no longer loads it fails
+            // every bind below. The base entries are the shipped base.ldif.
             let base = session.path("ldap")
             mkdir(base, 0o755)
             mkdir(base + "/db", 0o700)
+            mkdir(base + "/slapd.d", 0o700)
             let config = """
                 include /etc/ldap/schema/core.schema
                 include /etc/ldap/schema/cosine.schema
                 include /etc/ldap/schema/inetorgperson.schema
                 modulepath /usr/lib/ldap
                 moduleload back_mdb
-                moduleload pw-pbkdf2
                 pidfile \(base)/slapd.pid
+                database config
                 database mdb
                 suffix "dc=example,dc=org"
                 rootdn "cn=admin,dc=example,dc=org"
@@ -68,25 +74,20 @@ import Glibc
 
                 """
             try session.write("ldap/slapd.conf", config)
-            let top = """
-                dn: dc=example,dc=org
-                objectClass: dcObject
-                objectClass: organization
-                dc: example
-                o: example
-
-                dn: ou=people,dc=example,dc=org
-                objectClass: organizationalUnit
-                ou: people
-
-
-                """
-            try session.write("ldap/all.ldif", top + export.stdout)
-            let added = try Integration.run(slapadd, ["-f", base + "/slapd.conf", "-l", base + "/all.ldif"], in: session)
+            let slapdDirectory = base + "/slapd.d"
+            let converted = try Integration.run(
+                try ExternalTool.path("slaptest"), ["-n", "0", "-f", base + "/slapd.conf", "-F", slapdDirectory], in: session)
+            try #require(converted.status == 0, "slaptest: \(converted)")
+            let module = BuiltProduct.packageRoot.appendingPathComponent("Examples/openldap/pw-pbkdf2.ldif").path
+            let loaded = try Integration.run(try ExternalTool.path("slapmodify"), ["-F", slapdDirectory, "-n0", "-l", module], in: session)
+            try #require(loaded.status == 0, "slapmodify pw-pbkdf2.ldif: \(loaded)")
+            let top = try Integration.example("openldap/base.ldif")
+            try session.write("ldap/all.ldif", top + "\n" + export.stdout)
+            let added = try Integration.run(slapadd, ["-F", slapdDirectory, "-n1", "-l", base + "/all.ldif"], in: session)
             try #require(added.status == 0, "slapadd: \(added)")
             let port = try Integration.freePort()
             // -d 0: stay in the foreground, so the test owns the PID.
-            let daemon = try Daemon(slapd, ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-f", base + "/slapd.conf"], logIn: session)
+            let daemon = try Daemon(slapd, ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-F", slapdDirectory], logIn: session)
             defer { daemon.stop() }
             try Integration.waitForPort(port)
             /// ldapwhoami's exit status, the password in a 0600 file (-y), not on argv.
