@@ -222,4 +222,59 @@ import Glibc
             #expect(slowest < 2, "the public page took \(slowest) s during the flood")
         }
     }
+
+    // MARK: Traefik
+
+    /// The items of the YAML list under `key:` in `text` (`- "X"` lines, quotes removed).
+    static func yamlList(_ key: String, in text: String) -> [String] {
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let start = lines.firstIndex(of: key + ":") else { return [] }
+        return lines[(start + 1)...].prefix { $0.hasPrefix("- ") }.map {
+            $0.dropFirst(2).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+    }
+
+    /// Traefik is not in Debian 12, so no test runs it; its forwardAuth middleware speaks
+    /// the protocol Caddy's forward_auth speaks (a GET carrying the request's headers, 2xx
+    /// lets it through with the named response headers copied, anything else goes back to
+    /// the client). This holds the shipped recipe (`Examples/traefik/`) to what serve
+    /// answers: the middleware's `address` is where the socket drop-in listens, serve
+    /// there, asked with only the `authRequestHeaders` and the X-Forwarded-* headers Traefik
+    /// adds, answers 200 with every `authResponseHeaders` header and the user's name, a
+    /// wrong password 401 with the Basic challenge, and logs Traefik's X-Forwarded-For.
+    @Test(
+        "Traefik's recipe: the middleware asks where the drop-in listens, with the headers serve reads, and copies the one it answers",
+        .enabled(if: ExternalTool.runnable("curl"), Comment(rawValue: ExternalTool.skipNote("curl"))))
+    func traefikRecipe() throws {
+        try withSession { session in
+            let dropIn = try Integration.example("traefik/credfile-serve-tcp.conf")
+            let middleware = try Integration.example("traefik/credfile.yml")
+            let listen = try #require(
+                dropIn.split(separator: "\n").last { $0.hasPrefix("ListenStream=") && $0 != "ListenStream=" }?
+                    .dropFirst("ListenStream=".count))
+            let address = try #require(middleware.firstMatch(of: /address: "http:\/\/([^\/"]+)\/"/)?.1)
+            #expect(address == listen, "the middleware asks \(address), the socket listens on \(listen)")
+            #expect(listen.hasPrefix("127.0.0.1:"), "the service must listen on loopback: \(listen)")
+            #expect(Self.yamlList("authRequestHeaders", in: middleware) == ["Authorization"])
+            let copied = Self.yamlList("authResponseHeaders", in: middleware)
+            #expect(copied == ["X-Credfile-User"])
+
+            let file = try Serve.users(session)
+            let port = try Integration.freePort()  // the drop-in's port, on a port free here
+            let service = try Serve.Service(session, file: file, listen: "127.0.0.1:\(port)", ["--log", "stderr"])
+            let url = "http://127.0.0.1:\(port)/"
+            let forwarded = [
+                "X-Forwarded-Method: GET", "X-Forwarded-Proto: https", "X-Forwarded-Host: example.org",
+                "X-Forwarded-Uri: /private/report", "X-Forwarded-For: 198.51.100.7",
+            ]
+            let good = try Serve.ask(session, url, user: Serve.alice, extraHeaders: forwarded)
+            #expect(good.status == "200", "\(good.headers) \(service.log)")
+            for header in copied { #expect(good.header(header) != nil, "\(header) missing: \(good.headers)") }
+            #expect(good.header("X-Credfile-User") == "alice")
+            let wrong = try Serve.ask(session, url, user: (Serve.alice.0, "Naranjo-en-flor-2027"), extraHeaders: forwarded)
+            #expect(wrong.status == "401" && wrong.header("WWW-Authenticate")?.hasPrefix("Basic realm=") == true, "\(wrong.headers)")
+            service.waitForLog("authentication failure")
+            #expect(service.log.contains("user=alice rhost=198.51.100.7 "), "\(service.log)")
+        }
+    }
 }
