@@ -49,8 +49,9 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop).
-        .target(name: "CCredFile", dependencies: ["COpenSSL"]),
+        // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop,
+        // SQLite's variadic sqlite3_db_config).
+        .target(name: "CCredFile", dependencies: ["COpenSSL", "CSQLite"]),
         // The built-in blocklist's generated data (Scripts/make-builtin-blocklist.sh), with
         // its provenance and licence: data only, kept apart from the code.
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),

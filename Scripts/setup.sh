@@ -37,6 +37,7 @@ build_packages=(
 # Test part: the real programs the integration tests and peer-hash cross-checks run.
 test_packages=(
     util-linux curl time                        # script(1) for pty tests, an HTTP client, GNU time (peak RSS)
+    strace                                      # kills a process at a chosen system call (guard crash tests)
     argon2                                      # the argon2 CLI (peer hashes)
     pamtester libpam0g-dev libpam-modules gcc   # Linux-PAM with pam_exec; gcc builds the PAM harness
     nginx libnginx-mod-http-auth-pam            # nginx + PAM module

@@ -57,4 +57,20 @@ public enum BuiltProduct {
             "the \(name) executable was not found (looked at \(candidates.joined(separator: ", "))); "
                 + "build it with `swift build --product \(name)`, then run the tests again")
     }
+
+    /// Copies the built executable `name` to `path` (mode 0755), for a test that runs it
+    /// from where another user can reach it or with other owners and modes.
+    ///
+    /// The copy is written by a `cp` child and renamed into place: a descriptor open for
+    /// writing in this process, even close-on-exec, is inherited by any child a parallel
+    /// test forks before that child's exec, and the copy's own exec then fails with
+    /// `ETXTBSY` ("Text file busy") while the child holds it.
+    /// - Throws: ``HarnessError`` when the product is missing or `cp` fails.
+    public static func copy(_ name: String = "credfile", to path: String) throws {
+        let partial = path + ".partial"
+        let result = try ChildProcess.run("/bin/cp", ["--", try Self.path(name), partial])
+        guard result.status == 0, chmod(partial, 0o755) == 0, rename(partial, path) == 0 else {
+            throw HarnessError("cannot copy \(name) to \(path): \(result)")
+        }
+    }
 }

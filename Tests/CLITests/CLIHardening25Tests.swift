@@ -372,7 +372,7 @@ import Glibc
         defer { directory.remove() }
         chmod(directory.path, 0o755)
         let copy = directory.file("credfile")
-        try writeBytes(copy, try readBytes(try BuiltProduct.path("credfile")), mode: 0o755)
+        try BuiltProduct.copy(to: copy)
         try #require(chown(copy, 0, 0) == 0 && chmod(copy, 0o4755) == 0)
         let secret = directory.file("root-only.txt")
         try writeBytes(secret, Array("alice,Root-Only-Plain-Secret-1\n".utf8), mode: 0o600)

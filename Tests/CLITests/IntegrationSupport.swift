@@ -43,12 +43,7 @@ enum Integration {
         if access(copy, X_OK) == 0 { return copy }
         chmod(session.directory, 0o755)
         mkdir(session.path("bin"), 0o755)
-        // Written through a close-on-exec descriptor: a child forked meanwhile by a
-        // parallel test must not keep it open for writing, or exec fails (ETXTBSY).
-        let partial = copy + ".partial"
-        try writeBytes(partial, try readBytes(try BuiltProduct.path("credfile")), mode: 0o755)
-        chmod(partial, 0o755)
-        rename(partial, copy)
+        try BuiltProduct.copy(to: copy)
         return copy
     }
 

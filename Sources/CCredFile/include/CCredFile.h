@@ -150,6 +150,15 @@ int credfile_fast_pbkdf2_pair(int digest, int loop, unsigned rounds, size_t outC
                               size_t salt1Count, void *out1, const void *password2,
                               size_t password2Count, const void *salt2, size_t salt2Count,
                               void *out2);
+// ---- SQLite (sqlite.c) ----
+
+struct sqlite3;
+
+/// `sqlite3_db_config(db, option, on, state)` for an option that takes an int and an
+/// int pointer (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`, …): `on` 1 or 0 sets it, -1 leaves
+/// it; `*state` gets its state after the call. Returns SQLite's result code.
+int credfile_sqlite_db_config_flag(struct sqlite3 *db, int option, int on, int *state);
+
 // ---- Peer hash families (digests.c) ----
 // OpenSSL's scrypt for Django and Werkzeug (digests go through credfile_digest above).
 

@@ -31,15 +31,18 @@ import Glibc
 ///
 /// **Bounded.** At most ``nameLimit`` rows (100,000): a new name that goes past it
 /// drops the least recently failed names below the lockout first (locked-out ones
-/// only when no other is left), inside the same transaction.
+/// only when no other is left), inside the same transaction. The write-ahead log is
+/// emptied when a commit leaves ``logPages`` pages in it (a `TRUNCATE` checkpoint, paid
+/// by that one login), not when a connection closes: it stays under about 1 MiB plus one
+/// transaction, and a process per login pays no `fdatasync` at the other logins.
 ///
 /// **Files.** The database and SQLite's `-wal` and `-shm` files are mode 0600. When
 /// root creates the database it gives it `owner` (see ``LoginGuard``: the credential
 /// file's owner and group for the default path, the directory's for a `state`
 /// elsewhere); SQLite gives the `-wal` and `-shm` files the database's owner when root
-/// creates them, and they are kept when the last connection closes
-/// (`SQLITE_FCNTL_PERSIST_WAL`), so a caller who may write them never needs to create
-/// files in their directory. A symlink in the database's place is refused.
+/// creates them, and they are kept when the last connection closes (it leaves the log
+/// as it is), so a caller who may write them never needs to create files in their
+/// directory. A symlink in the database's place is refused.
 final class GuardDatabase: Sendable {
     /// The database file.
     let path: String
@@ -54,6 +57,10 @@ final class GuardDatabase: Sendable {
     static let defaultNameLimit = 100_000
     /// How long a statement waits for another process's write lock, in milliseconds.
     static let busyTimeout: Int32 = 10_000
+    /// The write-ahead log is copied into the database and emptied when a commit leaves
+    /// this many pages in it (1 MiB of 4 KiB pages: a failure writes 2 or 3 pages, so
+    /// a checkpoint every hundred or so failures).
+    static let logPages: Int32 = 256
 
     /// A database at `path`, opened (and created when missing) at first use.
     init(path: String, owner: (uid: uid_t, gid: gid_t)?, nameLimit: Int = defaultNameLimit) {
@@ -236,18 +243,24 @@ final class GuardDatabase: Sendable {
                 throw CredFileError(
                     .guardDatabase, "cannot write the guard database \(Escaped.path(path))", cause: .init(syscall: "open", errno: EACCES))
             }
-            connection.keepWriteAheadLogFiles()
+            try connection.leaveLogOnClose()
             try connection.execute("PRAGMA journal_mode = WAL")
             // In WAL mode NORMAL syncs at checkpoints, not at each commit: a power cut may
-            // forget the last failures; a crashed process loses nothing.
+            // forget the last failures, never corrupts; a crashed process loses nothing.
             try connection.execute("PRAGMA synchronous = NORMAL")
-            // The last connection to close checkpoints the log; with the log's file kept
-            // (above), a size limit is what empties it then. Without one, a process per
-            // login (pam_exec, checkpassword) left every frame in place, the next process
-            // alone read them all back to rebuild the log's index, and the log never
-            // started over: it grew with every login. 1 MiB also bounds it while a
-            // long-running helper keeps it open.
-            try connection.execute("PRAGMA journal_size_limit = 1048576")
+            // The log is emptied every logPages pages, not when the last connection closes
+            // (above): that checkpoint cost a process per login (pam_exec, checkpassword)
+            // three or four fdatasyncs at every login. A log left behind is read back by
+            // the next process that opens the database alone: it rebuilds the log's index
+            // (the -shm) from the -wal, and a rebuilt index counts no frame as copied into
+            // the database yet, so a writer never starts the log over and SQLite's own
+            // PASSIVE checkpoint would run at every commit past its threshold while the
+            // file kept growing. A TRUNCATE checkpoint empties the file itself, which no
+            // rebuild undoes.
+            connection.emptyLog(atPages: Self.logPages)
+            // Bounds the file too when a checkpoint copied everything but had to leave
+            // the truncation to a later commit (a reader was still in the log then).
+            try connection.execute("PRAGMA journal_size_limit = \(Self.logPages * 4096)")
             try Statements.createSchema(connection)
             return try Statements(connection)
         } catch let error as SQLiteError {

@@ -1,3 +1,4 @@
+internal import CCredFile
 internal import CSQLite
 
 #if canImport(Glibc)
@@ -31,6 +32,10 @@ struct SQLiteError: Error, CustomStringConvertible {
 /// descriptors close-on-exec, so `checkpassword`'s PROG inherits none of them.
 final class SQLiteConnection {
     private let handle: OpaquePointer
+    /// How long a statement waits for another connection's lock, in milliseconds.
+    private let busyTimeout: Int32
+    /// The log's size in pages at which a commit empties it (``emptyLog(atPages:)``).
+    private var logLimit: Int32 = .max
 
     /// Opens the existing database file at `path` for reading and writing.
     /// - Parameter busyTimeout: how long a statement waits for another connection's
@@ -46,22 +51,60 @@ final class SQLiteConnection {
             throw error
         }
         handle = db
+        self.busyTimeout = busyTimeout
         sqlite3_busy_timeout(db, busyTimeout)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        sqlite3_wal_hook(handle, nil, nil)  // the hook points at self (emptyLog(atPages:))
+        sqlite3_close_v2(handle)
+    }
 
     /// Whether SQLite opened the file read-only (it does so silently when the file is
     /// not writable). The corresponding C function is `sqlite3_db_readonly`.
     var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
-    /// Keeps the `-wal` and `-shm` files when the last connection closes, so that a
-    /// caller who may write them but not create files in their directory can still
-    /// use the database. The corresponding C function is `sqlite3_file_control` with
-    /// `SQLITE_FCNTL_PERSIST_WAL`.
-    func keepWriteAheadLogFiles() {
-        var on: Int32 = 1
-        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+    /// Leaves the write-ahead log as it is when this connection closes, even as the
+    /// last one: SQLite would checkpoint it then (and delete or truncate it), which costs
+    /// `fdatasync`s. The `-wal` and `-shm` files stay, so a caller who may write them
+    /// never needs to create files in their directory. The corresponding C function is
+    /// `sqlite3_db_config` with `SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE` (called through
+    /// `credfile_sqlite_db_config_flag`: Swift cannot call a variadic C function).
+    func leaveLogOnClose() throws(SQLiteError) {
+        var state: Int32 = 0
+        let status = credfile_sqlite_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &state)
+        guard status == SQLITE_OK else { throw Self.error(of: handle, status) }
+        guard state == 1 else { throw SQLiteError(code: SQLITE_MISUSE, message: "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE did not take") }
+    }
+
+    /// After each commit that leaves `pages` frames or more in the write-ahead log,
+    /// copies the whole log into the database and truncates the log to zero bytes (a
+    /// `TRUNCATE` checkpoint), in place of SQLite's automatic checkpoint (`PASSIVE`, at
+    /// 1000 pages). The checkpoint does not wait for locks: while another connection
+    /// writes, or reads an older state, it copies what it may and leaves the rest to a
+    /// later commit (readers never hold a writer back in WAL mode, and a stuck one must
+    /// not make every login wait out the busy timeout); the commit stands either way, as
+    /// it does when the checkpoint fails. The corresponding C functions are
+    /// `sqlite3_wal_hook` and `sqlite3_wal_checkpoint_v2`.
+    func emptyLog(atPages pages: Int32) {
+        precondition(pages > 0)
+        logLimit = pages
+        let hook: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32 = {
+            connection, _, database, frames in
+            if let connection {
+                Unmanaged<SQLiteConnection>.fromOpaque(connection).takeUnretainedValue().committed(frames: frames, in: database)
+            }
+            return SQLITE_OK
+        }
+        _ = sqlite3_wal_hook(handle, hook, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// A commit left `frames` frames in `database`'s log: empties it past ``logLimit``.
+    private func committed(frames: Int32, in database: UnsafePointer<CChar>?) {
+        guard frames >= logLimit else { return }
+        sqlite3_busy_timeout(handle, 0)
+        _ = sqlite3_wal_checkpoint_v2(handle, database, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        sqlite3_busy_timeout(handle, busyTimeout)
     }
 
     /// Runs statements that return no rows (pragmas, schema, `BEGIN`, `COMMIT`).

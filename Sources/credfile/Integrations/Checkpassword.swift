@@ -44,8 +44,8 @@ extension CommandContext {
         }
         // Dovecot (and tcpserver before qmail) pass the client's address as TCPREMOTEIP.
         let client = LoginCheck.client(environmentValue("TCPREMOTEIP"))
-        // The store, and with it the guard database, is closed before PROG is run (its
-        // close checkpoints the database's log, which an exec would skip).
+        // The store, and with it the guard database's connection, ends before PROG is
+        // run (SQLite's descriptors are close-on-exec: PROG inherits none of them).
         let granted = try { () throws -> Bool in
             let store = try loginStore(service: "checkpassword")
             return try request.password.withUnsafeBytes {
