@@ -246,16 +246,7 @@ public final class ChildProcess: Sendable {
         envp.append(nil)
         defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        // A program a test has just written (a copy of credfile in its session) cannot be
-        // run while any process holds it open for writing: a child that another test
-        // forked meanwhile keeps a copy of the writing descriptor until its own exec
-        // closes it (O_CLOEXEC only takes effect then). That window is short, so wait it
-        // out (at most 2 s) instead of failing the test.
-        var code = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
-        for _ in 0..<100 where code == ETXTBSY {
-            usleep(20_000)
-            code = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
-        }
+        let code = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
         guard code == 0 else { throw HarnessError("posix_spawn \(program): \(String(cString: strerror(code)))") }
         return pid
     }
