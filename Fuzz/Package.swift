@@ -1,7 +1,12 @@
 // swift-tools-version:6.0
 // The fuzz targets of credfile (STYLE practice 15), a package of their own so the root
 // package never builds with the fuzzer. Build and run them with `Fuzz/run.sh`.
+import Foundation
 import PackageDescription
+
+/// The fuzz targets: the folders of Sources/.
+let fuzzTargets = ((try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/Sources")) ?? [])
+    .filter { !$0.hasPrefix(".") }.sorted()
 
 let package = Package(
     name: "CredFileFuzz",
@@ -10,18 +15,11 @@ let package = Package(
         // another name fails to resolve.
         .package(name: "credfile", path: "..")
     ],
-    targets: [
-        .executableTarget(name: "FuzzParser", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
-        .executableTarget(name: "FuzzHash", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
-        .executableTarget(name: "FuzzStore", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
-        .executableTarget(
-            name: "FuzzLoginRequests", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
-        .executableTarget(name: "FuzzImport", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
-        .executableTarget(name: "FuzzSecret", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
-        .executableTarget(
-            name: "FuzzConfiguration", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
-        .executableTarget(
-            name: "FuzzServeRequests", dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")]),
-    ],
+    // One executable per folder of Sources/ (each a 10-line entry point calling
+    // FuzzChecks.run with its FuzzTarget case; FuzzRegressionTests holds the folders to
+    // the cases).
+    targets: fuzzTargets.map {
+        .executableTarget(name: $0, dependencies: [.product(name: "_CredFileFuzzChecks", package: "credfile")])
+    },
     swiftLanguageModes: [.v6]
 )

@@ -212,7 +212,7 @@ write("FuzzConfiguration", "file-1mib-bom.conf", BOM + body[3:])
 
 # Hostile seeds at every limit an oracle states (issue #25 item 16), both sides of each.
 # They are longer than the fuzzers' -max_len; the regression test replays them whole.
-SQUID_MAX = 32768  # SquidHelperProtocol.maximumLineCount
+SQUID_MAX = 32768  # SquidHelperProtocol.maximumLineLength
 SQUID = b"1"  # an odd first byte: Squid helper lines
 def squid(name, *lines):
     write("FuzzLoginRequests", name, SQUID + b"\n".join(lines))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs credfile's libFuzzer targets.
 #
-#   Fuzz/run.sh TARGET SECONDS [--asan|--no-asan]   fuzz one target (FuzzParser, FuzzHash, FuzzStore, FuzzLoginRequests, FuzzImport, FuzzSecret, FuzzConfiguration, FuzzServeRequests)
+#   Fuzz/run.sh TARGET SECONDS [--asan|--no-asan]   fuzz one target (a folder of Fuzz/Sources/: FuzzParser, FuzzHash, …)
 #   Fuzz/run.sh all SECONDS [--asan|--no-asan]      fuzz every target, one after the other
 #   Fuzz/run.sh TARGET minimize FILE [--asan|--no-asan]   shrink a crash input (-minimize_crash=1)
 #
@@ -16,7 +16,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-targets=(FuzzParser FuzzHash FuzzStore FuzzLoginRequests FuzzImport FuzzSecret FuzzConfiguration FuzzServeRequests)
+# The targets are the folders of Sources/ (FuzzTarget's cases; FuzzRegressionTests checks).
+mapfile -t targets < <(cd "$here/Sources" && ls -1)
 
 usage() {
     sed -n '3,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2

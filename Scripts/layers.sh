@@ -11,8 +11,10 @@
 # answers with the front door's Verification. Every other folder is a feature folder at
 # the top (Apps, Import, Export, Integrations, and any folder added later, such as a
 # serve feature, until it is placed in this list): features may use and extend everything below, and each other, but nothing
-# below may name them. CredFileError.swift, the one error type, is outside the order both
-# ways: every layer throws it, and its Refusal names every layer's rule answers.
+# below may name them. CredFileError.swift, the one error type, and Escaped.swift, the one
+# escaping of names and paths in messages, are outside the order both ways: every layer
+# throws the error and prints its paths escaped, and the error's Refusal names every
+# layer's rule answers.
 #
 # A file fails when it names a type declared (at the top level of a file) in a layer
 # above its own, unless `allowed` below lists the pair with its reason; comments and
@@ -55,7 +57,7 @@ Model/StoredSecret.swift PasswordHash KnownHash
 # #27's HashFamily change is to make those one protocol, which can then sit in Model/.
 rank() {  # rank FILE: its layer, 0 (Internals) to 7 (a feature folder); -1 for the error type
     local rel=${1#"$src"/}
-    if [[ $rel == CredFileError.swift ]]; then echo -1; return; fi
+    if [[ $rel == CredFileError.swift || $rel == Escaped.swift ]]; then echo -1; return; fi
     if [[ $rel != */* ]]; then echo 6; return; fi
     case ${rel%%/*} in
     Internals) echo 0 ;; Storage) echo 1 ;; Model) echo 2 ;; Hashing) echo 3 ;; Parsing) echo 4 ;; Policy) echo 5 ;;

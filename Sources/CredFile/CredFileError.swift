@@ -114,4 +114,10 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
 
     /// A usage error: a bad argument, option, username or password.
     public static func usage(_ message: String) -> Self { Self(.usage, message) }
+
+    /// The error of a file that must exist and does not: `cannot open PATH` (escaped),
+    /// caused by `open` failing with `ENOENT`, as if the call itself had failed.
+    static func missingFile(_ path: String) -> Self {
+        Self(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOENT))
+    }
 }

@@ -226,7 +226,7 @@ extension CredentialStore {
     /// The file's bytes, read without the lock; a missing file is an I/O error.
     private func upgradeBytes() throws -> [UInt8] {
         guard let bytes = try FileReader.read(path) else {
-            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
+            throw CredFileError.missingFile(path)
         }
         return bytes
     }

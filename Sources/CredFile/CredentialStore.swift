@@ -67,13 +67,8 @@ public struct CredentialStore: Sendable {
     /// The file as it is now, read without a lock.
     /// - Throws: ``CredFileError/Code/io`` when it is missing or cannot be read.
     public func read() throws -> CredentialFile {
-        guard let bytes = try FileReader.read(path) else { throw missingFile() }
+        guard let bytes = try FileReader.read(path) else { throw CredFileError.missingFile(path) }
         return CredentialFile(bytes: bytes)
-    }
-
-    /// The error of a file that must exist and does not.
-    private func missingFile() -> CredFileError {
-        CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOENT))
     }
 
     /// Every problem of the file (see ``CredentialFile/findings(policy:)``), after the
@@ -116,7 +111,7 @@ public struct CredentialStore: Sendable {
                 in: file, policy: policy, isBlocklisted: isBlocklisted,
                 beforeFirst: { if truncatedSoFar() { throw FileReader.ReadAgain() } }, body)
         }
-        guard let found else { throw missingFile() }
+        guard let found else { throw CredFileError.missingFile(path) }
         counts.errors += found.errors
         counts.warnings += found.warnings
         return counts

@@ -82,11 +82,11 @@ final class FileCache: Sendable {
             now = try Syscall.status(of: path)
         } catch {
             current.withLock { $0 = nil }
-            throw error.credFileError("cannot open \(path)")
+            throw error.credFileError("cannot open \(Escaped.path(path))")
         }
         if let cached = current.withLock({ $0 }), cached.identity == Identity(now) { return cached }
         guard let (bytes, info) = try FileReader.readWithInfo(path) else {
-            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
+            throw CredFileError.missingFile(path)
         }
         reads.add(1, ordering: .relaxed)
         let fresh = Snapshot(identity: Identity(info), bytes: bytes)

@@ -12,25 +12,35 @@ public struct FuzzFailure: Error, CustomStringConvertible {
     public let description: String
 }
 
+/// The fuzz targets, each named as its folder under `Fuzz/Sources/` and `Fuzz/Corpus/`
+/// (`FuzzRegressionTests` holds the three to one another; `Fuzz/Package.swift` and
+/// `Fuzz/run.sh` take the folders).
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    case parser = "FuzzParser"
+    case hash = "FuzzHash"
+    case store = "FuzzStore"
+    case loginRequests = "FuzzLoginRequests"
+    case importReaders = "FuzzImport"
+    case secret = "FuzzSecret"
+    case configuration = "FuzzConfiguration"
+    case serveRequests = "FuzzServeRequests"
+}
+
 /// The fuzz targets' checks, one entry point per target.
 public enum FuzzChecks {
-    /// The fuzz targets, by the name of their folder under `Fuzz/Corpus/`.
-    public static let targets = ["FuzzParser", "FuzzHash", "FuzzStore", "FuzzLoginRequests", "FuzzImport", "FuzzSecret", "FuzzConfiguration", "FuzzServeRequests"]
-
-    /// Runs the check of `target` (one of ``targets``) on one input.
-    /// - Parameter storeDirectory: where FuzzStore keeps its file (default: one
-    ///   temporary directory per process, removed at exit).
-    public static func run(_ target: String, _ input: [UInt8], storeDirectory: String? = nil) throws(FuzzFailure) {
+    /// Runs the check of `target` on one input.
+    /// - Parameter storeDirectory: where FuzzStore and FuzzImport keep their files
+    ///   (default: one temporary directory per process, removed at exit).
+    public static func run(_ target: FuzzTarget, _ input: [UInt8], storeDirectory: String? = nil) throws(FuzzFailure) {
         switch target {
-        case "FuzzParser": try parser(input)
-        case "FuzzHash": try hash(input)
-        case "FuzzStore": try store(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
-        case "FuzzLoginRequests": try loginRequests(input)
-        case "FuzzImport": try importReaders(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
-        case "FuzzSecret": try secret(input)
-        case "FuzzConfiguration": try configuration(input)
-        case "FuzzServeRequests": try serveRequests(input)
-        default: throw FuzzFailure(description: "no fuzz target named \(target)")
+        case .parser: try parser(input)
+        case .hash: try hash(input)
+        case .store: try store(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
+        case .loginRequests: try loginRequests(input)
+        case .importReaders: try importReaders(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
+        case .secret: try secret(input)
+        case .configuration: try configuration(input)
+        case .serveRequests: try serveRequests(input)
         }
     }
 

@@ -48,7 +48,7 @@ extension FuzzChecks {
     /// without any `%`, fields are the bytes as written; every answer is one line ending
     /// in LF, starting with the channel ID when there is one.
     static func squidLine(_ line: [UInt8]) throws(FuzzFailure) {
-        let limit = SquidHelperProtocol.maximumLineCount
+        let limit = SquidHelperProtocol.maximumLineLength
         let length = line.last == 0x0D ? line.count - 1 : line.count
         switch SquidHelperProtocol.parse(line) {
         case .unreadable(let channel, let reason):

@@ -10,6 +10,12 @@ import Glibc
 /// hash, the finished hashes are committed, and the command exits 128 + the signal
 /// itself (SPEC §5: 130 / 143). A second signal ends the process at once: every commit
 /// is one atomic rename, so the file is still the old or the new bytes.
+///
+/// Unlike the crash handlers of `CCredFileProcess.h`, which are in C because they run
+/// when the process (and perhaps the Swift runtime) is already broken, this handler can
+/// be Swift: it is a closure with no captures (a plain C function pointer), and it only
+/// does lock-free atomic operations on statics initialized before it is installed and
+/// calls `_exit`, all async-signal-safe; no allocation, lock or runtime call is reached.
 enum StopSignal {
     /// The first signal received since ``install()``, or 0.
     private static let received = Atomic<Int32>(0)

@@ -40,6 +40,41 @@ import Testing
         }
     }
 
+    /// Every error about a path prints it escaped, whichever layer made the message (the
+    /// reader, the writer, the lock, the front door): a directory name cannot forge a
+    /// second line of stderr or move the cursor.
+    @Test(arguments: ["missing file", "hard links", "not a regular file", "lock file is a directory"])
+    func errorsEscapeThePathTheyName(_ failure: String) throws {
+        try withSession { session in
+            let directory = session.path("x\nusers.txt:1: error: forged\u{1B}[2J\u{202E}")
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+            let file = directory + "/users.txt"
+            let arguments: [String]
+            switch failure {
+            case "missing file":
+                arguments = ["list", file]
+            case "hard links":
+                try Data("bob,\(session.password("P-1"))\n".utf8).write(to: URL(fileURLWithPath: file))
+                chmod(file, 0o600)
+                link(file, directory + "/second")
+                arguments = ["delete", file, "bob"]
+            case "not a regular file":
+                mkfifo(file, 0o600)
+                arguments = ["list", file]
+            default:
+                try Data("bob,\(session.password("P-1"))\n".utf8).write(to: URL(fileURLWithPath: file))
+                chmod(file, 0o600)
+                try FileManager.default.createDirectory(atPath: file + ".lock", withIntermediateDirectories: false)
+                arguments = ["delete", file, "bob"]
+            }
+            let result = session.run(arguments)
+            #expect(result.status != 0, "\(result)")
+            #expect(result.stderrLines.count == 1, "\(result)")
+            #expect(result.stderr.contains(Escaped.path(directory)), "\(result)")
+            #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\u{202E}"), "\(result)")
+        }
+    }
+
     @Test func checkJSONHasAKindPerFinding() throws {
         try withSession { session in
             let file = try session.write("users.txt", "bob,\(session.password("P-1"))\nbob,\(session.password("P-2"))\nann,\nx,$H$10$abc\n")

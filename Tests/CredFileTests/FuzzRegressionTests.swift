@@ -10,7 +10,7 @@ import _CredFileFuzzChecks
 struct FuzzRegressionTests {
     /// One kept input of one fuzz target.
     struct Input: CustomTestStringConvertible, Sendable {
-        let target: String
+        let target: FuzzTarget
         let path: String
         /// `Corpus/FuzzParser/usuarios.txt`.
         var testDescription: String { path.split(separator: "/").suffix(3).joined(separator: "/") }
@@ -24,9 +24,9 @@ struct FuzzRegressionTests {
     /// Every file under `Fuzz/Corpus/<target>/` and `Fuzz/Regressions/<target>/`, except
     /// dotfiles (`.gitkeep`) and READMEs.
     static func inputs() -> [Input] {
-        FuzzChecks.targets.flatMap { target in
+        FuzzTarget.allCases.flatMap { target in
             ["Corpus", "Regressions"].flatMap { folder in
-                let directory = fuzzDirectory.appendingPathComponent(folder).appendingPathComponent(target)
+                let directory = fuzzDirectory.appendingPathComponent(folder).appendingPathComponent(target.rawValue)
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
                 return names.filter { !$0.hasPrefix(".") && !$0.hasPrefix("README") }.sorted().map {
                     Input(target: target, path: directory.appendingPathComponent($0).path)
@@ -35,9 +35,20 @@ struct FuzzRegressionTests {
         }
     }
 
-    @Test("every target has a seed corpus", arguments: FuzzChecks.targets)
-    func corpusIsPresent(target: String) {
+    @Test("every target has a seed corpus", arguments: FuzzTarget.allCases)
+    func corpusIsPresent(target: FuzzTarget) {
         #expect(Self.inputs().contains { $0.target == target && $0.path.contains("/Corpus/") })
+    }
+
+    /// The targets are the folders: one under `Fuzz/Sources/` (what `Fuzz/Package.swift`
+    /// and `Fuzz/run.sh` build) and one under `Fuzz/Corpus/` for each case of `FuzzTarget`,
+    /// and no other folder.
+    @Test func theTargetsAreTheFolders() throws {
+        let names = Set(FuzzTarget.allCases.map(\.rawValue))
+        for folder in ["Sources", "Corpus"] {
+            let listed = try FileManager.default.contentsOfDirectory(atPath: Self.fuzzDirectory.appendingPathComponent(folder).path)
+            #expect(Set(listed.filter { !$0.hasPrefix(".") && !$0.hasPrefix("README") }) == names, "Fuzz/\(folder)")
+        }
     }
 
     @Test("replay", arguments: inputs())

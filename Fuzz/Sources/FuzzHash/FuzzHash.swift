@@ -5,6 +5,6 @@ import _CredFileFuzzChecks
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
-    FuzzChecks.trapOnFailure { () throws(FuzzFailure) in try FuzzChecks.run("FuzzHash", input) }
+    FuzzChecks.trapOnFailure { () throws(FuzzFailure) in try FuzzChecks.run(.hash, input) }
     return 0
 }

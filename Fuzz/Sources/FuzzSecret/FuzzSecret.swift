@@ -7,6 +7,6 @@ import _CredFileFuzzChecks
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
-    FuzzChecks.trapOnFailure { () throws(FuzzFailure) in try FuzzChecks.run("FuzzSecret", input) }
+    FuzzChecks.trapOnFailure { () throws(FuzzFailure) in try FuzzChecks.run(.secret, input) }
     return 0
 }

@@ -18,7 +18,8 @@ final class HashingThreads: Sendable {
     /// The pool every store shares.
     static let shared = HashingThreads(threadCount: ParallelHasher.defaultJobs)
 
-    /// A job: the work, and a flag set when its task was cancelled before it started.
+    /// A job: the work. (A task cancelled before its job started is told by the
+    /// `CancellationFlag` the work captured, not by the job.)
     private struct Job: Sendable {
         let run: @Sendable () -> Void
     }

@@ -12,9 +12,12 @@
 public enum SquidHelperProtocol {
     /// The longest request line read, without its LF (Squid's helpers use 8 KiB buffers;
     /// two 4,096-byte fields escaped as %XX fit).
-    public static let maximumLineCount = 32_768
+    public static let maximumLineLength = 32_768
+    /// ``maximumLineLength``: a byte length, not a count of lines.
+    @available(*, deprecated, renamed: "maximumLineLength")
+    public static var maximumLineCount: Int { maximumLineLength }
     /// The longest channel ID accepted, in digits.
-    static let maximumChannelCount = 20
+    static let maximumChannelDigits = 20
 
     /// One request: a login to check.
     public struct Request: Sendable, CustomStringConvertible {
@@ -74,11 +77,11 @@ public enum SquidHelperProtocol {
         if line.last == 0x0D { line = line.dropLast() }
         let fields = line.split(separator: 0x20, omittingEmptySubsequences: false)
         let firstIsChannel =
-            fields.count > 2 && !fields[0].isEmpty && fields[0].count <= maximumChannelCount
+            fields.count > 2 && !fields[0].isEmpty && fields[0].count <= maximumChannelDigits
             && fields[0].allSatisfy { (0x30...0x39).contains($0) }
         let channel = firstIsChannel ? String(decoding: fields[0], as: UTF8.self) : nil
-        guard line.count <= maximumLineCount else {
-            return .unreadable(channel: channel, reason: "request line longer than \(maximumLineCount) bytes")
+        guard line.count <= maximumLineLength else {
+            return .unreadable(channel: channel, reason: "request line longer than \(maximumLineLength) bytes")
         }
         let login = firstIsChannel ? fields.dropFirst() : fields[...]
         guard login.count == 2 else {

@@ -42,7 +42,7 @@ extension LineScanner {
             return found == nil
         }
         guard scanned != nil else {
-            throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOENT))
+            throw CredFileError.missingFile(path)
         }
         if found == nil, !partial.isEmpty { found = partial.withUnsafeBytes { lookIn($0) } }
         return found

@@ -124,7 +124,8 @@ public struct Blocklist: Sendable, Equatable {
 /// The built-in list: one string literal, searched as it is for the first lookups of a
 /// process and split into a set after that.
 enum BuiltInList {
-    /// Every entry (lowercase already), split from the literal at first use (~12 ms).
+    /// Every entry (lowercase already), split from the literal (~12 ms) when first read:
+    /// by the lookup after the first ``searchesBeforeSet``.
     static let words: Set<Substring> = Set(builtInBlocklistText.split(separator: "\n", omittingEmptySubsequences: true))
 
     /// Lookups made so far in this process.
@@ -183,7 +184,7 @@ struct BlocklistFile {
             // O_NONBLOCK: a FIFO without a writer would otherwise block the open forever.
             fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK)
         } catch {
-            throw error.credFileError("cannot open the blocklist \(path)")
+            throw error.credFileError("cannot open the blocklist \(Escaped.path(path))")
         }
         self.path = path
         let info: stat
@@ -191,7 +192,7 @@ struct BlocklistFile {
             info = try Syscall.fstat(fd)
         } catch {
             Syscall.close(fd)
-            throw error.credFileError("cannot read the blocklist \(path)")
+            throw error.credFileError("cannot read the blocklist \(Escaped.path(path))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             Syscall.close(fd)
@@ -217,7 +218,7 @@ struct BlocklistFile {
             let n: Int
             switch result {
             case .success(let count): n = count
-            case .failure(let error): throw error.credFileError("cannot read the blocklist \(path)")
+            case .failure(let error): throw error.credFileError("cannot read the blocklist \(Escaped.path(path))")
             }
             reads += 1
             if n == 0 { break }
@@ -256,7 +257,7 @@ struct BlocklistFile {
     }
 
     private func malformed(near offset: Int) -> CredFileError {
-        CredFileError.usage("the blocklist \(path) is not a sorted SHA1HEX[:count] list (near byte \(offset))")
+        CredFileError.usage("the blocklist \(Escaped.path(path)) is not a sorted SHA1HEX[:count] list (near byte \(offset))")
     }
 
     /// Binary search for `target` (40 uppercase hex digits) over byte offsets: each step

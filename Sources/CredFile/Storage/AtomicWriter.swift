@@ -104,7 +104,7 @@ public struct AtomicWriter: Sendable {
         let opened = try FileReader.openForReading(target, followingLast: false)
         defer { if let opened { Syscall.close(opened.fd) } }
         guard opened != nil || createIfMissing else {
-            throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
+            throw CredFileError.missingFile(path)
         }
         if mapping, let opened, opened.info.st_size >= FileReader.mappingMinimum,
             let mapped = FileBytes(mapping: opened.fd, size: Int(opened.info.st_size))
@@ -139,7 +139,7 @@ public struct AtomicWriter: Sendable {
                 let bytes = try Syscall.readAll(opened.fd, sizeHint: Int(info.st_size))
                 current = Source(fd: opened.fd, bytes: FileBytes(bytes), info: info)
             } catch {
-                throw error.credFileError("cannot read \(target)")
+                throw error.credFileError("cannot read \(Escaped.path(target))")
             }
         }
         do {
@@ -175,7 +175,7 @@ public struct AtomicWriter: Sendable {
         if let info = current?.info, info.st_nlink > 1 {
             throw CredFileError(
                 .malformedFile,
-                "\(path) has \(info.st_nlink) hard links; rewriting it would split them (a user removed here "
+                "\(Escaped.path(path)) has \(info.st_nlink) hard links; rewriting it would split them (a user removed here "
                     + "would live on through the other name), so it is left unchanged: remove the other links first")
         }
         let mode = current.map { $0.info.st_mode & 0o7777 } ?? 0o600
@@ -224,7 +224,7 @@ public struct AtomicWriter: Sendable {
         do {
             temporary = try Syscall.mkstemp(directory + "/" + Self.temporaryPrefix(of: name) + "XXXXXX")
         } catch {
-            throw error.credFileError("cannot create a temporary file in \(directory)")
+            throw error.credFileError("cannot create a temporary file in \(Escaped.path(directory))")
         }
         var renamed = false
         defer { if !renamed { Syscall.unlink(temporary.path) } }
@@ -273,13 +273,13 @@ public struct AtomicWriter: Sendable {
             try Syscall.fchmod(temporary.fd, mode)
             try Syscall.fsync(temporary.fd)
         } catch let error as SyscallError {
-            throw error.credFileError("cannot write \(path)")
+            throw error.credFileError("cannot write \(Escaped.path(path))")
         }  // `content` throws only what its sink throws: SyscallError
         do {
             try Syscall.rename(temporary.path, target)
             renamed = true
         } catch {
-            throw error.credFileError("cannot write \(path)")
+            throw error.credFileError("cannot write \(Escaped.path(path))")
         }
         guard syncDirectory else { return }
         do {
@@ -291,8 +291,8 @@ public struct AtomicWriter: Sendable {
             // that is already there. Say what is true.
             throw ReplacedButNotSynced(
                 error: error.credFileError(
-                    "\(path) was replaced with the new content, but the change may not survive a crash: "
-                        + "its directory \(directory) could not be synced"))
+                    "\(Escaped.path(path)) was replaced with the new content, but the change may not survive a crash: "
+                        + "its directory \(Escaped.path(directory)) could not be synced"))
         }
     }
 }

@@ -40,19 +40,19 @@ public final class FileLock {
         do {
             fd = try Syscall.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600)
         } catch {
-            throw error.credFileError("cannot open lock file \(path)", code: .lock)
+            throw error.credFileError("cannot open lock file \(Escaped.path(path))", code: .lock)
         }
         let lock = FileLock(fd: fd)  // closes fd on every failure below
         do {
             let info = try Syscall.fstat(fd)
             guard info.st_mode & S_IFMT == S_IFREG else {
-                throw CredFileError(.lock, "cannot open lock file \(path): not a regular file")
+                throw CredFileError(.lock, "cannot open lock file \(Escaped.path(path)): not a regular file")
             }
             if let owner, geteuid() == 0, info.st_nlink == 1, info.st_uid != owner.uid || info.st_gid != owner.gid {
                 try Syscall.fchown(fd, owner.uid, owner.gid)
             }
         } catch let error as SyscallError {
-            throw error.credFileError("cannot open lock file \(path)", code: .lock)
+            throw error.credFileError("cannot open lock file \(Escaped.path(path))", code: .lock)
         }
         try lock.acquire(path: path, timeout: timeout)
         return lock
@@ -62,7 +62,7 @@ public final class FileLock {
     /// at most `timeout` seconds.
     private func acquire(path: String, timeout: Double) throws {
         if timeout.isInfinite && timeout > 0 {
-            do { try Syscall.flock(fd, LOCK_EX) } catch { throw error.credFileError("cannot lock \(path)", code: .lock) }
+            do { try Syscall.flock(fd, LOCK_EX) } catch { throw error.credFileError("cannot lock \(Escaped.path(path))", code: .lock) }
             return
         }
         do {
@@ -71,7 +71,7 @@ public final class FileLock {
         } catch where error.errno == EWOULDBLOCK {
             // Held: wait below.
         } catch {
-            throw error.credFileError("cannot lock \(path)", code: .lock)
+            throw error.credFileError("cannot lock \(Escaped.path(path))", code: .lock)
         }
         guard timeout > 0 else { throw heldTooLong(path, timeout) }
         do {
@@ -82,14 +82,14 @@ public final class FileLock {
         } catch where error.errno == ENOSYS {
             try poll(path: path, timeout: timeout)
         } catch {
-            throw error.credFileError("cannot lock \(path)", code: .lock)
+            throw error.credFileError("cannot lock \(Escaped.path(path))", code: .lock)
         }
     }
 
     /// The error of a lock another process held for more than `timeout` seconds.
     private func heldTooLong(_ path: String, _ timeout: Double) -> CredFileError {
         CredFileError(
-            .lock, "cannot lock \(path): another process held it for more than \(Self.format(timeout)) s",
+            .lock, "cannot lock \(Escaped.path(path)): another process held it for more than \(Self.format(timeout)) s",
             cause: .init(syscall: "flock", errno: EWOULDBLOCK))
     }
 
@@ -109,7 +109,7 @@ public final class FileLock {
                 Self.sleep(min(pause, left))
                 pause = min(pause * 2, 0.05)
             } catch {
-                throw error.credFileError("cannot lock \(path)", code: .lock)
+                throw error.credFileError("cannot lock \(Escaped.path(path))", code: .lock)
             }
         }
     }

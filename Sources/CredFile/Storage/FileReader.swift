@@ -43,7 +43,7 @@ enum FileReader {
             do {
                 try Syscall.injectFault("read")  // the fault hook's `read` covers a mapped read too
             } catch {
-                throw error.credFileError("cannot read \(path)")
+                throw error.credFileError("cannot read \(Escaped.path(path))")
             }
         }
         if size >= mappingMinimum, let base = Syscall.map(fd, size: size) {
@@ -57,7 +57,7 @@ enum FileReader {
                     guard !shrank, now?.st_size == info.st_size else {
                         throw CredFileError(
                             .io,
-                            "\(path) was truncated or resized in place while it was read (by another program): what was "
+                            "\(Escaped.path(path)) was truncated or resized in place while it was read (by another program): what was "
                                 + "reported may not match it; run the command again")
                     }
                     return result
@@ -72,7 +72,7 @@ enum FileReader {
             // mmap leaves the file offset where it was: at the start.
             bytes = try Syscall.readAll(fd, sizeHint: size)
         } catch {
-            throw error.credFileError("cannot read \(path)")
+            throw error.credFileError("cannot read \(Escaped.path(path))")
         }
         return try bytes.withUnsafeBytes { try body($0, { false }) }
     }
@@ -111,7 +111,7 @@ enum FileReader {
         do {
             return try body(fd, info)
         } catch {
-            throw error.credFileError("cannot read \(path)")
+            throw error.credFileError("cannot read \(Escaped.path(path))")
         }
     }
 
@@ -124,21 +124,21 @@ enum FileReader {
             // forever, and a writer would wait holding the lock. It changes nothing for
             // a regular file, and anything else is refused below.
             fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK | (followingLast ? 0 : O_NOFOLLOW))
-        } catch  where error.errno == ENOENT {
+        } catch where error.errno == ENOENT {
             return nil
         } catch {
-            throw error.credFileError("cannot open \(path)")
+            throw error.credFileError("cannot open \(Escaped.path(path))")
         }
         do {
             let info = try Syscall.fstat(fd)
             guard info.st_mode & S_IFMT == S_IFREG else {
                 if info.st_mode & S_IFMT == S_IFDIR { throw SyscallError(name: "open", errno: EISDIR) }
-                throw CredFileError(.io, "cannot read \(path): not a regular file")
+                throw CredFileError(.io, "cannot read \(Escaped.path(path)): not a regular file")
             }
             return (fd, info)
         } catch {
             Syscall.close(fd)
-            if let error = error as? SyscallError { throw error.credFileError("cannot read \(path)") }
+            if let error = error as? SyscallError { throw error.credFileError("cannot read \(Escaped.path(path))") }
             throw error
         }
     }

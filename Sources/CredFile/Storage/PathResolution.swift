@@ -20,7 +20,7 @@ extension FileReader {
             do {
                 resolved = Self.components(try Syscall.currentDirectory())
             } catch {
-                throw error.credFileError("cannot open \(path)")
+                throw error.credFileError("cannot open \(Escaped.path(path))")
             }
         }
         var pending = Self.components(path)
@@ -39,14 +39,14 @@ extension FileReader {
             do {
                 found = try Syscall.lstat(candidate)
             } catch {
-                throw error.credFileError("cannot open \(path)")
+                throw error.credFileError("cannot open \(Escaped.path(path))")
             }
             guard let info = found else {
                 guard pending.isEmpty else {
-                    throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOENT))
+                    throw CredFileError.missingFile(path)
                 }
                 if let original = (try? Syscall.lstat(path)) ?? nil, original.st_mode & S_IFMT == S_IFLNK {
-                    throw CredFileError(.io, "\(path) is a symlink to a missing file")
+                    throw CredFileError(.io, "\(Escaped.path(path)) is a symlink to a missing file")
                 }
                 return candidate
             }
@@ -54,14 +54,14 @@ extension FileReader {
             case S_IFLNK:
                 followed += 1
                 guard followed <= Self.maximumSymlinks else {
-                    throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ELOOP))
+                    throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ELOOP))
                 }
                 try checkFollowable(candidate, info, in: absolute(resolved), resolving: path)
                 let target: String
                 do {
                     target = try Syscall.readlink(candidate)
                 } catch {
-                    throw error.credFileError("cannot open \(path)")
+                    throw error.credFileError("cannot open \(Escaped.path(path))")
                 }
                 if target.hasPrefix("/") { resolved = [] }
                 pending = Self.components(target) + pending
@@ -69,7 +69,7 @@ extension FileReader {
                 resolved.append(component)
             default:
                 guard pending.isEmpty else {
-                    throw CredFileError(.io, "cannot open \(path)", cause: .init(syscall: "open", errno: ENOTDIR))
+                    throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOTDIR))
                 }
                 resolved.append(component)
             }
@@ -89,7 +89,7 @@ extension FileReader {
         do {
             parent = try Syscall.lstat(directory)
         } catch {
-            throw error.credFileError("cannot open \(path)")
+            throw error.credFileError("cannot open \(Escaped.path(path))")
         }
         guard let parent, parent.st_mode & (S_ISVTX | S_IWOTH) == (S_ISVTX | S_IWOTH) else { return }
         guard info.st_uid == geteuid() || info.st_uid == parent.st_uid else {

@@ -27,7 +27,7 @@ extension CommandContext {
         let store = caching
         let jobs = BoundedJobs(limit: invocation.jobs ?? ParallelHasher.defaultJobs)
         let output = Mutex(())  // one answer line at a time
-        let reader = ChunkedLineReader(fd: 0, maximum: SquidHelperProtocol.maximumLineCount)
+        let reader = ChunkedLineReader(fd: 0, maximum: SquidHelperProtocol.maximumLineLength)
         @Sendable func answer(_ line: some Collection<UInt8>) {
             switch SquidHelperProtocol.parse(line) {
             case .unreadable(let channel, let reason):
