@@ -30,6 +30,12 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
+        // ICU's common library, for RFC 4518's LDAP string preparation (export --to ldif).
+        .systemLibrary(
+            name: "CICU",
+            pkgConfig: "icu-uc",
+            providers: [.apt(["libicu-dev"])]
+        ),
         // GNU libmicrohttpd: the HTTP/1.1 server of `credfile serve` (SPEC §10), CLI only.
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -50,8 +56,8 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop,
-        // SQLite's variadic sqlite3_db_config).
-        .target(name: "CCredFile", dependencies: ["COpenSSL", "CSQLite"]),
+        // SQLite's variadic sqlite3_db_config, ICU's usprep for LDAP's string preparation).
+        .target(name: "CCredFile", dependencies: ["COpenSSL", "CSQLite", "CICU"]),
         // The built-in blocklist's generated data (Scripts/make-builtin-blocklist.sh), with
         // its provenance and licence: data only, kept apart from the code.
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),

@@ -1,6 +1,6 @@
 // Measures the work of one verification of each peer hash scheme (SPEC §3.2) in units of
 // one round of credfile's own PBKDF2-HMAC-SHA256 loop: the constants of PeerWork in
-// Sources/CredFile/Hashing/Schemes/ExternalFamilies.swift. Built and run by peer-work.sh;
+// Sources/CredFile/Hashing/Schemes/PeerWork.swift. Built and run by peer-work.sh;
 // prints ratios measured side by side in one run, asserts nothing.
 #define _GNU_SOURCE
 #include "shim.h"       // Sources/COpenSSL: libcrypto (and, before the wave-2 move, the fast loop)
@@ -72,6 +72,20 @@ static double t_openssl_round(void) {
     PKCS5_PBKDF2_HMAC(pw, strlen(pw), salt, 16, 30000, EVP_sha256(), 32, out);
     return (now() - start) / 30000;
 }
+static double t_fast(int digest) {
+    double start = now();
+    credfile_fast_pbkdf2(digest, CREDFILE_PBKDF2_LOOP_BEST, pw, strlen(pw), salt, 16, 30000, out, 20);
+    return (now() - start) / 30000;
+}
+static double t_sha1_round(void) { return t_fast(CREDFILE_DIGEST_SHA1); }
+static double t_sha512_round(void) { return t_fast(CREDFILE_DIGEST_SHA512); }
+static double t_bsdi(void) { return crypt_time("_../.salt", 5) / (64.0 * 64); }  // count 4096 (c2 = 1: 1 << 12)
+static double t_bigcrypt(void) { return crypt_time("ablUDMr6t4HK6xxxxxxxxxxx", 500) / 2; }  // two 8-byte blocks
+static double t_nt(void) { return crypt_time("$3$", 2000); }
+static double t_sunmd5(void) { return crypt_time("$md5,rounds=20000$saltsalt$", 1) / (20000 + 4096); }
+static double t_sha1crypt(void) { return crypt_time("$sha1$20000$saltsalt$", 1) / 20000; }
+static double t_gost(void) { return crypt_time("$gy$j7T$saltsaltsaltsaltsalt", 2) / (1024.0 * 32); }  // N 1024, r 32
+static double t_yes_t3(void) { return crypt_time("$y$j7T/0$saltsaltsaltsaltsalt", 2) / (1024.0 * 32); }  // t 3
 static double t_bcrypt(void) { return crypt_time("$2b$06$Mey1/eqXqYWDCiO1EFF0P.", 3) / 64; }
 static double t_sha256(void) { return crypt_time("$5$rounds=20000$saltsaltsaltsalt", 1) / 20000; }
 static double t_sha512(void) { return crypt_time("$6$rounds=20000$saltsaltsaltsalt", 1) / 20000; }
@@ -103,5 +117,14 @@ int main(void) {
     printf("scrypt $7$ per N·r·p (N 4096, r 32, p 1)     %10.3f\n", ratio(t_scrypt7));
     printf("scryptPerNrp EVP_KDF (N 16384, r 8, p 1)     %10.3f\n", ratio(t_scrypt));
     printf("argon2PerKiBPass (argon2id m 16384, t 1)     %10.3f\n", ratio(t_argon2));
+    printf("PBKDF2-HMAC-SHA1 round (credfile's loop)     %10.2f\n", ratio(t_sha1_round));
+    printf("PBKDF2-HMAC-SHA512 round (credfile's loop)   %10.2f\n", ratio(t_sha512_round));
+    printf("bsdiCryptPerIteration (count 4096)           %10.3f\n", ratio(t_bsdi));
+    printf("bigcryptPerBlock (two blocks of 8)           %10.1f\n", ratio(t_bigcrypt));
+    printf("ntHash (one $3$)                             %10.1f\n", ratio(t_nt));
+    printf("sunMD5PerRound (20000 + 4096 rounds)         %10.2f\n", ratio(t_sunmd5));
+    printf("sha1CryptPerRound (20000 rounds)             %10.2f\n", ratio(t_sha1crypt));
+    printf("gostYescryptPerNr (N 1024, r 32)             %10.3f\n", ratio(t_gost));
+    printf("yescrypt t 3 per N·r (N 1024, r 32)          %10.3f\n", ratio(t_yes_t3));
     return 0;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the work of each peer hash scheme in rounds of credfile's PBKDF2-HMAC-SHA256
-# loop: the PeerWork constants (Sources/CredFile/Hashing/Schemes/ExternalFamilies.swift).
+# loop: the PeerWork constants (Sources/CredFile/Hashing/Schemes/PeerWork.swift).
 # Ratios measured side by side in one run; nothing is asserted.
 set -euo pipefail
 cd "$(dirname "$0")/.."

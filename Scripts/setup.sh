@@ -31,6 +31,7 @@ build_packages=(
     pkg-config
     libssl-dev                                  # OpenSSL's libcrypto
     libcrypt-dev libargon2-dev                  # libxcrypt (crypt(3) families), libargon2
+    libicu-dev                                  # ICU: RFC 4518's LDAP string preparation (export)
     libsqlite3-dev                              # the guard database (SPEC §9)
     libmicrohttpd-dev libsystemd-dev            # serve's HTTP, socket activation (SPEC §10)
 )

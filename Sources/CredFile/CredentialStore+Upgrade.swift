@@ -81,7 +81,8 @@ extension CredentialStore {
             // The census: one pass over a snapshot, kept no longer than this scope.
             let snapshot = try upgradeBytes()
             UpgradeScan.forEachLine(in: snapshot, from: UpgradeScan.firstLineStart(in: snapshot)) { number, content, _ in
-                guard case .entry(let entry) = LineClassifier.classify(snapshot[content]) else { return true }
+                guard case .entry(let found) = LineClassifier.classify(snapshot[content]) else { return true }
+                let entry = found.judged(by: policy)  // over a cost limit: malformed (SPEC §3.1)
                 switch entry.secret {
                 case .plaintext: total += 1
                 case .unsupportedHash: summary.unsupported += 1

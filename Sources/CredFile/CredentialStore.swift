@@ -24,7 +24,7 @@ public struct CredentialStore: Sendable {
     /// The rules a password chosen now must follow (SPEC §8): at least 15 characters, not on
     /// the built-in blocklist, not containing the username, `credfile` or the file's name.
     /// Applied by ``register(username:password:)-2jetq``, ``changePassword(username:to:)-23wqv`` and
-    /// ``importUsers(_:storage:jobs:)-2jjlu``; never to passwords already in the file.
+    /// ``importUsers(_:storage:jobs:existing:)-p7hf``; never to passwords already in the file.
     public var passwordPolicy: PasswordPolicy = .standard
     /// The guard of this store's logins (SPEC §9): when set, every ``authenticate(username:password:)-i2ow``
     /// and ``verify(username:password:upgradeOnSuccess:client:)-86r45`` (and their `async`
@@ -164,8 +164,14 @@ public struct CredentialStore: Sendable {
     func verifyUnguarded(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
         let content = try firstEntryContent(named: username)
         // Classified once, here: the verifier judges the entry, the upgrade its secret.
+        // Judged by the policy's cost limits too: an entry over one is malformed, refused
+        // before any work (SPEC §3.1).
         let entry: Entry? =
-            if let content, case .entry(let entry) = LineClassifier.classify(content) { entry } else { nil }
+            if let content, case .entry(let entry) = LineClassifier.classify(content) {
+                entry.judged(by: policy)
+            } else {
+                nil
+            }
         let denial = try Verifier(policy: policy).denial(of: password, against: entry)
         let granted = denial == nil
         guard granted, upgradeOnSuccess, let content, let entry, needsUpgrade(entry.secret)
@@ -299,10 +305,18 @@ public struct CredentialStore: Sendable {
     }
 
     /// Adds or updates many users in one rewrite, all or nothing (like `chpasswd`).
-    /// Names and passwords are checked (passwords against ``passwordPolicy`` too), and the
-    /// hashes computed on `jobs` threads, before the lock is taken; under the lock the file
-    /// is indexed once (name → first entry), so the work grows with users + file size, not
-    /// users × file size.
+    /// Names and passwords are checked (passwords against ``passwordPolicy`` too, unless
+    /// they are `existing`), and the hashes computed on `jobs` threads, before the lock is
+    /// taken; under the lock the file is indexed once (name → first entry), so the work
+    /// grows with users + file size, not users × file size.
+    /// - Parameters:
+    ///   - users: the names and passwords, in input order.
+    ///   - storage: hashed under ``policy`` (the default) or the legacy plaintext form.
+    ///   - jobs: the threads that hash.
+    ///   - existing: the passwords are already in use (a legacy list being migrated,
+    ///     SPEC §5 `import --existing`): SPEC §8 judges passwords chosen now, so these are
+    ///     checked only as SPEC §2 checks any password (1–4,096 bytes, no NUL, CR or LF),
+    ///     as `chpasswd` takes them.
     /// - Returns: how many users were added and how many updated.
     /// - Throws: ``CredFileError/Code/usage`` for the first bad item, with its 0-based
     ///   index in ``CredFileError/item`` and the rule in ``CredFileError/refusal``
@@ -312,14 +326,14 @@ public struct CredentialStore: Sendable {
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func importUsers(
         _ users: [(username: String, password: Password)], storage: Storage = .hashed,
-        jobs: Int = ParallelHasher.defaultJobs
+        jobs: Int = ParallelHasher.defaultJobs, existing: Bool = false
     ) throws -> (added: Int, updated: Int) {
         var seen: [[UInt8]: Int] = [:]
         for (index, user) in users.enumerated() {
             do {
                 try Username.validate(user.username)
                 try PasswordRules.validate(user.password, plaintext: storage == .plaintext)
-                try passwordPolicy.validate(user.password, username: user.username, path: path)
+                if !existing { try passwordPolicy.validate(user.password, username: user.username, path: path) }
             } catch var error as CredFileError {
                 error.item = index
                 throw error
@@ -340,7 +354,7 @@ public struct CredentialStore: Sendable {
     }
 
     /// Adds or updates each user with its final secret text, in one rewrite under the lock,
-    /// all or nothing (shared by ``importUsers(_:storage:jobs:)`` and ``importHashes(_:)``).
+    /// all or nothing (shared by ``importUsers(_:storage:jobs:existing:)-p7hf`` and ``importHashes(_:)``).
     /// A failure carries the 0-based index of the user in ``CredFileError/item``.
     func storeSecrets(_ users: [(username: String, secret: String)]) throws -> (added: Int, updated: Int) {
         try rewrite(createIfMissing: true) { file in

@@ -151,6 +151,18 @@ public enum ReferenceConfiguration {
             var mode = 0
             for byte in raw { mode = mode * 8 + Int(byte - 48) }
             return mode <= 4095 ? .number(mode) : nil
+        case .size(let range):
+            // Digits without a leading zero, then nothing or one unit of 1024^1…1024^4.
+            let units: [(String, Int)] = [("KiB", 1), ("MiB", 2), ("GiB", 3), ("TiB", 4), ("K", 1), ("M", 2), ("G", 3), ("T", 4)]
+            let unit = units.first { text.hasSuffix($0.0) }
+            let digits = Array(raw.dropLast(unit?.0.utf8.count ?? 0))
+            guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                digits.count == 1 || digits[0] != 48, let n = decimal(digits)
+            else { return nil }
+            let factor = (0..<(unit?.1 ?? 0)).reduce(1.0) { value, _ in value * 1024 }
+            let bytes = Double(n) * factor
+            guard bytes >= Double(range.lowerBound), bytes <= Double(range.upperBound) else { return nil }
+            return .number(Int(bytes))
         }
     }
 

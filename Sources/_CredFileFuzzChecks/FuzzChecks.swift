@@ -192,7 +192,9 @@ public enum FuzzChecks {
             switch secret {
             case .malformed, .unsupported: errors.insert(index + 1)
             case .plaintext: plaintext.append(index + 1)
-            case .pbkdf2, .locked(.pbkdf2): break
+            case .pbkdf2(let hash):  // too costly under the standard policy: malformed (SPEC §3.1)
+                if Reference.isTooCostly(hash, policyRounds: HashPolicy.defaultRounds) { errors.insert(index + 1) }
+            case .locked(.pbkdf2): break
             case .peer: unknown.insert(index + 1)  // a peer hash or malformed: the family decides
             case .locked:
                 // `!` before a peer's prefix: locked when the family parses the hash, else the
@@ -303,8 +305,8 @@ public enum FuzzChecks {
     // MARK: FuzzHash
 
     /// `PasswordHash(parsing:)` against the reference parser: the same strings parse,
-    /// to the same fields, and format back to themselves; rounds outside 1…50,000,000
-    /// never parse. Then the same bytes build a hash from parts, and PBKDF2 runs only
+    /// to the same fields, and format back to themselves; rounds outside 1…2,147,483,647
+    /// (what PBKDF2 can run; what they cost is the cost limits' business) never parse. Then the same bytes build a hash from parts, and PBKDF2 runs only
     /// with one or two rounds.
     public static func hash(_ input: [UInt8]) throws(FuzzFailure) {
         let parsed = try? PasswordHash(parsing: input)
@@ -314,7 +316,7 @@ public enum FuzzChecks {
             try expect(
                 hash.algorithm == expected.algorithm && hash.rounds == expected.rounds && hash.salt == expected.salt
                     && hash.checksum == expected.checksum, "parsed fields differ from the reference")
-            try expect(HashPolicy.roundsRange.contains(hash.rounds), "rounds \(hash.rounds) accepted")
+            try expect((1...2_147_483_647).contains(hash.rounds), "rounds \(hash.rounds) accepted")
             try expect(Array(hash.string.utf8) == input, "a parsed hash does not format back to itself")
             try expect(PasswordHash(hash.string) == hash, "PasswordHash(String) differs from PasswordHash(parsing:)")
             if hash.rounds <= 2 { _ = try? hash.verify(Password(utf8: input.prefix(16))) }
@@ -327,7 +329,7 @@ public enum FuzzChecks {
         let rounds: Int
         switch byte() % 4 {
         case 0: rounds = byte() - 2
-        case 1: rounds = 50_000_000 + byte() - 128
+        case 1: rounds = 2_147_483_647 + byte() - 128
         case 2: rounds = byte() << 24 | byte() << 16 | byte() << 8 | byte()
         default: rounds = -(byte() << 24 | byte() << 16 | byte() << 8 | byte())
         }
@@ -336,7 +338,7 @@ public enum FuzzChecks {
         let rest = Array(input.dropFirst(12))
         let salt = (0..<saltCount).map { rest.isEmpty ? UInt8(truncatingIfNeeded: $0) : rest[$0 % rest.count] }
         let checksum = (0..<checksumCount).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        let valid = (1...50_000_000).contains(rounds) && saltCount <= 1024 && checksumCount == algorithm.digestCount
+        let valid = (1...2_147_483_647).contains(rounds) && saltCount <= 1024 && checksumCount == algorithm.digestCount
         do {
             let made = try PasswordHash(algorithm: algorithm, rounds: rounds, salt: salt, checksum: checksum)
             try expect(valid, "PasswordHash(algorithm:rounds:salt:checksum:) accepted rounds \(rounds), salt \(saltCount), checksum \(checksumCount)")

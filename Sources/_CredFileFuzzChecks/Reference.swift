@@ -100,7 +100,7 @@ enum Reference {
             guard !id.isEmpty, id.endIndex < scalars.endIndex, scalars[id.endIndex] == close else { return nil }
             return String(String.UnicodeScalarView(id))
         }
-        if secret.starts(with: Array("$pbkdf2-sha256$".utf8)) || secret.starts(with: Array("$pbkdf2-sha512$".utf8)) {
+        if ownPrefixes.contains(where: { secret.starts(with: Array($0.utf8)) }) {
             return parseHash(secret).map { .pbkdf2($0) } ?? .malformed
         }
         if peerPrefixes.contains(where: { secret.starts(with: Array($0.utf8)) })
@@ -122,6 +122,8 @@ enum Reference {
         return scheme(after: "{", closedBy: "}").map { .unsupported(scheme: "{\($0)}") } ?? .plaintext
     }
 
+    /// SPEC §3's own format: a secret with one of these is a hash of it or malformed.
+    static let ownPrefixes = ["$pbkdf2-sha256$", "$pbkdf2-sha512$"]
     /// SPEC §3.2's table, as prefixes: each is owned by a family credfile verifies, so a
     /// secret that starts with one is that family's hash or malformed, never unsupported.
     /// Shared prefixes (`$6$`, `$7$`: mosquitto and crypt(3)) are owned by both: the
@@ -138,7 +140,7 @@ enum Reference {
     static let peerSchemes = [
         "{PBKDF2}", "{PBKDF2-SHA1}", "{PBKDF2-SHA256}", "{PBKDF2-SHA512}",  // LDAP and Dovecot PBKDF2
         "{CRYPT}", "{SHA512-CRYPT}", "{SHA256-CRYPT}", "{MD5-CRYPT}", "{BLF-CRYPT}",  // crypt(3) inside
-        "{ARGON2ID}", "{ARGON2I}",  // Dovecot argon2
+        "{ARGON2}", "{ARGON2ID}", "{ARGON2I}",  // OpenLDAP and Dovecot argon2
         "{SHA}", "{SSHA}", "{SSHA256}", "{SSHA512}",  // LDAP and htpasswd digests
     ]
     /// Werkzeug's methods: `pbkdf2:…$…` and `scrypt:N:r:p$…` (hash syntax only with a `$`).
@@ -203,14 +205,24 @@ enum Reference {
         default: return nil
         }
         let digits = fields[2].unicodeScalars
-        guard !digits.isEmpty, digits.count <= 9, digits.first != "0",
+        guard !digits.isEmpty, digits.count <= 10, digits.first != "0",
             digits.allSatisfy({ ("0"..."9").contains($0) }), let rounds = Int(fields[2]),
-            (1...50_000_000).contains(rounds)
+            (1...2_147_483_647).contains(rounds)
         else { return nil }
         guard let salt = decodeBase64(fields[3]), salt.count <= 1024,
             let checksum = decodeBase64(fields[4]), checksum.count == (algorithm == .sha256 ? 32 : 64)
         else { return nil }
         return Hash(algorithm: algorithm, rounds: rounds, salt: salt, checksum: checksum)
+    }
+
+    /// SPEC §3.1's cost limit as the oracle reads it for credfile's own format under a
+    /// SHA-256 policy of `policyRounds` and the default `max-work`: too costly when the
+    /// hash's rounds, counted in SHA-256 rounds (a SHA-512 round is 3.6 of them on the
+    /// machines credfile was measured on), exceed both 16 × the policy's rounds and 2 s at
+    /// this machine's measured rate. (`max-memory` never applies: PBKDF2 needs none.)
+    static func isTooCostly(_ hash: Hash, policyRounds: Int) -> Bool {
+        let work = Double(hash.rounds) * (hash.algorithm == .sha512 ? 3.6 : 1)
+        return work > max(16 * Double(policyRounds), 2 * MachineRate.sha256RoundsPerSecond)
     }
 
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./".utf8)

@@ -287,7 +287,9 @@ struct StoreModel {
             guard case .entry(let username, let secret, let kind) = Reference.classify(content) else { return nil }
             switch kind {
             case .plaintext: return (username, .plaintext(String(decoding: secret, as: UTF8.self)))
-            case .pbkdf2(let hash): return (username, .hash(hash, secret: secret))
+            case .pbkdf2(let hash):  // over the cost limit of the harness's policy: malformed (SPEC §3.1)
+                if Reference.isTooCostly(hash, policyRounds: 1) { return (username, .malformed) }
+                return (username, .hash(hash, secret: secret))
             case .unsupported: return (username, .unsupported)
             case .malformed: return (username, .malformed)
             case .locked(.pbkdf2): return (username, .locked)
@@ -304,6 +306,8 @@ struct StoreModel {
                 // FuzzParser (and by the peer tests); here the model takes the parser's word
                 // for it, and the policy's for weakness (measured work, not a rule to re-derive).
                 switch CredentialFile(bytes: content).lines.first?.entry?.secret {
+                case .peer(let hash)? where Self.policy?.costVerdict(of: hash.hash) != .within:
+                    return (username, .malformed)  // over a cost limit: the policy's word, as for weakness
                 case .peer(let hash)?: return (username, .peer(weak: Self.policy?.isWeak(.peer(hash)) ?? false))
                 default: return (username, .malformed)
                 }

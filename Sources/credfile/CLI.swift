@@ -246,5 +246,8 @@ enum CredFileCLI {
         if invocation.given.contains(.plaintext) && (invocation.hashed || invocation.importFormat != nil) {
             throw CredFileError.usage("--plaintext does not apply to --hashed or --from")
         }
+        if invocation.existing && (invocation.hashed || invocation.importFormat != nil) {
+            throw CredFileError.usage("--existing does not apply to --hashed or --from: hashes are never judged as new passwords")
+        }
     }
 }

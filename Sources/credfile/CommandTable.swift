@@ -122,7 +122,7 @@ extension Command {
             details: "Removes every entry of USER, shadowed duplicates included. Exit 3 when USER has no entry.",
             run: { try $0.delete() }),
         Command(
-            "import", arguments: [.file], options: [.plaintext, .backup, .jobs, .hashed, .from],
+            "import", arguments: [.file], options: [.plaintext, .backup, .jobs, .existing, .hashed, .from],
             summary: "add or update many users from user,password lines on stdin",
             details: """
                 Adds or updates the users of `user,password` lines on standard input (like \

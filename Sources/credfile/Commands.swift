@@ -68,22 +68,31 @@ extension CommandContext {
                 try Username.validate(name)
                 try PasswordRules.validate(password, plaintext: invocation.plaintext)
             } catch let error as CredFileError {
-                let reason = error.refusal.map { messages.refusal($0) } ?? error.message
-                throw CredFileError(error.code, "standard input line \(number): \(reason)")
+                throw CredFileError(error.code, "standard input line \(number): \(importRefusal(error))")
             }
             users.append((name, password))
             lineNumbers.append(number)
         }
         do {
-            let counts = try store.importUsers(users, storage: storage, jobs: invocation.jobs ?? ParallelHasher.defaultJobs)
+            let counts = try store.importUsers(
+                users, storage: storage, jobs: invocation.jobs ?? ParallelHasher.defaultJobs, existing: invocation.existing)
             say(messages.imported(added: counts.added, updated: counts.updated))
         } catch let error as CredFileError {
             // The library names the item by its index: name the input line instead.
             guard let item = error.item, lineNumbers.indices.contains(item) else { throw error }
-            let reason = error.refusal.map { messages.refusal($0, line: { lineNumbers[$0] }) } ?? error.message
+            let reason = importRefusal(error, line: { lineNumbers[$0] })
             throw CredFileError(error.code, "standard input line \(lineNumbers[item]): \(reason)", cause: error.cause)
         }
         return .success
+    }
+
+    /// A refusal of `import` in the user's words; one by SPEC §8 (a password chosen now)
+    /// adds the ways to bring in passwords already in use: `--existing`, or `upgrade`.
+    private func importRefusal(_ error: CredFileError, line: (Int) -> Int = { $0 + 1 }) -> String {
+        guard let refusal = error.refusal else { return error.message }
+        let reason = messages.refusal(refusal, line: line)
+        guard case .passwordPolicy = refusal else { return reason }
+        return reason + messages.importExistingHint
     }
 
     func list() throws -> ExitStatus {

@@ -66,6 +66,13 @@ struct Messages {
     func removed(_ count: Int) -> String {
         t("user removed (\(count) line\(count == 1 ? "" : "s"))", "usuario eliminado (\(count) línea\(count == 1 ? "" : "s"))")
     }
+    /// Appended to a SPEC §8 refusal of `import`: how to bring in passwords already in use.
+    var importExistingHint: String {
+        t(
+            "; if these passwords are already in use, import them with --existing, or keep the file and hash it with credfile upgrade",
+            "; si estas contraseñas ya están en uso, impórtelas con --existing, o conserve el archivo y cífrelo con credfile upgrade")
+    }
+
     func imported(added: Int, updated: Int) -> String {
         t("\(added) added, \(updated) updated", "\(added) añadidos, \(updated) actualizados")
     }
@@ -187,6 +194,13 @@ struct Messages {
         case .invalidUTF8: return "no es UTF-8 válido"
         case .lineTooLong(let limit): return "la línea supera los \(limit) bytes"
         case .malformedHash(let reason): return "hash malformado (\(reason))"
+        case .tooCostly(let why):
+            if let memory = why.memory {
+                return "demasiado costoso: \(why.scheme) reservaría \(TooCostly.mebibytes(memory)) MiB por inicio de sesión "
+                    + "(max-memory \(TooCostly.mebibytes(why.maximumMemory)) MiB)"
+            }
+            return "demasiado costoso: \(why.scheme) tardaría unos \(TooCostly.seconds(why.seconds ?? 0)) s de CPU por inicio "
+                + "de sesión (max-work \(TooCostly.seconds(why.maximumSeconds ?? 0)) s)"
         }
     }
 

@@ -26,6 +26,11 @@ extension Setting {
         default: CredFileConfiguration.defaultPath, common: true, key: false)
     /// `upgrade --dry-run`.
     static let dryRun = Setting("dry-run", .flag, summary: "say what would be done; write nothing", key: false)
+    /// `import --existing` (SPEC §5).
+    static let existing = Setting(
+        "existing", .flag,
+        summary: "the passwords on stdin are already in use (a legacy list): store them without the rules for new passwords",
+        key: false)
     /// `import --hashed`.
     static let hashed = Setting(
         "hashed", .flag, summary: "the secrets on stdin are hashes (SPEC §3), stored byte for byte, like chpasswd -e", key: false)
@@ -49,7 +54,7 @@ extension Setting {
 
     /// Every option of the command line, in the order help lists them.
     static let options: [Setting] =
-        keys + [json, help, version, config, dryRun, hashed, from, to, reset, `protocol`, generateMan, generateCompletion]
+        keys + [json, help, version, config, dryRun, existing, hashed, from, to, reset, `protocol`, generateMan, generateCompletion]
 
     /// The option spelled `spelling` (`--json`, `-h`, `--no-guard`), if any.
     static func option(spelled spelling: String) -> Setting? {
@@ -117,6 +122,10 @@ struct Invocation {
     // MARK: The options, one accessor each
 
     var iterations: Int? { number(.iterations) }
+    /// `--max-work SECONDS` (SPEC §3.1); nil keeps the default.
+    var maximumWork: Double? { seconds(.maximumWork) }
+    /// `--max-memory SIZE` in bytes (SPEC §3.1); nil keeps the default.
+    var maximumMemory: Int? { number(.maximumMemory) }
     var algorithm: HashAlgorithm { text(.algorithm).flatMap(HashAlgorithm.init) ?? .sha256 }
     /// `--lock-timeout SECONDS`; nil keeps `CredentialStore`'s default.
     var lockTimeout: Double? { seconds(.lockTimeout) }
@@ -142,6 +151,8 @@ struct Invocation {
     /// `failures --reset`.
     var reset: Bool { flag(.reset) }
     var hashed: Bool { flag(.hashed) }
+    /// `import --existing`: passwords already in use, not judged by SPEC §8.
+    var existing: Bool { flag(.existing) }
     /// `import --from FORMAT`.
     var importFormat: ImportFormat? { text(.from).flatMap(ImportFormat.init) }
     /// `export --to FORMAT`.
@@ -199,6 +210,9 @@ struct Invocation {
 
     /// The policy the options describe.
     func policy() throws -> HashPolicy {
-        try HashPolicy(algorithm: algorithm, rounds: iterations ?? HashPolicy.defaultRounds)
+        var policy = try HashPolicy(algorithm: algorithm, rounds: iterations ?? HashPolicy.defaultRounds)
+        try policy.costLimits.setMaximumWork(seconds: maximumWork)
+        if let maximumMemory { try policy.costLimits.setMaximumMemory(maximumMemory) }
+        return policy
     }
 }

@@ -170,4 +170,54 @@ import Testing
             #expect(session.text("users.txt") == "ann,{SHA}k/wNAGQUdECf1ROLsOyy/s7xrIs=\n")
         }
     }
+
+    /// SPEC §5 `import --existing`: the seed's own three-line file (Examples/usuarios.txt)
+    /// holds passwords already in use; SPEC §8 judges passwords chosen now, so without the
+    /// flag the whole import is refused, and the refusal names `--existing` and `upgrade`.
+    @Test("import --existing takes the seed's three users; without it the refusal names --existing and upgrade")
+    func importExisting() throws {
+        let seed = try String(contentsOf: BuiltProduct.packageRoot.appendingPathComponent("Examples/usuarios.txt"), encoding: .utf8)
+        let lines = seed.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        try withSession { (session) throws in
+            let file = session.path("users.txt")
+            for (lang, words) in [("C", ["--existing", "credfile upgrade"]), ("es_ES.UTF-8", ["--existing", "credfile upgrade", "ya están en uso"])] {
+                let refused = session.run(["import", file] + Self.fast, stdin: lines, environment: ["LANG": lang])
+                expectUsageError(refused)
+                #expect(refused.stderr.contains("standard input line 1"), "\(refused)")
+                for word in words { #expect(refused.stderr.contains(word), "\(refused)") }
+                #expect(!FileManager.default.fileExists(atPath: file))
+            }
+            let imported = session.run(["import", file, "--existing"] + Self.fast, stdin: lines)
+            #expect(imported.status == 0 && imported.stdout.contains("3 added"), "\(imported)")
+            for line in lines {
+                let (user, password) = (String(line.prefix { $0 != "," }), String(line.drop { $0 != "," }.dropFirst()))
+                #expect(session.run(["verify", file, user] + Self.fast, stdin: [password]).status == 0, "\(user)")
+                #expect(session.run(["verify", file, user] + Self.fast, stdin: ["x" + password]).status == 1, "\(user)")
+            }
+            #expect(!session.text("users.txt").contains("contrasena123"), "hashed, not plaintext")
+            // The rules of SPEC §2 still hold, and --existing means nothing to hashes.
+            expectUsageError(session.run(["import", file, "--existing"] + Self.fast, stdin: ["eve,"]))
+            expectUsageError(session.run(["import", file, "--existing"] + Self.fast, stdin: [" eve,leading-space-name-1"]))
+            expectUsageError(session.run(["import", file, "--existing", "--hashed"], stdin: []))
+        }
+    }
+
+    @Test("import --hashed refuses what credfile never verifies, naming the scheme; {CRYPT} wraps are verified")
+    func importRefusesUnverifiedSchemes() throws {
+        try withSession { (session) throws in
+            let file = try session.write("users.txt", "ann,old-plain-1\n")
+            let before = session.bytes("users.txt")
+            for secret in ["{MD5}Xr4ilOzQ4PCOq3aQ0qbuaQ==", "$P$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0", "crypt$$ab1Hv2Lg7ltQo", "$3$$dc27cd31305aec6f18c9a63095eedff1"] {
+                let result = session.run(["import", file, "--hashed"], stdin: ["bob,\(secret)"])
+                expectUsageError(result)
+                #expect(result.stderr.contains("standard input line 1:") && result.stderr.contains("does not verify"), "\(result)")
+                #expect(!result.stdout.contains("added"))
+            }
+            #expect(session.bytes("users.txt") == before)
+            let wrapped = session.run(["import", file, "--hashed"], stdin: ["bob,{CRYPT}$3$$dc27cd31305aec6f18c9a63095eedff1"])
+            #expect(wrapped.status == 0, "\(wrapped)")
+            #expect(session.run(["verify", file, "bob"] + Self.fast, stdin: ["migrated-Passw0rd"]).status == 0)
+        }
+    }
 }

@@ -82,6 +82,17 @@ struct ImportTests {
 
     static let pbkdf2 = "$pbkdf2-sha256$1$c2FsdA$2Z2fXxkNn9jlHZTwEeZv6DDh1eTQaUDRa1/6uc4y0Ns"
 
+    // libxcrypt 4.4 (Python's ctypes over libcrypt.so.1), password "migrated-Passw0rd": the
+    // methods SPEC §3.2 verifies inside {CRYPT} only.
+    static let migrated = "migrated-Passw0rd"
+    static let crypt2x = "$2x$05$abcdefghijklmnopqrstuus8YJsxuLcpjqVi0pNJIej8sjQvGeWBa"
+    static let nt = "$3$$dc27cd31305aec6f18c9a63095eedff1"
+    static let legacyCrypt = [
+        "$gy$j9T$saltsaltsaltsalt$jOlz3z3lHer0efEJSZeeHNpwZHcQGj08o1T.NaXIkg3", crypt2x, nt,
+        "$sha1$5000$saltsalt$3cVSJ5WjQwFlACsG7PDHS4cuulRl", "$md5,rounds=1000$saltsalt$$FbD36Appq8QZDBChbG1xv.",
+        "_J9..salt.ga18x.dZwY",
+    ]
+
     static let badCases: [BadCase] = [
         .init(name: "hashed: plaintext secret", format: .hashed, input: "ann,\(pbkdf2)\nbob,hunter2-garden\n", message: "line 2: the secret is not a hash"),
         .init(name: "hashed: malformed pbkdf2", format: .hashed, input: "ann,$pbkdf2-sha256$0$AA$AA\n", message: "line 1:"),
@@ -96,7 +107,20 @@ struct ImportTests {
         .init(name: "htpasswd: username with a comma", format: .htpasswd, input: "a,b:$apr1$SOCH89go$U6qDV0JWPS7RyZbW/8aUL.\n", message: "line 1: username contains a comma"),
         .init(name: "htpasswd: no separator", format: .htpasswd, input: "ann\n", message: "line 1: expected user:secret"),
         .init(name: "mosquitto: bcrypt is not mosquitto", format: .mosquitto, input: "ann:$2y$05$5s6UTPiI.KE.p3cMtnNfS.7m8ghVqxLw.JhkcnC9LWIIdEckm/kdC\n", message: "line 1: a mosquitto secret starts with $7$ or $6$"),
-        .init(name: "dovecot: {PLAIN.B64} refused", format: .dovecot, input: "ann:{PLAIN.B64}aGVsbG8=\n", message: "line 1: {SCHEME}"),
+        .init(name: "dovecot: {PLAIN.B64} refused", format: .dovecot, input: "ann:{PLAIN.B64}aGVsbG8=\n", message: "line 1: the secret is a hash"),
+        // Secrets credfile never verifies are refused, never stored as an account that can
+        // never log in (issue #25 item 6), naming the scheme.
+        .init(name: "hashed: {MD5}", format: .hashed, input: "ann,{MD5}Xr4ilOzQ4PCOq3aQ0qbuaQ==\n", message: "line 1: {MD5} is a hash scheme credfile does not verify"),
+        .init(name: "hashed: {SMD5}", format: .hashed, input: "ann,{SMD5}UjFY34os/pnZQ3oQOzjqGu4yeXE=\n", message: "line 1: {SMD5} is a hash scheme"),
+        .init(name: "hashed: {NTLM}", format: .hashed, input: "ann,{NTLM}8846f7eaee8fb117ad06bdd830b7586c\n", message: "line 1: {NTLM} is a hash scheme"),
+        .init(name: "hashed: phpass $P$", format: .hashed, input: "ann,$P$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0\n", message: "line 1: $P$ is a hash scheme"),
+        .init(name: "hashed: Django crypt$", format: .hashed, input: "ann,crypt$$ab1Hv2Lg7ltQo\n", message: "line 1: django crypt is a hash scheme"),
+        .init(name: "hashed: Django unsalted_md5$", format: .hashed, input: "ann,unsalted_md5$eb270b7784844768bcfc9966497fc966\n", message: "line 1: django unsalted_md5 is a hash scheme"),
+        .init(name: "hashed: bare $2x$ (verified inside {CRYPT} only)", format: .hashed, input: "ann,\(crypt2x)\n", message: "line 1: $2x$ is a hash scheme credfile does not verify (credfile verifies it inside {CRYPT}"),
+        .init(name: "hashed: bare NT $3$", format: .hashed, input: "ann,\(nt)\n", message: "line 1: $3$ is a hash scheme credfile does not verify (credfile verifies it inside {CRYPT}"),
+        .init(name: "hashed: a yescrypt salt libxcrypt cannot decode", format: .hashed, input: "ann,$y$j9T$z$XQDNaFQpn3YFD.KptOy3mg8JRkO6ILUsDQHKxzxKL90\n", message: "line 1: the secret is a malformed hash: yescrypt salt does not decode"),
+        .init(name: "dovecot: {MD5} is not a scheme credfile verifies", format: .dovecot, input: "ann:{MD5}$1$wmyrgRuV$kImF6.9MAFQNHe23kq5vI/\n", message: "line 1: {MD5} is a hash scheme"),
+        .init(name: "shadow: phpass is not crypt(3)", format: .shadow, input: "ann:$P$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0:1::::::\n", message: "line 1: $P$ is a hash scheme"),
         .init(name: "dovecot: {PLAIN} that looks like a hash", format: .dovecot, input: "ann:{PLAIN}$6$abc$def\n", message: "line 1: {PLAIN}"),
         .init(name: "dovecot: unprefixed plaintext", format: .dovecot, input: "ann:hunter2-garden:::\n", message: "line 1:"),
         .init(name: "shadow: 3 fields", format: .shadow, input: "ann:$6$abc$def:19700\n", message: "line 1: a shadow line has 9 fields"),
@@ -189,6 +213,48 @@ struct ImportTests {
                 try store.importHashes([ImportedUser(username: "cid", secret: "$nope", line: 7)])
             }
             #expect(try readBytes(path) == before)
+        }
+    }
+
+    @Test("shadow, htpasswd and Dovecot's crypt: a method verified only inside {CRYPT} is stored so, and logs in")
+    func legacyCryptMethodsAreWrapped() throws {
+        let shadow = Self.legacyCrypt.enumerated().map { "u\($0.offset):\($0.element):19700:0:99999:7:::\n" }.joined()
+        let batch = try ImportReader.read(Array(shadow.utf8), format: .shadow)
+        #expect(batch.users.map(\.secret) == Self.legacyCrypt.map { "{CRYPT}" + $0 })
+        try withTemporaryDirectory { dir in
+            let store = CredentialStore(path: dir.file("c.txt"), policy: try policy(rounds: 1))
+            _ = try store.importHashes(batch.users)
+            for user in batch.users {
+                #expect(try store.authenticate(username: user.username, password: Self.migrated), "\(user.secret.prefix(12))")
+                #expect(try !store.authenticate(username: user.username, password: "x" + Self.migrated))
+            }
+        }
+    }
+
+    @Test("Django's unsalted md5$$ imports and logs in")
+    func unsaltedDjango() throws {
+        let batch = try ImportReader.read(Array("ann,md5$$eb270b7784844768bcfc9966497fc966\n".utf8), format: .hashed)
+        try withTemporaryDirectory { dir in
+            let store = CredentialStore(path: dir.file("c.txt"), policy: try policy(rounds: 1))
+            _ = try store.importHashes(batch.users)
+            #expect(try store.authenticate(username: "ann", password: Self.migrated))
+        }
+    }
+
+    @Test("a hash over the store's cost limits is refused with its line and the figure")
+    func tooCostlyIsRefused() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.file("c.txt")
+            let store = CredentialStore(path: path, policy: try policy(rounds: 1))
+            let bcrypt31 = "$2b$31$Mey1/eqXqYWDCiO1EFF0P.DwEQKnF0pm425362qNAL3BfRsaDp/PW"
+            do {
+                _ = try store.importHashes([ImportedUser(username: "ann", secret: bcrypt31, line: 3)])
+                Issue.record("a bcrypt of cost 31 was imported")
+            } catch let error as CredFileError {
+                #expect(error.code == .usage)
+                #expect(error.message.hasPrefix("line 3: too costly: bcrypt 31 would take about"))
+            }
+            #expect(!FileManager.default.fileExists(atPath: path))
         }
     }
 }

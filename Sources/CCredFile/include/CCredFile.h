@@ -170,4 +170,13 @@ int credfile_scrypt(const void *password, size_t passwordCount, const void *salt
                     uint64_t n, uint32_t r, uint32_t p, uint64_t maxMemory,
                     void *out, size_t outCount);
 
+// ---- LDAP string preparation (ldapprep.c) ----
+
+/// RFC 4518's preparation of `count` bytes of UTF-8 for caseIgnoreMatch (map, case fold,
+/// NFKC, prohibit; not the insignificant-space step), through ICU's usprep, into `out`
+/// (`capacity` bytes; 12 per input byte always suffice), its length in `written`.
+/// Returns 1 on success, 0 when the input is not UTF-8 or holds a character RFC 4518
+/// prohibits, -1 when the input is over 65,536 bytes, `out` too small, or ICU fails.
+int credfile_ldap_prepare(const void *utf8, size_t count, void *out, size_t capacity, size_t *written);
+
 #endif

@@ -85,16 +85,16 @@ extension CredentialStore {
     }
 
     /// Adds or updates many users in one rewrite, off the cooperative pool; see
-    /// ``importUsers(_:storage:jobs:)``.
+    /// ``importUsers(_:storage:jobs:existing:)``.
     @discardableResult
     public func importUsers(
         _ users: [(username: String, password: Password)], storage: Storage = .hashed,
-        jobs: Int = ParallelHasher.defaultJobs
+        jobs: Int = ParallelHasher.defaultJobs, existing: Bool = false
     ) async throws -> (added: Int, updated: Int) {
         let store = self
         let list = users.map { UserToImport(username: $0.username, password: $0.password) }
         return try await HashingThreads.shared.run {
-            try store.importUsers(list.map { ($0.username, $0.password) }, storage: storage, jobs: jobs)
+            try store.importUsers(list.map { ($0.username, $0.password) }, storage: storage, jobs: jobs, existing: existing)
         }
     }
 

@@ -145,7 +145,8 @@ public struct CredFileConfiguration: Sendable {
     /// The value of `setting` for `file` (the last one, for a repeatable setting).
     public func value(of setting: Setting, for file: String?) -> SettingValue? { values(for: file)[setting]?.last }
 
-    /// The hash policy for `file`: `iterations` and `algorithm`, else the defaults.
+    /// The hash policy for `file`: `iterations`, `algorithm`, `max-work` and `max-memory`,
+    /// else the defaults.
     /// - Throws: ``CredFileError/Code/usage`` when the policy is outside its ranges.
     public func hashPolicy(for file: String?) throws -> HashPolicy {
         let values = values(for: file)
@@ -154,6 +155,8 @@ public struct CredFileConfiguration: Sendable {
             policy.algorithm = algorithm
         }
         if case .number(let rounds)? = values[.iterations]?.last { try policy.setRounds(rounds) }
+        if case .seconds(let seconds)? = values[.maximumWork]?.last { try policy.costLimits.setMaximumWork(seconds: seconds) }
+        if case .number(let bytes)? = values[.maximumMemory]?.last { try policy.costLimits.setMaximumMemory(bytes) }
         return policy
     }
 

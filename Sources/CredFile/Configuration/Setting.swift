@@ -101,19 +101,32 @@ public enum SettingKind: Sendable, Equatable {
     case text
     /// A file mode in octal (`0660`), at most `07777`.
     case fileMode
+    /// A size in bytes within the range: decimal digits, optionally followed by `K`, `M`,
+    /// `G` or `T` (or `KiB`, `MiB`, `GiB`, `TiB`), each 1,024 times the one before
+    /// (``CostLimits/parseSize(_:)``).
+    case size(ClosedRange<Int>)
 
     /// `a whole number from 1 to 50000000`: what follows "takes" in an error.
     public var expectation: String {
         switch self {
         case .flag: "yes, no, true or false"
         case .wholeNumber(let range): "a whole number from \(range.lowerBound) to \(range.upperBound)"
-        case .seconds(let range): "seconds from \(Int(range.lowerBound)) to \(Int(range.upperBound)) (decimals allowed)"
+        case .seconds(let range):
+            "seconds from \(Self.number(range.lowerBound)) to \(Self.number(range.upperBound)) (decimals allowed)"
         case .choice(let words):
             words.count > 1 ? words.dropLast().joined(separator: ", ") + " or " + words[words.count - 1] : words.first ?? ""
         case .path: "a file name"
         case .text: "a value"
         case .fileMode: "an octal file mode from 0000 to 7777"
+        case .size(let range):
+            "a size from \(CostLimits.formatSize(range.lowerBound)) to \(CostLimits.formatSize(range.upperBound)) "
+                + "(bytes, or a number followed by K, M, G or T, powers of 1024)"
         }
+    }
+
+    /// `2`, or `0.001`: a bound as a person writes it.
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// The value `text` spells, or nil when it is not one of this kind.
@@ -142,6 +155,9 @@ public enum SettingKind: Sendable, Equatable {
                 let mode = Int(text, radix: 8), mode <= 0o7777
             else { return nil }
             return .number(mode)
+        case .size(let range):
+            guard let bytes = CostLimits.parseSize(text), range.contains(bytes) else { return nil }
+            return .number(bytes)
         }
     }
 }
@@ -180,6 +196,16 @@ extension Setting {
         "min-length", .wholeNumber(PasswordPolicy.minimumLengthRange), placeholder: "N",
         summary: "new passwords need at least N characters; below \(PasswordPolicy.secondFactorMinimumLength) warns",
         default: "\(PasswordPolicy.defaultMinimumLength)", common: true)
+    /// `--max-work SECONDS` (SPEC §3.1): the CPU one login may cost.
+    public static let maximumWork = Setting(
+        "max-work", .seconds(CostLimits.workSecondsRange), placeholder: "SECONDS",
+        summary: "an entry whose login would cost more SECONDS of CPU than this is malformed (too costly) and never verified",
+        default: "2 or 16 × the policy's hash, whichever is more", common: true)
+    /// `--max-memory SIZE` (SPEC §3.1): the memory one login may allocate.
+    public static let maximumMemory = Setting(
+        "max-memory", .size(CostLimits.memoryRange), placeholder: "SIZE",
+        summary: "an entry whose login would allocate more than SIZE (256M, 1G: powers of 1024) is malformed (too costly)",
+        default: CostLimits.formatSize(CostLimits.defaultMaximumMemory), common: true)
     /// `--blocklist FILE` (SPEC §8), repeatable.
     public static let blocklist = Setting(
         "blocklist", .path, placeholder: "FILE",
@@ -278,7 +304,7 @@ extension Setting {
     /// Every key of the configuration file, in the order help lists them. Add a key here
     /// (one row) and every reader of the file knows it.
     public static let keys: [Setting] = [
-        iterations, algorithm, lockTimeout, minimumLength, blocklist,
+        iterations, algorithm, maximumWork, maximumMemory, lockTimeout, minimumLength, blocklist,
         plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
         listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
     ] + guardKeys

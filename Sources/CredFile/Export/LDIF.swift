@@ -8,13 +8,19 @@
 ///     sn: alice
 ///     userPassword: {PBKDF2-SHA256}1200000$<salt>$<checksum>
 ///
-/// `{PBKDF2-SHA256}` / `{PBKDF2-SHA512}` is passlib's string with its `$pbkdf2-sha256$`
-/// prefix swapped (passlib's `ldap_pbkdf2_sha256`), which slapd's `pw-pbkdf2` module
-/// verifies only when the salt is exactly 16 bytes (credfile's own salts are). An entry
-/// no directory can verify (plaintext, malformed, an unsupported hash, a salt of another
-/// size) is a ``Refusal`` with its line. Shadowed duplicates (SPEC §2) are not users and
-/// are left out. The DN's `uid` value is escaped per RFC 4514; every value that is not an
-/// LDIF SAFE-STRING is written base64 (`attr:: …`).
+/// Each hash goes in the scheme slapd verifies it by (`LDAPUserPasswordConvertible`):
+/// credfile's own and the peers' PBKDF2 as `{PBKDF2-SHA256}` / `{PBKDF2-SHA512}` /
+/// `{PBKDF2-SHA1}` (passlib's `ldap_pbkdf2_*`, `pw-pbkdf2`, which verifies only salts of
+/// exactly 16 bytes: credfile's own are), `{SHA}` and `{SSHA}` (slapd itself),
+/// `{SSHA256}`/`{SSHA512}` (`pw-sha2`), argon2 as `{ARGON2}` + its PHC string (slapd's
+/// `argon2` module), and crypt(3) hashes as `{CRYPT}` (slapd's crypt(3) is libxcrypt). An
+/// entry no directory can verify (plaintext, malformed, too costly, an unsupported hash,
+/// a salt of another size) is a ``Refusal`` with its line; so are two users whose DNs the
+/// directory would take for one (RFC 4518, `LDAPStringPrep`: `ADMIN` and `admin`, `john  smith`
+/// and `john smith`, a fullwidth `ｂｏｂ` and `bob`), each naming the other's line.
+/// Shadowed duplicates (SPEC §2) are not users and are left out. The DN's `uid` value is
+/// escaped per RFC 4514; every value that is not an LDIF SAFE-STRING is written base64
+/// (`attr:: …`).
 public struct LDIFExport: Sendable {
     /// The base DN used when none is given: `ou=people,dc=example,dc=org` (the layout of
     /// OpenLDAP's and Debian's examples; the `ou=people` entry itself is not exported).
@@ -60,13 +66,20 @@ public struct LDIFExport: Sendable {
     }
 
     /// The records of every exportable user and the refusals, both in file order.
-    public func export(_ file: CredentialFile) -> (records: [Record], refusals: [Refusal]) {
+    /// - Parameters:
+    ///   - file: the credential file, parsed.
+    ///   - policy: whose cost limits judge the hashes (SPEC §3.1): one too costly to
+    ///     verify here is not handed to a directory either.
+    public func export(_ file: CredentialFile, policy: HashPolicy = .standard) -> (
+        records: [Record], refusals: [Refusal]
+    ) {
         var records: [Record] = []
         var refusals: [Refusal] = []
         var seen = Set<[UInt8]>()
         for line in file.lines {
-            guard let entry = line.entry else { continue }
-            if entry.hasName, !seen.insert(entry.usernameKey).inserted { continue }  // shadowed duplicate
+            guard let found = line.entry else { continue }
+            if found.hasName, !seen.insert(found.usernameKey).inserted { continue }  // shadowed duplicate
+            let entry = found.judged(by: policy)
             guard entry.hasName, let name = entry.usernameText else {
                 refusals.append(Refusal(line: line.number, username: nil, reason: Self.reason(entry.secret)))
                 continue
@@ -82,10 +95,51 @@ public struct LDIFExport: Sendable {
                 ldif += Self.attribute("cn", name)
                 ldif += Self.attribute("sn", name)
                 ldif += Self.attribute("userPassword", userPassword)
-                records.append(Record(line: line.number, username: name, dn: dn, userPassword: userPassword, ldif: ldif + "\n"))
+                records.append(
+                    Record(line: line.number, username: name, dn: dn, userPassword: userPassword, ldif: ldif + "\n"))
             }
         }
-        return (records, refusals)
+        let (kept, lookalikes) = Self.separatingLookalikes(records)
+        return (kept, (refusals + lookalikes).sorted { $0.line < $1.line })
+    }
+
+    /// The records whose DNs the directory keeps apart, and a refusal for each of two or
+    /// more whose `uid`s caseIgnoreMatch takes for one (RFC 4518): slapadd would add the
+    /// first and refuse the rest, and whoever registered a look-alike earlier would own
+    /// the other's DN. All of them are refused, each naming the others' lines; a name
+    /// RFC 4518 prohibits is refused too (no directory can compare it).
+    static func separatingLookalikes(_ records: [Record]) -> (kept: [Record], refused: [Refusal]) {
+        var lines: [[UInt8]: [Int]] = [:]
+        var refused: [Refusal] = []
+        var forms: [[UInt8]?] = []
+        for record in records {
+            let form = LDAPStringPrep.caseIgnoreForm(of: record.username)
+            forms.append(form)
+            if let form { lines[form, default: []].append(record.line) }
+        }
+        var kept: [Record] = []
+        for (record, form) in zip(records, forms) {
+            guard let form else {
+                refused.append(
+                    Refusal(
+                        line: record.line, username: record.username,
+                        reason: "the name holds a character LDAP's string preparation (RFC 4518) prohibits"))
+                continue
+            }
+            let others = (lines[form] ?? []).filter { $0 != record.line }
+            guard !others.isEmpty else {
+                kept.append(record)
+                continue
+            }
+            let list = others.map(String.init).joined(separator: ", ")
+            refused.append(
+                Refusal(
+                    line: record.line, username: record.username,
+                    reason:
+                        "its DN is the same to LDAP as line \(list)'s (uid ignores case, width and repeated spaces, RFC 4518)"
+                ))
+        }
+        return (kept, refused)
     }
 
     // MARK: userPassword
@@ -97,16 +151,10 @@ public struct LDIFExport: Sendable {
 
     /// The `userPassword` value of an entry. This is the extension point for hash
     /// families: a stored hash that a directory can verify conforms to
-    /// ``LDAPUserPasswordConvertible`` (passlib PBKDF2 today; crypt(3) hashes map to
-    /// `{CRYPT}<hash>`, argon2 to `{ARGON2}<PHC string>`, LDAP's own `{PBKDF2-*}` pass through).
+    /// ``LDAPUserPasswordConvertible`` (credfile's own PBKDF2 and crypt(3) hashes today).
     static func userPassword(for entry: Entry) -> Result<String, Unexportable> {
-        switch entry.secret {
-        case .pbkdf2(let hash): hash.ldapUserPassword(secret: entry.secretBytes)
-        case .peer(let peer):
-            (peer.hash as? any LDAPUserPasswordConvertible)?.ldapUserPassword(secret: entry.secretBytes)
-                ?? .failure(Unexportable(reason: reason(entry.secret)))
-        default: .failure(Unexportable(reason: reason(entry.secret)))
-        }
+        (entry.secret.knownHash as? any LDAPUserPasswordConvertible)?.ldapUserPassword(secret: entry.secretBytes)
+            ?? .failure(Unexportable(reason: reason(entry.secret)))
     }
 
     /// The reason an entry of this kind is refused.
@@ -115,9 +163,8 @@ public struct LDIFExport: Sendable {
         case .plaintext: "plaintext password: hash it first (credfile upgrade)"
         case .malformed(let reason): "malformed entry (\(reason))"
         case .unsupportedHash(let scheme): "hash scheme \(scheme) cannot be exported"
-        case .peer(let peer): "\(peer.hash.scheme) hashes cannot be exported to OpenLDAP"
+        case .pbkdf2, .peer: "\(secret.knownHash?.scheme ?? "") hashes cannot be exported to OpenLDAP"
         case .locked: "locked entry: a directory would not keep it locked"
-        case .pbkdf2: "not exportable"
         }
     }
 
@@ -198,8 +245,63 @@ extension String {
 
 extension CryptHash: LDAPUserPasswordConvertible {
     /// `{CRYPT}<crypt string>`: slapd hands it to the system's crypt(3), which on Debian
-    /// is libxcrypt (bcrypt, sha-crypt, yescrypt, scrypt, md5crypt, DES).
+    /// is libxcrypt (every method credfile verifies inside `{CRYPT}`).
     func ldapUserPassword(secret: ArraySlice<UInt8>) -> Result<String, LDIFExport.Unexportable> {
         .success("{CRYPT}" + String(decoding: text, as: UTF8.self))
+    }
+}
+
+extension DjangoBcryptHash: LDAPUserPasswordConvertible {
+    /// Django's `bcrypt$` holds a plain bcrypt string: `{CRYPT}` + it. Its `bcrypt_sha256$`
+    /// hashes a hex SHA-256 of the password first, which no directory does.
+    func ldapUserPassword(secret: ArraySlice<UInt8>) -> Result<String, LDIFExport.Unexportable> {
+        guard !prehashed else {
+            return .failure(
+                LDIFExport.Unexportable(reason: "django bcrypt_sha256 hashes cannot be exported to OpenLDAP"))
+        }
+        return inner.ldapUserPassword(secret: secret)
+    }
+}
+
+extension PeerPBKDF2Hash: LDAPUserPasswordConvertible {
+    /// `{PBKDF2-SHA1|SHA256|SHA512}<rounds>$<ab64 salt>$<ab64 key>` whatever the peer's
+    /// spelling (passlib, LDAP, Django, Werkzeug, Dovecot, mosquitto): the same PBKDF2,
+    /// refused unless the salt is the 16 bytes slapd's `pw-pbkdf2` reads and the key the
+    /// whole digest.
+    func ldapUserPassword(secret: ArraySlice<UInt8>) -> Result<String, LDIFExport.Unexportable> {
+        guard salt.count == PasswordHash.ldapSaltCount, checksum.count == prf.digestCount else {
+            return .failure(
+                LDIFExport.Unexportable(
+                    reason: "\(scheme) salt is \(salt.count) bytes; OpenLDAP's pw-pbkdf2 needs exactly "
+                        + "\(PasswordHash.ldapSaltCount) (set a new password with credfile passwd)"))
+        }
+        let name =
+            switch prf {
+            case .sha1: "SHA1"
+            case .sha256: "SHA256"
+            case .sha512: "SHA512"
+            }
+        return .success("{PBKDF2-\(name)}\(rounds)$\(AdaptedBase64.encode(salt))$\(AdaptedBase64.encode(checksum))")
+    }
+}
+
+extension DigestHash: LDAPUserPasswordConvertible {
+    /// `{SHA}` and `{SSHA}` (slapd's own), `{SSHA256}` and `{SSHA512}` (its `pw-sha2`
+    /// module), written as OpenLDAP spells them: base64 of the digest, then the salt.
+    /// apr1 and Django's digests are no scheme of OpenLDAP.
+    func ldapUserPassword(secret: ArraySlice<UInt8>) -> Result<String, LDIFExport.Unexportable> {
+        switch method {
+        case .ldapSHA: .success("{SHA}" + LDIFExport.base64(stored))
+        case .ldapSalted(_, let name): .success("{\(name)}" + LDIFExport.base64(stored + salt))
+        case .apr1, .django:
+            .failure(LDIFExport.Unexportable(reason: "\(scheme) hashes cannot be exported to OpenLDAP"))
+        }
+    }
+}
+
+extension Argon2Hash: LDAPUserPasswordConvertible {
+    /// `{ARGON2}` + the PHC string, as slapd's `argon2` module (slappw-argon2(5)) verifies it.
+    func ldapUserPassword(secret: ArraySlice<UInt8>) -> Result<String, LDIFExport.Unexportable> {
+        .success("{ARGON2}" + String(decoding: phc, as: UTF8.self))
     }
 }

@@ -53,7 +53,7 @@ enum AdaptedBase64 {
 
 /// The one strict base64 decoder behind every spelling credfile reads: passlib's adapted
 /// alphabet here, the standard one (`+/`, padded or not) for peers' hashes
-/// (``HashFields``, ``PeerText``).
+/// (``PeerText``).
 enum Base64Core {
     /// The standard alphabet's values (RFC 4648 §4), -1 for any other byte.
     static let standardValues: [Int8] = {

@@ -15,8 +15,8 @@ public enum HashAlgorithm: String, CaseIterable, Sendable, CustomStringConvertib
 
 /// How new hashes are made and which existing ones are weak (SPEC §3).
 public struct HashPolicy: Equatable, Sendable {
-    /// Rounds accepted in a hash string: 1…50,000,000. More is refused as malformed,
-    /// so a hostile line cannot hang a login.
+    /// Rounds a policy may set for new hashes: 1…50,000,000. (A hash string may hold
+    /// more; what one costs is judged by ``costLimits``.)
     public static let roundsRange = 1...50_000_000
     /// Django 6.0's default, twice OWASP's floor.
     public static let defaultRounds = 1_200_000
@@ -33,6 +33,9 @@ public struct HashPolicy: Equatable, Sendable {
     /// Below this a hash is weak: it verifies, and `check` warns; always in
     /// ``roundsRange`` (change it with ``setMinimumRounds(_:)``).
     public private(set) var minimumRounds: Int
+    /// How much one login may cost (SPEC §3.1: `max-work`, `max-memory`); an entry over a
+    /// limit is malformed ("too costly") under this policy.
+    public var costLimits: CostLimits = .standard
 
     /// Creates a policy.
     /// - Throws: ``CredFileError/Code/usage`` when `rounds` is outside ``roundsRange``.
@@ -119,6 +122,8 @@ extension StoredSecret {
         case .plaintext:
             StorageSummary(scheme: "plaintext", unsupportedScheme: nil, cost: nil, isWeak: false)
         case .pbkdf2(let hash): hash.header.storage(under: policy)
+        case .peer(let peer) where policy.costVerdict(of: peer.hash) != .within:  // SPEC §3.1: too costly
+            StoredSecret.malformed(reason: "").storage(under: policy)
         case .peer(let peer):
             StorageSummary(scheme: peer.hash.scheme, unsupportedScheme: nil, cost: peer.hash.cost, isWeak: policy.isWeak(self))
         case .unsupportedHash(let scheme):
@@ -160,7 +165,10 @@ extension HashPolicy {
 extension PasswordHash.Header {
     /// How a hash with this header is stored, judged under `policy`.
     func storage(under policy: HashPolicy) -> StorageSummary {
-        StorageSummary(scheme: algorithm.identifier, unsupportedScheme: nil, cost: rounds, isWeak: policy.isWeak(self))
+        if policy.costVerdict(of: self) != .within {  // SPEC §3.1: too costly, so malformed
+            return StoredSecret.malformed(reason: "").storage(under: policy)
+        }
+        return StorageSummary(scheme: algorithm.identifier, unsupportedScheme: nil, cost: rounds, isWeak: policy.isWeak(self))
     }
 }
 

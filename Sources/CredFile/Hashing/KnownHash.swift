@@ -3,9 +3,10 @@
 /// Each family (passlib PBKDF2, LDAP PBKDF2, Django, Werkzeug, mosquitto, Dovecot,
 /// crypt(3) through libxcrypt, argon2 through libargon2, scrypt and the digest schemes
 /// through OpenSSL) is one type conforming to this protocol, registered once in
-/// `SecretSyntax`, which picks the family by the string's syntax. Parsing refuses
-/// hostile parameters before any work (SPEC §3.2 limits) and never guesses: a string
-/// with a family's prefix that does not parse exactly is malformed.
+/// `SecretSyntax`, which picks the family by the string's syntax. Parsing never guesses:
+/// a string with a family's prefix that does not parse exactly is malformed; what a
+/// well-formed hash would cost (``estimatedWork``, ``estimatedMemory``) is the policy's to
+/// judge against the cost limits before any work (SPEC §3.1, ``HashPolicy/costVerdict(of:)``).
 public protocol KnownHash: Sendable, CustomStringConvertible {
     /// The scheme's name, as `list` and `check` show it: `pbkdf2-sha256`, `bcrypt`,
     /// `django pbkdf2_sha256`, `apr1`, `argon2id`.
@@ -21,6 +22,10 @@ public protocol KnownHash: Sendable, CustomStringConvertible {
     /// costlier than the policy. (The login's timing padding measures, it does not
     /// estimate.)
     var estimatedWork: Double { get }
+    /// The bytes one verification allocates (argon2's `m`, scrypt's and yescrypt's
+    /// 128·N·r, bcrypt's 4 KiB state), estimated from the parameters alone; with
+    /// ``estimatedWork``, what the cost limits (SPEC §3.1, ``CostLimits``) judge before any work.
+    var estimatedMemory: Int { get }
     /// Whether `password` matches, its bytes used exactly as given (the caller tries
     /// the NFC form and, for peer hashes, the bytes as typed). Compares in constant time.
     /// - Throws: ``CredFileError/Code/crypto`` when the library behind it fails.

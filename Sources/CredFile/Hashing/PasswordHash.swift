@@ -3,7 +3,8 @@
 ///     $pbkdf2-sha256$<rounds>$<salt>$<checksum>
 ///     $pbkdf2-sha512$<rounds>$<salt>$<checksum>
 ///
-/// `rounds` is decimal without leading zeros, 1…50,000,000; `salt` (0…1,024 bytes) and
+/// `rounds` is decimal without leading zeros, 1…2,147,483,647 (what one login may cost is
+/// the cost limits' to judge, ``CostLimits``); `salt` (0…1,024 bytes) and
 /// `checksum` (exactly the digest size) are in adapted base64. Parsing is strict, so
 /// every hash has one spelling and `PasswordHash(parsing: s)?.string == s`.
 public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
@@ -17,7 +18,7 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
     public let checksum: [UInt8]
 
     /// The largest salt passlib accepts, in bytes.
-    public static let maximumSaltCount = 1024
+    public static let maximumSaltCount = PeerLimits.maximumSaltCount
 
     /// Why a string that starts with `$pbkdf2` is not a hash.
     public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -99,12 +100,12 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
             throw ParseError(reason: "unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)")
         }
         let digits = UnsafeRawBufferPointer(rebasing: text[(dollars.1 + 1)..<dollars.2])
-        guard !digits.isEmpty, digits.allSatisfy({ (0x30...0x39).contains($0) }),
-            digits.count == 1 || digits.first != UInt8(ascii: "0")
-        else { throw ParseError(reason: "rounds must be a decimal number without leading zeros") }
-        // More than 8 digits is above the limit; never parse what could overflow.
-        guard digits.count <= 8 else { throw ParseError(reason: "rounds must be between 1 and 50000000") }
-        let rounds = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        guard PeerText.isCanonicalDecimal(digits) else {
+            throw ParseError(reason: "rounds must be a decimal number without leading zeros")
+        }
+        guard let rounds = PeerText.decimal(digits, maximum: PeerLimits.maximumRounds) else {
+            throw ParseError(reason: "rounds must be between 1 and 2147483647")
+        }
         let salt = (dollars.2 + 1)..<dollars.3
         let checksum = (dollars.3 + 1)..<text.count
         guard let saltCount = AdaptedBase64.canonicalCount(UnsafeRawBufferPointer(rebasing: text[salt])) else {
@@ -141,12 +142,12 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
         }
         var index = start
         var rounds = 0
-        while index < text.count, index - start < 9, text[index] &- 0x30 < 10 {
+        while index < text.count, index - start < 11, text[index] &- 0x30 < 10 {
             rounds = rounds * 10 + Int(text[index] &- 0x30)
             index += 1
         }
         let digits = index - start
-        guard (1...8).contains(digits), digits == 1 || text[start] != UInt8(ascii: "0"), index < text.count,
+        guard (1...10).contains(digits), digits == 1 || text[start] != UInt8(ascii: "0"), index < text.count,
             text[index] == dollar
         else { return nil }
         return AdaptedBase64.withValues { values in
@@ -171,8 +172,8 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
     private static func checkRanges(algorithm: HashAlgorithm, rounds: Int, saltCount: Int, checksumCount: Int)
         throws(ParseError)
     {
-        guard HashPolicy.roundsRange.contains(rounds) else {
-            throw ParseError(reason: "rounds must be between 1 and 50000000")
+        guard PeerLimits.rounds.contains(rounds) else {
+            throw ParseError(reason: "rounds must be between 1 and 2147483647")
         }
         guard saltCount <= Self.maximumSaltCount else {
             throw ParseError(reason: "salt is longer than 1024 bytes")

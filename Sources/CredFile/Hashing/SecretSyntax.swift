@@ -4,20 +4,46 @@
 /// classifier, password rules, the CLI) asks here; new hash schemes plug in here (one
 /// line in ``families``), not into the line classifier.
 enum SecretSyntax {
-    /// Every family credfile verifies besides its own format, asked in this order; the
-    /// first answer other than `.notThisFamily` decides. To add a family, add its parser
-    /// here: one line. Order matters only where peers share a prefix (SPEC §3.2): mosquitto's
-    /// `$7$` and `$6$` claim only their exact syntax and leave the rest to libxcrypt's
-    /// parser after them, which must call malformed whatever it does not parse.
-    static let families: [@Sendable (ArraySlice<UInt8>) -> HashParse] = [
-        PeerPBKDF2.passlibSHA1,  // $pbkdf2$
-        PeerPBKDF2.ldap,  // {PBKDF2}, {PBKDF2-SHA1}, {PBKDF2-SHA256}, {PBKDF2-SHA512}
-        PeerPBKDF2.dovecot,  // {PBKDF2}$1$
-        PeerPBKDF2.django,  // pbkdf2_sha256$, pbkdf2_sha1$
-        PeerPBKDF2.werkzeug,  // pbkdf2:
-        PeerPBKDF2.mosquitto,  // $7$<decimal>$ (before libxcrypt's scrypt $7$)
-        MosquittoSHA512Hash.parse,  // $6$<base64>$<base64> (before libxcrypt's sha512-crypt $6$)
-    ] + ExternalFamilies.parsers  // libxcrypt, libargon2, OpenSSL's scrypt and digests (Schemes/)
+    /// Every family credfile verifies, credfile's own format first, asked in this order
+    /// about the secrets that start with one of their ``HashFamily/prefixes``; the first
+    /// answer other than `.notThisFamily` decides. To add a family, add its type here:
+    /// one line. Order matters only where families share a prefix (SPEC §3.2): the one
+    /// that claims only its exact syntax (``HashFamily/yieldsSharedPrefix``: mosquitto's
+    /// `$7$` and `$6$`, LDAP's `{PBKDF2}`) comes first and leaves the rest to the later
+    /// one, which calls malformed whatever it does not parse (a test holds the list to it).
+    static let families: [any HashFamily.Type] = [
+        PBKDF2Family.self,  // $pbkdf2-sha256$ $pbkdf2-sha512$ (credfile's own)
+        PasslibPBKDF2Family.self,  // $pbkdf2$
+        LDAPPBKDF2Family.self,  // {PBKDF2} {PBKDF2-SHA1} {PBKDF2-SHA256} {PBKDF2-SHA512} (before Dovecot's {PBKDF2}$)
+        DovecotPBKDF2Family.self,  // {PBKDF2}$1$
+        DjangoPBKDF2Family.self,  // pbkdf2_sha256$ pbkdf2_sha1$
+        WerkzeugPBKDF2Family.self,  // pbkdf2:
+        MosquittoPBKDF2Family.self,  // $7$<decimal>$ (before crypt(3)'s scrypt $7$)
+        MosquittoSHA512Family.self,  // $6$<base64>$ (before crypt(3)'s sha512-crypt $6$)
+        Apr1Family.self,  // $apr1$
+        Argon2Family.self,  // $argon2id$ $argon2i$ $argon2d$
+        CryptFamily.self,  // $2a$ $2b$ $2y$ $5$ $6$ $y$ $7$ $1$
+        LDAPCryptFamily.self,  // {CRYPT}
+        DovecotCryptFamily.self,  // {SHA512-CRYPT} {SHA256-CRYPT} {MD5-CRYPT} {BLF-CRYPT}
+        LDAPArgon2Family.self,  // {ARGON2} (OpenLDAP) {ARGON2ID} {ARGON2I} (Dovecot)
+        LDAPDigestFamily.self,  // {SHA} {SSHA} {SSHA256} {SSHA512}
+        DjangoArgon2Family.self,  // argon2$argon2id$…
+        DjangoBcryptFamily.self,  // bcrypt$ bcrypt_sha256$
+        DjangoScryptFamily.self,  // scrypt$
+        DjangoDigestFamily.self,  // md5$ sha1$
+        WerkzeugScryptFamily.self,  // scrypt:N:r:p$
+    ]
+
+    /// The family that decides `secret` and its answer: the first of ``families`` that
+    /// owns a prefix of it and answers other than `.notThisFamily`; nil when none does.
+    static func familyAnswer(_ secret: ArraySlice<UInt8>) -> (family: any HashFamily.Type, answer: HashParse)? {
+        for family in families where family.owns(secret) {
+            let answer = family.parse(secret)
+            if case .notThisFamily = answer { continue }
+            return (family, answer)
+        }
+        return nil
+    }
 
     /// Plaintext unless it has hash syntax (SPEC §2: `$…`, `{SCHEME}…`, Django's
     /// `<hasher>$…`, Werkzeug's `pbkdf2:…$`/`scrypt:…$`).
@@ -35,26 +61,19 @@ enum SecretSyntax {
         guard secret.first == dollar || secret.first == UInt8(ascii: "{") || secret.contains(dollar) else {
             return .plaintext  // the common plaintext: no family's syntax can match
         }
-        if secret.starts(with: "$pbkdf2-sha256$".utf8) || secret.starts(with: "$pbkdf2-sha512$".utf8) {
-            do {
-                return .pbkdf2(try PasswordHash(parsing: secret))
-            } catch {
-                return .malformed(reason: "malformed pbkdf2 hash: \(error.reason)")
-            }
-        }
-        for parse in families {
-            switch parse(secret) {
-            case .notThisFamily: continue
-            case .malformed(let reason): return .malformed(reason: "malformed hash: \(reason)")
-            case .hash(let hash): return .peer(PeerHash(hash, spelling: secret))
-            }
+        switch familyAnswer(secret) {
+        case (_, .hash(let own as PasswordHash))?: return .pbkdf2(own)
+        case (_, .hash(let hash))?: return .peer(PeerHash(hash, spelling: secret))
+        case (let family, .malformed(let reason))?: return .malformed(reason: "\(family.malformedLabel): \(reason)")
+        case (_, .notThisFamily)?, nil: break
         }
         if secret.first == dollar {
             if secret.starts(with: "$pbkdf2".utf8) {
                 let variant = secret.dropFirst().prefix { $0 != dollar }
-                return .malformed(reason: variant.count > "pbkdf2".utf8.count && variant.endIndex < secret.endIndex
-                    ? "malformed pbkdf2 hash: unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)"
-                    : "malformed pbkdf2 hash: a pbkdf2 hash has the form $pbkdf2-sha256$rounds$salt$checksum")
+                return .malformed(
+                    reason: variant.count > "pbkdf2".utf8.count && variant.endIndex < secret.endIndex
+                        ? "malformed pbkdf2 hash: unsupported pbkdf2 variant (expected pbkdf2-sha256 or pbkdf2-sha512)"
+                        : "malformed pbkdf2 hash: a pbkdf2 hash has the form $pbkdf2-sha256$rounds$salt$checksum")
             }
             let id = secret.dropFirst().prefix(while: isSchemeByte)
             guard !id.isEmpty, id.endIndex < secret.endIndex, secret[id.endIndex] == dollar else {
@@ -98,10 +117,7 @@ enum SecretSyntax {
     /// malformed). Reads raw bytes only: the per-line loops call it on several threads.
     static func quickSummary(_ raw: UnsafeRawBufferPointer) -> Summary? {
         guard mayHaveHashSyntax(raw) else { return .plaintext }
-        guard Bytes.hasPrefix(raw, "$pbkdf2-sha"), let valid = try? PasswordHash.validate(raw) else {
-            return nil
-        }
-        return .own(valid.header)
+        return PBKDF2Family.wellFormedHeader(raw).map(Summary.own)
     }
 
     /// Django's `<hasher>$` and Werkzeug's `scrypt:…$` (Werkzeug's `pbkdf2:` is a family
@@ -126,7 +142,9 @@ enum SecretSyntax {
     /// treating a clean line as plaintext (false means surely plaintext).
     static func mayHaveHashSyntax(_ secret: UnsafeRawBufferPointer) -> Bool {
         guard let first = secret.first else { return false }
-        if first == lockMarker, secret.count > 1 { return mayHaveHashSyntax(UnsafeRawBufferPointer(rebasing: secret[1...])) }
+        if first == lockMarker, secret.count > 1 {
+            return mayHaveHashSyntax(UnsafeRawBufferPointer(rebasing: secret[1...]))
+        }
         return first == UInt8(ascii: "$") || first == UInt8(ascii: "{") || secret.contains(UInt8(ascii: "$"))
     }
 
@@ -148,7 +166,7 @@ enum SecretSyntax {
     /// may be the start of a legacy password, and a secret is never shown.
     static let knownCryptIDs: Set<String> = [
         "1", "2", "2a", "2b", "2x", "2y", "3", "5", "6", "7", "y", "gy", "sm3", "md5", "sha1", "apr1", "P", "H",
-        "argon2i", "argon2d", "argon2id", "scrypt", "bcrypt-sha256",
+        "argon2i", "argon2d", "argon2id", "scrypt", "bcrypt-sha256", "pbkdf2", "pbkdf2-sha256", "pbkdf2-sha512",
     ]
 
     /// The LDAP and Dovecot `{SCHEME}`s of real hash formats, uppercased (the schemes

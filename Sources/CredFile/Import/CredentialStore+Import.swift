@@ -19,9 +19,15 @@ extension CredentialStore {
             if let first = seen.updateValue(user.line, forKey: Unicode.nfcBytes(of: user.username)) {
                 throw fail("the same user as line \(first)")
             }
-            // A secret is a hash credfile knows, or a checked plaintext (Dovecot's {PLAIN}).
+            // A secret is a hash credfile verifies within this store's cost limits, or a
+            // checked plaintext (Dovecot's {PLAIN}): never an account that cannot log in.
             let bytes = Array(user.secret.utf8)
-            if !ImportReader.isKnownHash(bytes) {
+            if SecretSyntax.hasHashSyntax(bytes) {
+                if let why = ImportReader.refusal(ofHash: bytes) { throw fail(why) }
+                if let hash = SecretSyntax.classify(bytes[...]).knownHash, case .tooCostly(let why) = policy.costVerdict(of: hash) {
+                    throw fail(why.description)
+                }
+            } else {
                 do {
                     try PasswordRules.validate(Password(utf8: bytes), plaintext: true)
                 } catch let error as CredFileError {

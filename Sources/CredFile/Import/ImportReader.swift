@@ -127,14 +127,21 @@ public enum ImportReader {
         let colon = UInt8(ascii: ":")
         switch format {
         case .hashed:
-            return isKnownHash(fields) ? .store(text(fields)) : .refuse("the secret is not a hash credfile knows")
+            if let why = refusal(ofHash: fields) {
+                let wrapped = Array("{CRYPT}".utf8) + fields
+                let hint =
+                    fields.first == UInt8(ascii: "$") && refusal(ofHash: wrapped) == nil
+                    ? " (credfile verifies it inside {CRYPT}: store {CRYPT} followed by the hash)" : ""
+                return .refuse(why + hint)
+            }
+            return .store(text(fields))
         case .htpasswd:
             return cryptSecret(fields, what: "htpasswd")
         case .mosquitto:
             guard fields.starts(with: "$7$".utf8) || fields.starts(with: "$6$".utf8) else {
                 return .refuse("a mosquitto secret starts with $7$ or $6$")
             }
-            return isKnownHash(fields) ? .store(text(fields)) : .refuse("the secret is not a well-formed mosquitto hash")
+            return refusal(ofHash: fields).map(Outcome.refuse) ?? .store(text(fields))
         case .dovecot:
             let password = fields.prefix { $0 != colon }
             if password.isEmpty { return .skip(.noPassword) }
@@ -150,7 +157,7 @@ public enum ImportReader {
                     }
                     return .store(text(value))
                 }
-                return isKnownHash(password) ? .store(text(password)) : .refuse("{SCHEME} is not a hash credfile knows")
+                return refusal(ofHash: password).map(Outcome.refuse) ?? .store(text(password))
             }
             return cryptSecret(password, what: "Dovecot (default scheme CRYPT)")
         case .shadow:
@@ -163,35 +170,32 @@ public enum ImportReader {
         }
     }
 
-    /// A crypt(3) secret: `$id$…` or `{SCHEME}…` kept as is when credfile knows it, a DES
-    /// hash (13 characters of `./0-9A-Za-z`) stored as `{CRYPT}…`, anything else refused.
+    /// A crypt(3) secret, as shadow, htpasswd and Dovecot's default scheme hold one: kept as
+    /// is when credfile verifies it bare (`$2y$`, `$6$`, `{SHA}`, …); any other hash
+    /// libxcrypt computes (DES, bigcrypt, BSDi `_`, `$2x$`, `$gy$`, `$sha1$`, `$md5$`, `$3$`)
+    /// stored as `{CRYPT}…`, the spelling under which SPEC §3.2 verifies it; anything else
+    /// refused with the reason (never stored as an account that can never log in).
     static func cryptSecret(_ secret: ArraySlice<UInt8>, what: String) -> Outcome {
-        if secret.first == UInt8(ascii: "$") || secret.first == UInt8(ascii: "{") {
-            return isKnownHash(secret) ? .store(String(decoding: secret, as: UTF8.self)) : .refuse("the secret is not a hash credfile knows")
+        guard let why = refusal(ofHash: secret) else { return .store(String(decoding: secret, as: UTF8.self)) }
+        if secret.first != UInt8(ascii: "{"), refusal(ofHash: Array("{CRYPT}".utf8) + secret) == nil {
+            return .store("{CRYPT}" + String(decoding: secret, as: UTF8.self))
         }
-        if isDESCrypt(secret) { return .store("{CRYPT}" + String(decoding: secret, as: UTF8.self)) }
+        if secret.first == UInt8(ascii: "$") || secret.first == UInt8(ascii: "{") { return .refuse(why) }
         return .refuse("the secret is not a hash \(what) writes (plaintext is not imported)")
     }
 
-    /// Traditional DES crypt: exactly 13 characters of the crypt alphabet.
-    static func isDESCrypt(_ secret: ArraySlice<UInt8>) -> Bool {
-        secret.count == 13
-            && secret.allSatisfy {
-                $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "/") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
-            }
-    }
-
-    /// Whether `secret` is a hash of SPEC §3, asked of the one home of secret syntax.
-    ///
-    /// Integrator's note: on this branch ``SecretSyntax`` verifies only pbkdf2 and names the
-    /// other real schemes as unsupported; named ones are accepted here. Once the registry
-    /// verifies the §3.2 families, accept only what it verifies.
-    static func isKnownHash(_ secret: some Collection<UInt8>) -> Bool {
-        let classified = SecretSyntax.classify(ArraySlice(secret))
-        if case .plaintext = classified { return false }
-        if case .malformed = classified { return false }
-        if case .unsupportedHash(let scheme) = classified, scheme.contains("?") { return false }
-        return true
+    /// Why `secret` cannot be imported as a hash: nil when it is one credfile verifies
+    /// (SPEC §3), else the reason, never quoting the secret. An unsupported scheme (`{MD5}`,
+    /// phpass `$P$`, Django `crypt$`) or a malformed hash would be stored as an account that
+    /// can never log in (issue #25 item 6), so it is refused, naming the scheme.
+    static func refusal(ofHash secret: some Collection<UInt8>) -> String? {
+        switch SecretSyntax.classify(ArraySlice(secret)) {
+        case .pbkdf2, .peer, .locked: return nil  // locked: `!` before a hash credfile verifies (SPEC §2)
+        case .plaintext: return "the secret is not a hash (plaintext passwords are imported without --hashed or --from)"
+        case .unsupportedHash(let scheme) where scheme.contains("?"):
+            return "the secret is a hash of a scheme credfile does not verify"
+        case .unsupportedHash(let scheme): return "\(scheme) is a hash scheme credfile does not verify"
+        case .malformed(let reason): return "the secret is a \(reason)"
+        }
     }
 }

@@ -11,19 +11,48 @@ internal import CLibcrypt
 import Glibc
 #endif
 
-/// crypt(3) through libxcrypt, for bcrypt, sha-crypt, yescrypt, `$7$` scrypt, md5crypt, DES.
+/// crypt(3) through libxcrypt: every method it computes (bcrypt, sha-crypt, yescrypt and
+/// gost-yescrypt, `$7$` scrypt, md5crypt, DES, bigcrypt, BSDi, SunMD5, sha1-crypt, NT).
 enum Libxcrypt {
+    /// Whether libxcrypt on this system computes the method of `setting` (its prefix):
+    /// `crypt_checksalt` answers that it does (strong, legacy or too cheap), not that it
+    /// is invalid or disabled at build time.
+    ///
+    /// The corresponding C function is `crypt_checksalt`.
+    static func computes(_ setting: ArraySlice<UInt8>) -> Bool {
+        let text = Array(setting) + [0]
+        let answer = text.withUnsafeBufferPointer {
+            crypt_checksalt(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self))  // count >= 1
+        }
+        return answer == CRYPT_SALT_OK || answer == CRYPT_SALT_METHOD_LEGACY || answer == CRYPT_SALT_TOO_CHEAP
+    }
+
     /// Whether crypt(`password`, `stored`) gives back exactly `stored`, compared in
     /// constant time over the whole string. The `struct crypt_data` (32 KiB, holding
     /// the password's derived state) is zeroed before and after.
     ///
+    /// False, never an error, when libxcrypt refuses the string (its `crypt_rn` fails):
+    /// the parsers refuse such strings first (``CryptSetting``), and one that slipped
+    /// past them is denied like a wrong password, so no login answers differently for
+    /// it than for an unknown name (SPEC §3.2; the verifier's padding keeps the time).
     /// A password holding a NUL byte cannot be passed to crypt(3) and never matches.
-    /// - Throws: ``CredFileError/Code/crypto`` when libxcrypt refuses a setting the
-    ///   parser accepted (it should not happen).
     ///
     /// The corresponding C function is `crypt_rn`.
-    static func matches(_ password: SecretBytes, stored: ArraySlice<UInt8>) throws -> Bool {
-        if password.withUnsafeBytes({ $0.contains(0) }) { return false }
+    static func matches(_ password: SecretBytes, stored: ArraySlice<UInt8>) -> Bool {
+        crypt(password, setting: stored) { computed in
+            computed.map { output in stored.withUnsafeBytes { OpenSSL.constantTimeEqual(output, $0) } } ?? false
+        }
+    }
+
+    /// crypt(`password`, `setting`) handed to `body` (nil when libxcrypt refuses the
+    /// setting or the password holds a NUL byte) in the zeroed-before-and-after `struct
+    /// crypt_data`, which it must not escape: the one call of `crypt_rn`.
+    ///
+    /// The corresponding C function is `crypt_rn`.
+    static func crypt<R>(
+        _ password: SecretBytes, setting stored: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer?) -> R
+    ) -> R {
+        if password.withUnsafeBytes({ $0.contains(0) }) { return body(nil) }
         let phrase = SecretBytes(count: password.count + 1) { buffer in
             password.withUnsafeBytes { buffer.copyMemory(from: $0) }
         }
@@ -44,9 +73,7 @@ enum Libxcrypt {
                     data, Int32(size))
             }
         }
-        guard let output else { throw CredFileError(.crypto, "libxcrypt's crypt_rn refused a hash it should accept") }
-        let computed = UnsafeRawBufferPointer(start: output, count: strlen(output))
-        return stored.withUnsafeBytes { OpenSSL.constantTimeEqual(computed, $0) }
+        return body(output.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) })
     }
 }
 

@@ -29,6 +29,16 @@ enum Syscall {
         }
     }
 
+    /// The CPU time the calling thread has used, in seconds (its share of the machine
+    /// only: time spent preempted by other processes does not count).
+    ///
+    /// The corresponding C function is `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
+    static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
     /// ``retrying(_:)`` for a wrapper named `name`: the fault hook first, then a failure
     /// other than `EINTR` becomes a ``SyscallError``.
     @discardableResult

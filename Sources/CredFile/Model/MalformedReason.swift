@@ -17,6 +17,8 @@ public enum MalformedReason: Equatable, Hashable, Sendable, CustomStringConverti
     /// The secret has hash syntax but does not parse; the reason comes from the hash
     /// layer (`SecretSyntax`) and never quotes the secret.
     case malformedHash(String)
+    /// A well-formed hash over a cost limit (SPEC §3.1): what one login would take.
+    case tooCostly(TooCostly)
 
     /// The English sentence, e.g. `control byte 0x01 at column 6`.
     public var description: String {
@@ -28,6 +30,7 @@ public enum MalformedReason: Equatable, Hashable, Sendable, CustomStringConverti
         case .invalidUTF8: "not valid UTF-8"
         case .lineTooLong(let limit): "line is longer than \(limit) bytes"
         case .malformedHash(let reason): reason
+        case .tooCostly(let why): why.description
         }
     }
 }

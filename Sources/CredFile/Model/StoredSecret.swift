@@ -23,10 +23,20 @@ public enum StoredSecret: Sendable, Equatable {
         switch self {
         case .locked(let hash): "locked " + hash.storageDescription
         case .plaintext: "plaintext"
-        case .pbkdf2(let hash): hash.description
-        case .peer(let hash): hash.description
+        case .pbkdf2, .peer: knownHash?.description ?? ""
         case .unsupportedHash(let scheme): "unsupported \(scheme)"
         case .malformed: "malformed"
+        }
+    }
+
+    /// The parsed hash of a secret that verifies, credfile's own format or a peer's
+    /// (one protocol for both, so a consumer need not tell them apart); nil for
+    /// plaintext, unsupported, malformed and locked secrets (a locked one never verifies).
+    public var knownHash: (any KnownHash)? {
+        switch self {
+        case .pbkdf2(let hash): hash
+        case .peer(let peer): peer.hash
+        case .plaintext, .unsupportedHash, .malformed, .locked: nil
         }
     }
 }

@@ -68,7 +68,7 @@ public struct Finding: Equatable, Sendable, CustomStringConvertible {
         case unsupportedHash(user: [UInt8]?, scheme: String)
         /// A weak hash of `scheme`: `rounds` below `minimumRounds` when the weakness is
         /// its rounds; `rounds` nil and `minimumRounds` set when a peer's scheme costs less
-        /// to verify than that many policy rounds (bcrypt 10, say: not broken, cheaper);
+        /// to verify than that many policy rounds (bcrypt 9, say: not broken, cheaper);
         /// both nil when the scheme itself no longer resists offline attack (md5crypt).
         case weakHash(user: [UInt8]?, scheme: String, rounds: Int?, minimumRounds: Int?)
         /// A hash of `scheme` whose verification costs about `times` the policy's.

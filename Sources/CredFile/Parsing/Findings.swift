@@ -269,6 +269,9 @@ private struct LineJudge {
         }
         /// The findings of a well-formed own-format hash's header.
         func judge(_ header: PasswordHash.Header, user: @autoclosure () -> [UInt8]?) {
+            if case .tooCostly(let why) = policy.costVerdict(of: header) {
+                return report(.error, .malformedEntry(user: user(), reason: .tooCostly(why)))
+            }
             if policy.isWeak(header) {
                 report(
                     .warning,
@@ -291,9 +294,13 @@ private struct LineJudge {
             case .pbkdf2(let hash):
                 judge(hash.header, user: user())
             case .peer(let peer):  // SPEC §3.2: weak schemes and costlier-than-policy entries warn
+                if case .tooCostly(let why) = policy.costVerdict(of: peer.hash) {  // SPEC §3.1: malformed
+                    report(.error, .malformedEntry(user: user(), reason: .tooCostly(why)))
+                    break
+                }
                 if policy.isWeak(secret) {
                     // A broken scheme says so; one that is only cheaper than the policy's
-                    // minimum (bcrypt 10 under 600,000 rounds) names the minimum it misses.
+                    // minimum (bcrypt 9 under 600,000 rounds) names the minimum it misses.
                     let minimum = peer.hash.isWeak ? nil : policy.minimumRounds
                     report(
                         .warning,

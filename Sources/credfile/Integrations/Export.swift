@@ -2,15 +2,17 @@ import CredFile
 
 extension CommandContext {
     /// `credfile export FILE --to ldif [--base-dn DN] [--skip-unexportable]`: an LDIF entry
-    /// per user for OpenLDAP with `pw-pbkdf2` (SPEC §5, ``LDIFExport``). When an entry
-    /// cannot be exported, each is reported with its line and nothing is printed (exit 4),
-    /// unless `--skip-unexportable` (then each is a warning). `--json` prints the same as
+    /// per user for OpenLDAP (SPEC §5, ``LDIFExport``). When an entry cannot be exported
+    /// (no directory verifies its hash, or its DN is another's to LDAP), each is reported
+    /// with its line and nothing is printed (exit 4), unless `--skip-unexportable` (then
+    /// each is a warning and left out). `--json` prints the same as
     /// one JSON object. Reads FILE without a lock.
     func export() throws -> ExitStatus {
         guard let format = invocation.exportFormat else { throw CredFileError.usage("export needs --to ldif") }
         guard format == "ldif" else { throw CredFileError.usage("export: --to takes ldif") }
         let exporter = try LDIFExport(baseDN: invocation.baseDN ?? LDIFExport.defaultBaseDN)
-        let (records, refusals) = exporter.export(try store().read())
+        let store = try store()
+        let (records, refusals) = exporter.export(try store.read(), policy: store.policy)
         let shownFile = Escaped.path(file)
         for refusal in refusals {
             let who = refusal.username.map { "user '\(Escaped.name(Array($0.utf8)))'" } ?? "entry"

@@ -75,7 +75,13 @@ def debian():
         (["-m", "md5crypt"], "md5-crypt", True),
         (["-m", "descrypt"], "des-crypt", True),
         (["-m", "scrypt", "-R", "6"], "scrypt-crypt", False),
+        # Verified inside {CRYPT} only (SPEC §3.2: any hash libxcrypt computes).
+        (["-m", "gost-yescrypt"], "gost-yescrypt", False),
+        (["-m", "sunmd5"], "sun-md5-crypt", True),
+        (["-m", "bsdicrypt"], "bsdi-crypt", True),
+        (["-m", "nt"], "nt-hash", True),
     ]
+    crypt_only = {"des-crypt", "gost-yescrypt", "sun-md5-crypt", "bsdi-crypt", "nt-hash"}
     doveadm = [
         (["-s", "SHA512-CRYPT"], "sha512-crypt", False),
         (["-s", "SHA256-CRYPT"], "sha256-crypt", False),
@@ -90,6 +96,7 @@ def debian():
         (["-h", "{SSHA}"], "{SSHA}", True),
         (["-h", "{SHA}"], "{SHA}", True),
         (["-h", "{CRYPT}", "-c", "$6$%.16s"], "sha512-crypt", False),
+        (["-o", "module-path=/usr/lib/ldap", "-o", "module-load=argon2", "-h", "{ARGON2}"], "ldap argon2i", False),
     ]
     out = []
     for i, password in enumerate(PASSWORDS):
@@ -101,7 +108,7 @@ def debian():
             out.append(block(f"htpasswd {' '.join(args)} ({apache})", password, scheme, weak, hashed))
         for args, scheme, weak in mkpasswd:
             hashed = run(["mkpasswd", "--stdin"] + args, stdin=password.encode())
-            if scheme == "des-crypt":
+            if scheme in crypt_only:
                 hashed = "{CRYPT}" + hashed
             out.append(block(f"mkpasswd {' '.join(args)} ({whois})", password, scheme, weak, hashed))
         for args, scheme, weak in doveadm:
@@ -174,6 +181,16 @@ def pypi():
         (ph.django_salted_md5, "django_salted_md5", "django md5", True),
         (ph.django_salted_sha1, "django_salted_sha1", "django sha1", True),
     ]
+    # Verified inside {CRYPT} only (SPEC §3.2): passlib writes them bare, as libxcrypt does.
+    passlib_crypt_only = [
+        (ph.sha1_crypt.using(rounds=5000), "sha1_crypt(rounds=5000)", "sha1-crypt", True),
+        (ph.sun_md5_crypt.using(rounds=1000), "sun_md5_crypt(rounds=1000)", "sun-md5-crypt", True),
+        (ph.bsdi_crypt, "bsdi_crypt", "bsdi-crypt", True),
+        (ph.bigcrypt, "bigcrypt", "bigcrypt", True),
+        # Not bsd_nthash: passlib hashes the UTF-16LE of the text, crypt(3)'s $3$ (FreeBSD's,
+        # libxcrypt's) each byte as one UTF-16 unit; they differ beyond ASCII, and $3$ is
+        # crypt(3)'s (mkpasswd -m nt above).
+    ]
     django_hashers = [
         (FastArgon2(), "Argon2PasswordHasher(time_cost=2, memory_cost=1024, parallelism=2)", "django argon2id"),
         (FastBcryptSHA256(), "BCryptSHA256PasswordHasher(rounds=5)", "django bcrypt_sha256"),
@@ -185,6 +202,18 @@ def pypi():
     for i, password in enumerate(PASSWORDS):
         for handler, name, scheme, weak in passlib_handlers:
             out.append(block(f"{lib} {name}", password, scheme, weak, handler.hash(password)))
+        for handler, name, scheme, weak in passlib_crypt_only:
+            hashed = handler.hash(password)
+            if scheme == "bigcrypt" and len(hashed) == 13:
+                scheme = "des-crypt"  # up to 8 bytes, bigcrypt is DES crypt itself
+            out.append(block(f"{lib} {name}, in {{CRYPT}}", password, scheme, weak, "{CRYPT}" + hashed))
+        # Django's UnsaltedMD5PasswordHasher and UnsaltedSHA1PasswordHasher (removed in
+        # Django 5.1, so 5.2 cannot write them) stored md5$$<hex> and sha1$$<hex>: the
+        # digests from passlib's hex_md5 and hex_sha1, in that spelling.
+        out.append(block(f"{lib} hex_md5, as Django's UnsaltedMD5PasswordHasher (<= 5.0) stored it", password,
+                         "django unsalted_md5", True, "md5$$" + ph.hex_md5.hash(password)))
+        out.append(block(f"{lib} hex_sha1, as Django's UnsaltedSHA1PasswordHasher (<= 5.0) stored it", password,
+                         "django unsalted_sha1", True, "sha1$$" + ph.hex_sha1.hash(password)))
         for hasher, name, scheme in django_hashers:
             hashed = hasher.encode(password, hasher.salt())
             out.append(block(f"{dj_v} {name}", password, scheme, scheme in ("django md5", "django sha1"), hashed))

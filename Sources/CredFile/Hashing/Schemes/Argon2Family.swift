@@ -10,6 +10,8 @@ struct Argon2Hash: KnownHash {
     let lanes: Int
     let salt: [UInt8]
     let tag: [UInt8]
+    /// The PHC string as written (without Django's or an LDAP scheme's prefix).
+    let phc: [UInt8]
     /// `django ` for Django's strings, empty otherwise: part of the scheme's name.
     let origin: String
 
@@ -17,6 +19,8 @@ struct Argon2Hash: KnownHash {
     var cost: Int? { nil }
     var isWeak: Bool { false }
     var estimatedWork: Double { PeerWork.argon2PerKiBPass * Double(memoryKiB) * Double(iterations) }
+    /// `m` KiB: the memory Argon2 fills.
+    var estimatedMemory: Int { memoryKiB * 1024 }
 
     func verify(_ password: SecretBytes) throws -> Bool {
         let computed = try Argon2Library.hash(
@@ -26,44 +30,21 @@ struct Argon2Hash: KnownHash {
     }
 }
 
-/// The parsers of the argon2 family.
-enum Argon2Family {
-    /// A bare PHC string `$argon2id$`, `$argon2i$` or `$argon2d$`.
-    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard secret.starts(with: "$argon2".utf8) else { return .notThisFamily }
-        return parsePHC(secret, origin: "")
-    }
+/// A bare PHC string `$argon2id$`, `$argon2i$` or `$argon2d$`: the family owns every
+/// `$argon2…` id, so `$argon2x$` is malformed, not unsupported.
+enum Argon2Family: HashFamily {
+    static let name = "argon2"
+    static let prefixes: [HashPrefix] = [.exact("$argon2")]
 
-    /// Django's `argon2` + PHC string without... (Django writes `argon2$argon2id$v=19$…`:
-    /// its algorithm name, then the PHC string with its leading `$`).
-    static func parseDjango(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard secret.starts(with: "argon2$".utf8) else { return .notThisFamily }
-        let phc = secret.dropFirst("argon2".utf8.count)
-        guard phc.starts(with: "$argon2id$".utf8) || phc.starts(with: "$argon2i$".utf8)
-            || phc.starts(with: "$argon2d$".utf8)
-        else { return .malformed(reason: "django argon2 hash does not hold a PHC argon2 string") }
-        return parsePHC(phc, origin: "django ")
-    }
-
-    /// Dovecot's `{ARGON2ID}` and `{ARGON2I}` followed by a PHC string of that variant.
-    static func parseDovecot(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard let (name, inner) = PeerText.ldapScheme(secret), name == "ARGON2ID" || name == "ARGON2I" else {
-            return .notThisFamily
-        }
-        let expected = name == "ARGON2ID" ? Argon2Library.Variant.argon2id : .argon2i
-        let parsed = parsePHC(inner, origin: "")
-        if case .hash(let hash) = parsed, (hash as? Argon2Hash)?.variant != expected {
-            return .malformed(reason: "{\(name)} holds another argon2 variant")
-        }
-        return parsed
-    }
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse { parsePHC(secret, origin: "") }
 
     /// `$<variant>$[v=19$]m=M,t=T,p=P$<salt>$<tag>`, salt and tag in unpadded standard
-    /// base64. Limits: memory 8·p KiB (Argon2's floor) to 1 GiB, t 1–10, p 1–255, salt
-    /// 8–1,024 bytes (Argon2's floor and SPEC's cap), tag 4–1,024 bytes. Other parameters
-    /// (`keyid`, `data`) are not verified: malformed.
+    /// base64. Argon2's own limits: memory from 8·p KiB to 2^32 − 1, t from 1, p 1–255
+    /// (the PHC format's), salt 8–1,024 bytes (Argon2's floor and SPEC's cap), tag
+    /// 4–1,024 bytes; the cost limits judge m·t (SPEC §3.1). Other parameters (`keyid`,
+    /// `data`) are not verified: malformed.
     static func parsePHC(_ text: ArraySlice<UInt8>, origin: String) -> HashParse {
-        var fields = PeerText.fields(text)
+        var fields = PeerText.dollarFields(text)
         guard fields.count == 5 || fields.count == 6, fields[0].isEmpty else {
             return .malformed(reason: "argon2 hash does not have the PHC fields")
         }
@@ -86,8 +67,6 @@ enum Argon2Family {
             let time = PeerText.decimal(parameters[1].dropFirst(2), maximum: Int(UInt32.max)),
             let lanes = PeerText.decimal(parameters[2].dropFirst(2), maximum: Int(UInt32.max))
         else { return .malformed(reason: "argon2 parameters are not decimal numbers") }
-        guard memory <= PeerLimits.maximumArgon2MemoryKiB else { return .malformed(reason: "argon2 memory above 1 GiB") }
-        guard time <= PeerLimits.maximumArgon2Time else { return .malformed(reason: "argon2 time above 10") }
         guard time >= 1, lanes >= 1, lanes <= 255, memory >= 8 * lanes else {
             return .malformed(reason: "argon2 parameters out of Argon2's range")
         }
@@ -100,6 +79,48 @@ enum Argon2Family {
         return .hash(
             Argon2Hash(
                 variant: variant, version: version, memoryKiB: memory, iterations: time, lanes: lanes, salt: salt,
-                tag: tag, origin: origin))
+                tag: tag, phc: Array(text), origin: origin))
+    }
+}
+
+/// Django's `argon2` + PHC string (Django writes `argon2$argon2id$v=19$…`: its
+/// algorithm name, then the PHC string with its leading `$`).
+enum DjangoArgon2Family: HashFamily {
+    static let name = "django argon2"
+    static let prefixes: [HashPrefix] = [.exact("argon2$")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        let phc = secret.dropFirst("argon2".utf8.count)
+        guard
+            phc.starts(with: "$argon2id$".utf8) || phc.starts(with: "$argon2i$".utf8)
+                || phc.starts(with: "$argon2d$".utf8)
+        else { return .malformed(reason: "django argon2 hash does not hold a PHC argon2 string") }
+        return Argon2Family.parsePHC(phc, origin: "django ")
+    }
+}
+
+/// Dovecot's `{ARGON2ID}` and `{ARGON2I}` followed by a PHC string of that variant, and
+/// OpenLDAP's `{ARGON2}` (its `pw-argon2` module) followed by a PHC string of any variant.
+enum LDAPArgon2Family: HashFamily {
+    static let name = "ldap argon2"
+    static let prefixes: [HashPrefix] = [.scheme("{ARGON2}"), .scheme("{ARGON2ID}"), .scheme("{ARGON2I}")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        guard let (name, inner) = PeerText.ldapScheme(secret) else { return .notThisFamily }
+        let expected: Argon2Library.Variant?
+        switch name {
+        case "ARGON2": expected = nil
+        case "ARGON2ID": expected = .argon2id
+        case "ARGON2I": expected = .argon2i
+        default: return .notThisFamily
+        }
+        guard inner.starts(with: "$argon2".utf8) else {
+            return .malformed(reason: "{\(name)} does not hold a PHC argon2 string")
+        }
+        let parsed = Argon2Family.parsePHC(inner, origin: name == "ARGON2" ? "ldap " : "")
+        if let expected, case .hash(let hash) = parsed, (hash as? Argon2Hash)?.variant != expected {
+            return .malformed(reason: "{\(name)} holds another argon2 variant")
+        }
+        return parsed
     }
 }

@@ -25,7 +25,9 @@ struct DigestHash: KnownHash {
         case .ldapSHA: "{SHA}"
         case .ldapSalted(_, let name): "{\(name)}"
         case .apr1: "apr1"
+        case .django(.md5) where salt.isEmpty: "django unsalted_md5"
         case .django(.md5): "django md5"
+        case .django where salt.isEmpty: "django unsalted_sha1"
         case .django: "django sha1"
         }
     }
@@ -36,6 +38,7 @@ struct DigestHash: KnownHash {
     var estimatedWork: Double {
         method == .apr1 ? PeerWork.apr1 : PeerWork.oneDigest
     }
+    var estimatedMemory: Int { 0 }
 
     func verify(_ password: SecretBytes) throws -> Bool {
         let computed: SecretBytes
@@ -69,12 +72,14 @@ struct DigestHash: KnownHash {
     }
 }
 
-/// The parsers of the digest schemes.
-enum DigestFamilies {
-    /// `{SHA}` (28 characters of padded base64: a SHA-1), `{SSHA}`, `{SSHA256}`,
-    /// `{SSHA512}` (padded base64 of the digest followed by a salt of 1–1,024 bytes).
-    /// The scheme is case-insensitive, as in OpenLDAP and Dovecot.
-    static func parseLDAPDigest(_ secret: ArraySlice<UInt8>) -> HashParse {
+/// `{SHA}` (28 characters of padded base64: a SHA-1), `{SSHA}`, `{SSHA256}`, `{SSHA512}`
+/// (padded base64 of the digest followed by a salt of 1–1,024 bytes). The scheme is
+/// case-insensitive, as in OpenLDAP and Dovecot.
+enum LDAPDigestFamily: HashFamily {
+    static let name = "ldap digest"
+    static let prefixes: [HashPrefix] = ["{SHA}", "{SSHA}", "{SSHA256}", "{SSHA512}"].map { .scheme($0) }
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
         guard let (name, rest) = PeerText.ldapScheme(secret) else { return .notThisFamily }
         let digest: PeerDigest
         switch name {
@@ -101,11 +106,16 @@ enum DigestFamilies {
                 stored: Array(bytes[..<digest.count])))
     }
 
-    /// `$apr1$` + a salt of at most 8 characters of `./0-9A-Za-z` + `$` + 22 characters
-    /// (htpasswd -m).
-    static func parseApr1(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard secret.starts(with: "$apr1$".utf8) else { return .notThisFamily }
-        let fields = PeerText.fields(secret)
+}
+
+/// `$apr1$` + a salt of at most 8 characters of `./0-9A-Za-z` + `$` + 22 characters
+/// (htpasswd -m).
+enum Apr1Family: HashFamily {
+    static let name = "apache apr1"
+    static let prefixes: [HashPrefix] = [.exact("$apr1$")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        let fields = PeerText.dollarFields(secret)
         guard fields.count == 4 else { return .malformed(reason: "apr1 hash does not have a salt and a hash field") }
         guard fields[2].count <= 8, PeerText.isCryptText(fields[2]) else {
             return .malformed(reason: "apr1 salt is not up to 8 characters of ./0-9A-Za-z")
@@ -116,9 +126,18 @@ enum DigestFamilies {
         return .hash(DigestHash(method: .apr1, salt: Array(fields[2]), stored: Array(fields[3])))
     }
 
-    /// Django's `md5$salt$hex32` and `sha1$salt$hex40` (MD5PasswordHasher,
-    /// SHA1PasswordHasher): a salt of 1–1,024 printable ASCII characters other than `$`.
-    static func parseDjangoDigest(_ secret: ArraySlice<UInt8>) -> HashParse {
+}
+
+/// Django's `md5$salt$hex32` and `sha1$salt$hex40` (MD5PasswordHasher,
+/// SHA1PasswordHasher): a salt of 1–1,024 printable ASCII characters other than `$`; and
+/// their unsalted kin `md5$$hex32` and `sha1$$hex40` (UnsaltedMD5PasswordHasher and
+/// UnsaltedSHA1PasswordHasher; Werkzeug's legacy `md5$$` is the same string), the digest
+/// of the password alone, which is the salted formula with an empty salt.
+enum DjangoDigestFamily: HashFamily {
+    static let name = "django digest"
+    static let prefixes: [HashPrefix] = [.exact("md5$"), .exact("sha1$")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
         let digest: PeerDigest
         if secret.starts(with: "md5$".utf8) {
             digest = .md5
@@ -128,12 +147,12 @@ enum DigestFamilies {
             return .notThisFamily
         }
         let name = digest == .md5 ? "md5" : "sha1"
-        let fields = PeerText.fields(secret)
+        let fields = PeerText.dollarFields(secret)
         guard fields.count == 3 else { return .malformed(reason: "django \(name) hash does not have 3 fields") }
-        guard DjangoFamilies.isDjangoSalt(fields[1]) else {
-            return .malformed(reason: "django \(name) salt is not 1 to 1024 printable characters")
+        guard fields[1].isEmpty || DjangoText.isSalt(fields[1]) else {
+            return .malformed(reason: "django \(name) salt is not empty or 1 to 1024 printable characters")
         }
-        guard let stored = PeerText.lowerHex(fields[2]), stored.count == digest.count else {
+        guard let stored = PeerText.lowercaseHex(fields[2]), stored.count == digest.count else {
             return .malformed(reason: "django \(name) hash is not \(digest.count * 2) lower-case hex digits")
         }
         return .hash(DigestHash(method: .django(digest), salt: Array(fields[1]), stored: stored))

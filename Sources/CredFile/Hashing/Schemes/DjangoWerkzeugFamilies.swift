@@ -12,11 +12,12 @@ struct DjangoBcryptHash: KnownHash {
     var cost: Int? { inner.cost }
     var isWeak: Bool { false }
     var estimatedWork: Double { inner.estimatedWork + (prehashed ? PeerWork.oneDigest : 0) }
+    var estimatedMemory: Int { inner.estimatedMemory }
 
     func verify(_ password: SecretBytes) throws -> Bool {
         guard prehashed else { return try inner.verify(password) }
         let digest = try password.withUnsafeBytes { try PeerDigest.sha256.digest($0) }
-        let hex = SecretBytes(digest.withUnsafeBytes { PeerText.lowerHexText($0) })
+        let hex = SecretBytes(digest.withUnsafeBytes { PeerText.lowercaseHexText($0) })
         return try inner.verify(hex)
     }
 }
@@ -35,6 +36,8 @@ struct ScryptHash: KnownHash {
     var cost: Int? { nil }
     var isWeak: Bool { false }
     var estimatedWork: Double { PeerWork.scryptPerNrp * Double(n) * Double(r) * Double(p) }
+    /// OpenSSL's B (128·r·p) and V (128·r·(N + 2)).
+    var estimatedMemory: Int { Int(min(Double(Int.max), 128 * Double(r) * (Double(n) + Double(p) + 2))) }
 
     func verify(_ password: SecretBytes) throws -> Bool {
         let computed = try PeerDigest.scrypt(
@@ -43,11 +46,13 @@ struct ScryptHash: KnownHash {
     }
 }
 
-/// The parsers of Django's and Werkzeug's non-PBKDF2 hashers.
-enum DjangoFamilies {
-    /// Django `bcrypt$$2b$12$…` and `bcrypt_sha256$$2b$12$…`: the algorithm name and `$`,
-    /// then a bcrypt string (with its own leading `$`).
-    static func parseBcrypt(_ secret: ArraySlice<UInt8>) -> HashParse {
+/// Django `bcrypt$$2b$12$…` and `bcrypt_sha256$$2b$12$…`: the algorithm name and `$`,
+/// then a bcrypt string (with its own leading `$`).
+enum DjangoBcryptFamily: HashFamily {
+    static let name = "django bcrypt"
+    static let prefixes: [HashPrefix] = [.exact("bcrypt_sha256$"), .exact("bcrypt$")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
         let prehashed: Bool
         let inner: ArraySlice<UInt8>
         if secret.starts(with: "bcrypt_sha256$".utf8) {
@@ -60,7 +65,8 @@ enum DjangoFamilies {
             return .notThisFamily
         }
         let name = prehashed ? "bcrypt_sha256" : "bcrypt"
-        guard inner.starts(with: "$2a$".utf8) || inner.starts(with: "$2b$".utf8) || inner.starts(with: "$2y$".utf8) else {
+        guard inner.starts(with: "$2a$".utf8) || inner.starts(with: "$2b$".utf8) || inner.starts(with: "$2y$".utf8)
+        else {
             return .malformed(reason: "django \(name) hash does not hold a bcrypt string")
         }
         switch CryptFamily.parseCrypt(inner) {
@@ -70,17 +76,22 @@ enum DjangoFamilies {
         }
     }
 
-    /// Django `scrypt$N$salt$r$p$hash` (ScryptPasswordHasher.encode's order): hash the
-    /// padded base64 of a 64-byte key.
-    static func parseDjangoScrypt(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard secret.starts(with: "scrypt$".utf8) else { return .notThisFamily }
-        let fields = PeerText.fields(secret)
+}
+
+/// Django `scrypt$N$salt$r$p$hash` (ScryptPasswordHasher.encode's order): hash the padded
+/// base64 of a 64-byte key.
+enum DjangoScryptFamily: HashFamily {
+    static let name = "django scrypt"
+    static let prefixes: [HashPrefix] = [.exact("scrypt$")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        let fields = PeerText.dollarFields(secret)
         guard fields.count == 6 else { return .malformed(reason: "django scrypt hash does not have 6 fields") }
-        guard isDjangoSalt(fields[2]) else {
+        guard DjangoText.isSalt(fields[2]) else {
             return .malformed(reason: "django scrypt salt is not 1 to 1024 printable characters")
         }
         let parameters: (n: UInt64, r: Int, p: Int)
-        switch scryptParameters(fields[1], fields[3], fields[4]) {
+        switch DjangoText.scryptParameters(fields[1], fields[3], fields[4]) {
         case .success(let value): parameters = value
         case .failure(let error): return .malformed(reason: "django scrypt \(error.reason)")
         }
@@ -93,23 +104,29 @@ enum DjangoFamilies {
                 scheme: "django scrypt"))
     }
 
-    /// Werkzeug `scrypt:N:r:p$salt$hex` (generate_password_hash(method="scrypt")): a
-    /// 64-byte key in lower-case hex.
-    static func parseWerkzeugScrypt(_ secret: ArraySlice<UInt8>) -> HashParse {
-        guard secret.starts(with: "scrypt:".utf8) else { return .notThisFamily }
-        let fields = PeerText.fields(secret)
+}
+
+/// Werkzeug `scrypt:N:r:p$salt$hex` (generate_password_hash(method="scrypt")): a 64-byte
+/// key in lower-case hex. Hash syntax only with a `$` (SPEC §2).
+enum WerkzeugScryptFamily: HashFamily {
+    static let name = "werkzeug scrypt"
+    static let prefixes: [HashPrefix] = [.exact("scrypt:")]
+
+    static func parse(_ secret: ArraySlice<UInt8>) -> HashParse {
+        guard secret.contains(UInt8(ascii: "$")) else { return .notThisFamily }
+        let fields = PeerText.dollarFields(secret)
         guard fields.count == 3 else { return .malformed(reason: "werkzeug scrypt hash does not have 3 fields") }
         let method = fields[0].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
         guard method.count == 4 else { return .malformed(reason: "werkzeug scrypt method is not scrypt:N:r:p") }
         let parameters: (n: UInt64, r: Int, p: Int)
-        switch scryptParameters(method[1], method[2], method[3]) {
+        switch DjangoText.scryptParameters(method[1], method[2], method[3]) {
         case .success(let value): parameters = value
         case .failure(let error): return .malformed(reason: "werkzeug scrypt \(error.reason)")
         }
-        guard isDjangoSalt(fields[1]) else {
+        guard DjangoText.isSalt(fields[1]) else {
             return .malformed(reason: "werkzeug scrypt salt is not 1 to 1024 printable characters")
         }
-        guard let key = PeerText.lowerHex(fields[2]), key.count == 64 else {
+        guard let key = PeerText.lowercaseHex(fields[2]), key.count == 64 else {
             return .malformed(reason: "werkzeug scrypt hash is not 128 lower-case hex digits")
         }
         return .hash(
@@ -118,31 +135,36 @@ enum DjangoFamilies {
                 scheme: "werkzeug scrypt"))
     }
 
+}
+
+/// The fields Django's and Werkzeug's scrypt and digest hashers share.
+enum DjangoText {
     struct ParameterError: Error {
         let reason: String
     }
 
-    /// N (a power of two from 2), r and p (from 1), decimal; N·r at most 2^30 (SPEC §3.2:
-    /// memory) and N·r·p at most 2^30 too (the time: p runs the memory-hard part p times;
-    /// it also keeps p·r under scrypt's own bound).
+    /// N (a power of two from 2), r and p (from 1), decimal, within OpenSSL's own bounds
+    /// for scrypt (`kdf_scrypt.c`): p·r below 2^30, N below 2^(16·r), and 128·r·(N + 2)
+    /// representable; what N·r·p costs is the cost limits' to judge (SPEC §3.1).
     static func scryptParameters(
         _ nText: ArraySlice<UInt8>, _ rText: ArraySlice<UInt8>, _ pText: ArraySlice<UInt8>
     ) -> Result<(n: UInt64, r: Int, p: Int), ParameterError> {
-        let limit = Int(PeerLimits.maximumScryptNr)
-        guard let n = PeerText.decimal(nText, maximum: Int.max / 2), let r = PeerText.decimal(rText, maximum: limit),
-            let p = PeerText.decimal(pText, maximum: limit)
-        else { return .failure(.init(reason: "parameters are not decimal numbers")) }
+        let bound = (1 << 30) - 1
+        guard let n = PeerText.decimal(nText, maximum: Int.max / 2), let r = PeerText.decimal(rText, maximum: bound),
+            let p = PeerText.decimal(pText, maximum: bound)
+        else { return .failure(.init(reason: "parameters are not decimal numbers within scrypt's bounds")) }
         guard n >= 2, n & (n - 1) == 0, r >= 1, p >= 1 else {
             return .failure(.init(reason: "N is not a power of two or r, p below 1"))
         }
-        guard n <= limit / r else { return .failure(.init(reason: "N·r above 2^30")) }
-        guard p <= limit / (n * r) else { return .failure(.init(reason: "N·r·p above 2^30")) }
+        guard p <= bound / r, 16 * r > 63 || n < 1 << (16 * r), n + 2 <= Int.max / 128 / r else {
+            return .failure(.init(reason: "N, r and p are outside scrypt's bounds"))
+        }
         return .success((UInt64(n), r, p))
     }
 
     /// A Django or Werkzeug salt: 1–1,024 printable ASCII characters other than `$`
     /// (Django refuses `$` in a salt; both write letters and digits).
-    static func isDjangoSalt(_ salt: ArraySlice<UInt8>) -> Bool {
+    static func isSalt(_ salt: ArraySlice<UInt8>) -> Bool {
         !salt.isEmpty && salt.count <= PeerLimits.maximumSaltCount
             && salt.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "$") }
     }

@@ -1,20 +1,18 @@
 /// The text pieces peer hash strings are made of, read strictly: each byte string has
 /// one spelling, so a hash that parses is the hash the peer wrote.
+/// The text pieces hash strings are made of, read strictly: each byte string has one
+/// spelling, so a hash that parses is the hash the peer wrote, and a hostile field is
+/// refused before any work. The one home of these readers (credfile's own format reads
+/// its rounds here too).
 enum PeerText {
-    /// Splits at every `$` (the field separator of crypt, PHC, Django and Werkzeug).
-    static func fields(_ text: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+    /// Splits at every `$` (the field separator of crypt, PHC, Django and Werkzeug),
+    /// keeping empty fields.
+    static func dollarFields(_ text: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
         text.split(separator: UInt8(ascii: "$"), omittingEmptySubsequences: false)
     }
 
     /// crypt(3)'s alphabet `./0-9A-Za-z`.
-    static func isCryptByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
-            true
-        default: false
-        }
-    }
+    static func isCryptByte(_ b: UInt8) -> Bool { cryptValue(b) != nil }
 
     /// The index of `b` in crypt(3)'s alphabet `./0-9A-Za-z`, or nil.
     static func cryptValue(_ b: UInt8) -> Int? {
@@ -31,20 +29,30 @@ enum PeerText {
     /// Whether every byte is in crypt(3)'s alphabet.
     static func isCryptText(_ text: some Collection<UInt8>) -> Bool { text.allSatisfy(isCryptByte) }
 
-    /// A decimal number without sign or leading zeros, at most `maximum`, or nil.
+    /// Whether `text` is written as a decimal number is written once: digits only, at
+    /// least one, no sign, no spaces, no leading zero (but `0` itself).
+    static func isCanonicalDecimal(_ text: some Collection<UInt8>) -> Bool {
+        guard let first = text.first else { return false }
+        return text.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            && (first != UInt8(ascii: "0") || text.count == 1)
+    }
+
+    /// A decimal number in its one spelling (``isCanonicalDecimal(_:)``), at most
+    /// `maximum`, or nil. Reads no further than the value stays within `maximum`, so no
+    /// length of digits can overflow.
     static func decimal(_ text: some Collection<UInt8>, maximum: Int) -> Int? {
-        guard !text.isEmpty, text.count <= 19, text.first != UInt8(ascii: "0") || text.count == 1 else { return nil }
+        guard isCanonicalDecimal(text) else { return nil }
         var value = 0
         for c in text {
-            guard c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(c - UInt8(ascii: "0"))
-            if value > maximum { return nil }
+            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+            guard !overflow, times10 <= maximum - Int(c - UInt8(ascii: "0")) else { return nil }
+            value = times10 + Int(c - UInt8(ascii: "0"))
         }
         return value
     }
 
-    /// Lower-case hex (as Django and Werkzeug write it), or nil.
-    static func lowerHex(_ text: some Collection<UInt8>) -> [UInt8]? {
+    /// Lower-case hex (as Django, Werkzeug and Dovecot write it) to bytes, or nil.
+    static func lowercaseHex(_ text: some Collection<UInt8>) -> [UInt8]? {
         let digits = Array(text)
         guard digits.count % 2 == 0 else { return nil }
         func nibble(_ c: UInt8) -> UInt8? {
@@ -64,7 +72,7 @@ enum PeerText {
     }
 
     /// Lower-case hex of `bytes`.
-    static func lowerHexText(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    static func lowercaseHexText(_ bytes: some Sequence<UInt8>) -> [UInt8] {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for b in bytes {
@@ -89,6 +97,10 @@ enum PeerText {
         return Base64Core.decode(body, values: Base64Core.standardValues)
     }
 
+    /// Standard base64 with `=` padding (RFC 4648 §4, what Python's `b64encode` and
+    /// OpenSSL's BIO write), canonical only; nil for anything else.
+    static func paddedBase64(_ text: some Collection<UInt8>) -> [UInt8]? { base64(text, padded: true) }
+
     /// The `{SCHEME}` prefix's name, uppercased (LDAP schemes are case-insensitive), and
     /// the rest; nil when the secret has no `{…}` prefix.
     static func ldapScheme(_ secret: ArraySlice<UInt8>) -> (name: String, rest: ArraySlice<UInt8>)? {
@@ -99,20 +111,27 @@ enum PeerText {
         guard !name.isEmpty, name.allSatisfy(SecretSyntax.isSchemeByte) else { return nil }
         return (String(decoding: name, as: UTF8.self).uppercased(), secret[secret.index(after: close)...])
     }
+
+    /// Whether `text` starts with `prefix`, ASCII letters compared case-insensitively
+    /// (LDAP and Dovecot scheme names are); no other byte folds.
+    static func hasPrefixIgnoringCase(_ text: ArraySlice<UInt8>, _ prefix: String) -> Bool {
+        func lowercased(_ b: UInt8) -> UInt8 { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) ? b | 0x20 : b }
+        let p = Array(prefix.utf8)
+        guard text.count >= p.count else { return false }
+        return zip(text, p).allSatisfy { lowercased($0) == lowercased($1) }
+    }
 }
 
-/// The SPEC §3.2 limits every family applies before any work, beside its peer's own.
+/// The limits of the formats themselves that the PBKDF2 families share (SPEC §3.2: each
+/// scheme keeps its peer's own limits): the one home of them, read by credfile's own
+/// format too. What a hash costs is not a parser's question: the cost limits judge it
+/// (SPEC §3.1, ``CostLimits``), which replaced version 2's list of hostile parameters.
 enum PeerLimits {
-    /// Rounds (sha-crypt, PBKDF2) above this are hostile.
-    static let maximumRounds = 50_000_000
-    /// bcrypt's log2 cost above this is hostile (and bcrypt's own maximum).
-    static let maximumBcryptCost = 31
-    /// argon2 memory above 1 GiB, in KiB.
-    static let maximumArgon2MemoryKiB = 1 << 20
-    /// argon2 passes above this are hostile.
-    static let maximumArgon2Time = 10
-    /// scrypt (and yescrypt) N·r above this is hostile (SPEC §3.2), and so is N·r·p.
-    static let maximumScryptNr: UInt64 = 1 << 30
-    /// Salts longer than this are hostile (passlib's range for PBKDF2 salts).
+    /// The most rounds PBKDF2 can run here: `PKCS5_PBKDF2_HMAC` and credfile's loop take
+    /// an `int` (``PBKDF2``).
+    static let maximumRounds = Int(Int32.max)
+    /// The rounds a PBKDF2 hash may have: 1 to ``maximumRounds``.
+    static let rounds = 1...maximumRounds
+    /// The longest salt: passlib's range for PBKDF2 salts, and SPEC §3.2's for every scheme.
     static let maximumSaltCount = 1024
 }
