@@ -67,9 +67,9 @@ struct LockedEntryTests {
                 let result = try store.verify(username: user, password: Password("locked-password-1"), upgradeOnSuccess: true)
                 #expect(!result.granted && result.denial == .locked && !result.upgraded, "\(user)")
             }
-            let (records, refusals) = try LDIFExport(baseDN: "dc=example,dc=org").export(try store.read())
-            #expect(records.isEmpty && refusals.map(\.line) == [1, 2])
-            #expect(refusals.allSatisfy { $0.reason.hasPrefix("locked entry") })
+            let (records, unexportable) = try LDIFExport(baseDN: "dc=example,dc=org").export(try store.read())
+            #expect(records.isEmpty && unexportable.map(\.line) == [1, 2])
+            #expect(unexportable.allSatisfy { $0.reason.hasPrefix("locked entry") })
         }
     }
 

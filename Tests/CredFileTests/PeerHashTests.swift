@@ -5,7 +5,7 @@ import _CredFileFuzzChecks
 
 @testable import CredFile
 
-/// One hash from Vectors/peer-hashes.tsv, made by the real peer named in `tool`.
+/// One hash from Vectors/pbkdf2-peer-hashes.tsv, made by the real peer named in `tool`.
 struct PBKDF2PeerVector: CustomTestStringConvertible, Sendable {
     let tool: String
     let password: [UInt8]
@@ -15,7 +15,7 @@ struct PBKDF2PeerVector: CustomTestStringConvertible, Sendable {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Vectors")
 
     static let all: [PBKDF2PeerVector] = {
-        let url = directory.appendingPathComponent("peer-hashes.tsv")
+        let url = directory.appendingPathComponent("pbkdf2-peer-hashes.tsv")
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line -> PBKDF2PeerVector? in
             guard !line.hasPrefix("#") else { return nil }
@@ -246,7 +246,7 @@ struct PeerHashTests {
         Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython, "mosquitto_passwd", "doveadm", "slappasswd"))))
     func freshHashesFromTheInstalledToolsVerify() throws {
         let python = try ExternalTool.path(ExternalTool.peerPython)
-        let script = PBKDF2PeerVector.directory.appendingPathComponent("make_peer_hashes.py").path
+        let script = PBKDF2PeerVector.directory.appendingPathComponent("make-pbkdf2-peer-hashes.py").path
         let nfd = Array("contrasen\u{0303}a".utf8)
         for tool in ["passlib ldap_pbkdf2_sha1", "django pbkdf2_sha1", "werkzeug pbkdf2:sha256:1000", "mosquitto_passwd",
             "mosquitto_passwd -H sha512", "doveadm pw -s PBKDF2", "slappasswd {PBKDF2-SHA256}"]

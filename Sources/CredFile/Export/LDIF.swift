@@ -15,7 +15,7 @@
 /// `{SSHA256}`/`{SSHA512}` (`pw-sha2`), argon2 as `{ARGON2}` + its PHC string (slapd's
 /// `argon2` module), and crypt(3) hashes as `{CRYPT}` (slapd's crypt(3) is libxcrypt). An
 /// entry no directory can verify (plaintext, malformed, too costly, an unsupported hash,
-/// a salt of another size) is a ``Refusal`` with its line; so are two users whose DNs the
+/// a salt of another size) is an ``UnexportableEntry`` with its line; so are two users whose DNs the
 /// directory would take for one (RFC 4518, `LDAPStringPrep`: `ADMIN` and `admin`, `john  smith`
 /// and `john smith`, a fullwidth `ｂｏｂ` and `bob`), each naming the other's line.
 /// Shadowed duplicates (SPEC §2) are not users and are left out. The DN's `uid` value is
@@ -56,7 +56,8 @@ public struct LDIFExport: Sendable {
     }
 
     /// An entry that cannot be exported, and why (the reason never quotes the secret).
-    public struct Refusal: Sendable {
+    /// (Not a ``CredFileError/Refusal``, which is a rule's answer to a request.)
+    public struct UnexportableEntry: Sendable {
         /// The line of the entry (1-based).
         public let line: Int
         /// The username, when the entry has one that is valid UTF-8.
@@ -65,28 +66,33 @@ public struct LDIFExport: Sendable {
         public let reason: String
     }
 
-    /// The records of every exportable user and the refusals, both in file order.
+    /// ``UnexportableEntry``, its name in version 2.
+    @available(*, deprecated, renamed: "UnexportableEntry")
+    public typealias Refusal = UnexportableEntry
+
+    /// The records of every exportable user and the entries that cannot be exported,
+    /// both in file order.
     /// - Parameters:
     ///   - file: the credential file, parsed.
     ///   - policy: whose cost limits judge the hashes (SPEC §3.1): one too costly to
     ///     verify here is not handed to a directory either.
     public func export(_ file: CredentialFile, policy: HashPolicy = .standard) -> (
-        records: [Record], refusals: [Refusal]
+        records: [Record], unexportable: [UnexportableEntry]
     ) {
         var records: [Record] = []
-        var refusals: [Refusal] = []
+        var unexportable: [UnexportableEntry] = []
         var seen = Set<[UInt8]>()
         for line in file.lines {
             guard let found = line.entry else { continue }
             if found.hasName, !seen.insert(found.usernameKey).inserted { continue }  // shadowed duplicate
             let entry = found.judged(by: policy)
             guard entry.hasName, let name = entry.usernameText else {
-                refusals.append(Refusal(line: line.number, username: nil, reason: Self.reason(entry.secret)))
+                unexportable.append(UnexportableEntry(line: line.number, username: nil, reason: Self.reason(entry.secret)))
                 continue
             }
             switch Self.userPassword(for: entry) {
             case .failure(let refusal):
-                refusals.append(Refusal(line: line.number, username: name, reason: refusal.reason))
+                unexportable.append(UnexportableEntry(line: line.number, username: name, reason: refusal.reason))
             case .success(let userPassword):
                 let dn = "uid=" + Self.escapedRDNValue(name) + "," + baseDN
                 var ldif = Self.attribute("dn", dn)
@@ -100,7 +106,7 @@ public struct LDIFExport: Sendable {
             }
         }
         let (kept, lookalikes) = Self.separatingLookalikes(records)
-        return (kept, (refusals + lookalikes).sorted { $0.line < $1.line })
+        return (kept, (unexportable + lookalikes).sorted { $0.line < $1.line })
     }
 
     /// The records whose DNs the directory keeps apart, and a refusal for each of two or
@@ -108,9 +114,9 @@ public struct LDIFExport: Sendable {
     /// first and refuse the rest, and whoever registered a look-alike earlier would own
     /// the other's DN. All of them are refused, each naming the others' lines; a name
     /// RFC 4518 prohibits is refused too (no directory can compare it).
-    static func separatingLookalikes(_ records: [Record]) -> (kept: [Record], refused: [Refusal]) {
+    static func separatingLookalikes(_ records: [Record]) -> (kept: [Record], refused: [UnexportableEntry]) {
         var lines: [[UInt8]: [Int]] = [:]
-        var refused: [Refusal] = []
+        var refused: [UnexportableEntry] = []
         var forms: [[UInt8]?] = []
         for record in records {
             let form = LDAPStringPrep.caseIgnoreForm(of: record.username)
@@ -121,7 +127,7 @@ public struct LDIFExport: Sendable {
         for (record, form) in zip(records, forms) {
             guard let form else {
                 refused.append(
-                    Refusal(
+                    UnexportableEntry(
                         line: record.line, username: record.username,
                         reason: "the name holds a character LDAP's string preparation (RFC 4518) prohibits"))
                 continue
@@ -133,7 +139,7 @@ public struct LDIFExport: Sendable {
             }
             let list = others.map(String.init).joined(separator: ", ")
             refused.append(
-                Refusal(
+                UnexportableEntry(
                     line: record.line, username: record.username,
                     reason:
                         "its DN is the same to LDAP as line \(list)'s (uid ignores case, width and repeated spaces, RFC 4518)"

@@ -12,17 +12,17 @@ extension CommandContext {
         guard format == "ldif" else { throw CredFileError.usage("export: --to takes ldif") }
         let exporter = try LDIFExport(baseDN: invocation.baseDN ?? LDIFExport.defaultBaseDN)
         let store = try store()
-        let (records, refusals) = exporter.export(try store.read(), policy: store.policy)
+        let (records, unexportable) = exporter.export(try store.read(), policy: store.policy)
         let shownFile = Escaped.path(file)
-        for refusal in refusals {
-            let who = refusal.username.map { "user '\(Escaped.name(Array($0.utf8)))'" } ?? "entry"
+        for entry in unexportable {
+            let who = entry.username.map { "user '\(Escaped.name(Array($0.utf8)))'" } ?? "entry"
             let prefix = invocation.skipUnexportable ? "warning: skipped" : "error: cannot export"
-            terminal.writeError("credfile: \(shownFile):\(refusal.line): \(prefix) \(who): \(refusal.reason)\n")
+            terminal.writeError("credfile: \(shownFile):\(entry.line): \(prefix) \(who): \(entry.reason)\n")
         }
-        if !refusals.isEmpty && !invocation.skipUnexportable {
+        if !unexportable.isEmpty && !invocation.skipUnexportable {
             throw CredFileError(
                 .malformedFile,
-                "\(refusals.count) entr\(refusals.count == 1 ? "y" : "ies") cannot be exported; nothing printed (--skip-unexportable leaves them out)")
+                "\(unexportable.count) entr\(unexportable.count == 1 ? "y" : "ies") cannot be exported; nothing printed (--skip-unexportable leaves them out)")
         }
         if invocation.json {
             let entries = records.map {
@@ -31,7 +31,7 @@ extension CommandContext {
                     ("userPassword", JSON.string($0.userPassword)),
                 ])
             }
-            let skipped = refusals.map {
+            let skipped = unexportable.map {
                 JSON.object([
                     ("line", "\($0.line)"), ("user", $0.username.map(JSON.string) ?? "null"), ("reason", JSON.string($0.reason)),
                 ])

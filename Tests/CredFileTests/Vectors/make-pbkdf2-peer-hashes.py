@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Makes peer-hashes.tsv: hashes written by the REAL peers credfile verifies (SPEC §3.2).
+"""Makes pbkdf2-peer-hashes.tsv: the PBKDF2 hashes written by the REAL peers credfile verifies (SPEC §3.2).
 
 Each line: <tool>\t<password as UTF-8 hex>\t<hash>. Lines starting with '#' name the
 tool versions. Passwords include an NFD "contraseña" (the peers hash the bytes as given).
 Run (after `bash Scripts/setup.sh test`, which makes the peers' venv):
-.build/peers-venv/bin/python3 Tests/CredFileTests/Vectors/make_peer_hashes.py > Tests/CredFileTests/Vectors/peer-hashes.tsv
+.build/peers-venv/bin/python3 Tests/CredFileTests/Vectors/make-pbkdf2-peer-hashes.py > Tests/CredFileTests/Vectors/pbkdf2-peer-hashes.tsv
 With --tool NAME --password-hex HEX it prints one fresh hash from that tool (the
 cross-check test regenerates a few this way).
 """
@@ -92,7 +92,7 @@ def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--tool":
         print(make(sys.argv[2], bytes.fromhex(sys.argv[4]).decode()))
         return
-    print("# Peer hashes made by the real tools (Tests/CredFileTests/Vectors/make_peer_hashes.py):")
+    print("# Peer hashes made by the real tools (Tests/CredFileTests/Vectors/make-pbkdf2-peer-hashes.py):")
     for v in versions():
         print(f"# {v}")
     print("# tool<TAB>password (UTF-8, hex)<TAB>hash")
