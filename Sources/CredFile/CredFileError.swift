@@ -55,7 +55,7 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
     /// password or a secret), so a caller renders it in its own words and knows the
     /// error is about the input, not about how the command was called.
     public var refusal: Refusal?
-    /// The 0-based index of the failing item when a call takes many (``CredentialStore/importUsers(_:storage:jobs:existing:)-p7hf``),
+    /// The 0-based index of the failing item when a call takes many (``CredentialStore/importUsers(_:storage:jobs:existing:)-2wsmm``),
     /// so a caller can name its own line instead of the library's item number.
     public var item: Int?
 

@@ -25,7 +25,7 @@ extension CredentialStore {
     ) throws -> R {
         try writer.rewriteSplicing(createIfMissing: createIfMissing) {
             (current: FileBytes?) throws -> (Splice.Content?, R) in
-            let file = CredentialFile(storage: current ?? FileBytes([]))
+            let file = CredentialFile(source: current ?? FileBytes([]))
             let (changes, result) = try change(file)
             guard !changes.isEmpty else { return (nil, result) }
             try file.check(changes)

@@ -24,7 +24,7 @@ public struct CredentialStore: Sendable {
     /// The rules a password chosen now must follow (SPEC §8): at least 15 characters, not on
     /// the built-in blocklist, not containing the username, `credfile` or the file's name.
     /// Applied by ``register(username:password:)-2jetq``, ``changePassword(username:to:)-23wqv`` and
-    /// ``importUsers(_:storage:jobs:existing:)-p7hf``; never to passwords already in the file.
+    /// ``importUsers(_:storage:jobs:existing:)-2wsmm``; never to passwords already in the file.
     public var passwordPolicy: PasswordPolicy = .standard
     /// The guard of this store's logins (SPEC §9): when set, every ``authenticate(username:password:)-i2ow``
     /// and ``verify(username:password:upgradeOnSuccess:client:)-86r45`` (and their `async`
@@ -54,13 +54,17 @@ public struct CredentialStore: Sendable {
     /// Whether this store keeps the parsed file in memory between logins.
     public var isCaching: Bool { cache != nil }
 
-    /// How a new password is stored.
-    public enum Storage: Sendable {
+    /// The form a new password is written in: hashed, or the legacy plaintext.
+    public enum SecretForm: Sendable {
         /// A salted PBKDF2 hash under the store's policy (the default).
         case hashed
         /// The legacy plaintext form, for apps that still read the file themselves.
         case plaintext
     }
+
+    /// ``SecretForm``, its name in version 2.
+    @available(*, deprecated, renamed: "SecretForm")
+    public typealias Storage = SecretForm
 
     // MARK: Reading
 
@@ -255,7 +259,7 @@ public struct CredentialStore: Sendable {
 
     /// Adds a user, hashed or in the legacy plaintext form.
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
-    public func register(username: String, password: Password, storage: Storage) throws {
+    public func register(username: String, password: Password, storage: SecretForm) throws {
         try Username.validate(username)
         try passwordPolicy.validate(password, username: username, path: path)
         let secret = try makeSecret(password, storage: storage)
@@ -279,7 +283,7 @@ public struct CredentialStore: Sendable {
 
     /// Replaces the password of `username`, hashed or in plaintext.
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
-    public func changePassword(username: String, to newPassword: Password, storage: Storage) throws {
+    public func changePassword(username: String, to newPassword: Password, storage: SecretForm) throws {
         try passwordPolicy.validate(newPassword, username: username, path: path)
         let secret = try makeSecret(newPassword, storage: storage)
         try rewrite { file in
@@ -325,7 +329,7 @@ public struct CredentialStore: Sendable {
     ///   is written then.
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func importUsers(
-        _ users: [(username: String, password: Password)], storage: Storage = .hashed,
+        _ users: [(username: String, password: Password)], storage: SecretForm = .hashed,
         jobs: Int = ParallelHasher.defaultJobs, existing: Bool = false
     ) throws -> (added: Int, updated: Int) {
         var seen: [[UInt8]: Int] = [:]
@@ -354,7 +358,7 @@ public struct CredentialStore: Sendable {
     }
 
     /// Adds or updates each user with its final secret text, in one rewrite under the lock,
-    /// all or nothing (shared by ``importUsers(_:storage:jobs:existing:)-p7hf`` and ``importHashes(_:)``).
+    /// all or nothing (shared by ``importUsers(_:storage:jobs:existing:)-2wsmm`` and ``importHashes(_:)``).
     /// A failure carries the 0-based index of the user in ``CredFileError/item``.
     func storeSecrets(_ users: [(username: String, secret: String)]) throws -> (added: Int, updated: Int) {
         try rewrite(createIfMissing: true) { file in
@@ -363,7 +367,7 @@ public struct CredentialStore: Sendable {
             var counts = (added: 0, updated: 0)
             for (index, user) in users.enumerated() {
                 do {
-                    if let number = firstEntries[FileSyntax.nameKey(of: user.username)] {
+                    if let number = firstEntries[FileSyntax.nameKey(of: user.username)]?.number {
                         try changes.replaceSecret(of: Self.changeable(file.line(number)), with: user.secret)
                         counts.updated += 1
                     } else {
@@ -398,7 +402,7 @@ public struct CredentialStore: Sendable {
     }
 
     /// The secret text for a new password: a hash string, or the checked plaintext.
-    private func makeSecret(_ password: Password, storage: Storage) throws -> String {
+    private func makeSecret(_ password: Password, storage: SecretForm) throws -> String {
         try PasswordRules.validate(password, plaintext: storage == .plaintext)
         switch storage {
         case .hashed: return try PasswordHash(hashing: password, policy: policy).string

@@ -51,14 +51,7 @@ final class FileCache: Sendable {
         init(identity: Identity, bytes: [UInt8]) {
             self.identity = identity
             self.bytes = bytes
-            let file = CredentialFile(bytes: bytes)
-            var index: [[UInt8]: Range<Int>] = [:]
-            index.reserveCapacity(file.lineCount)
-            for line in file.effectiveEntries() {
-                guard let entry = line.entry else { continue }
-                index[entry.usernameKey] = line.offset..<(line.offset + line.content.count)
-            }
-            firstEntries = index
+            firstEntries = CredentialFile(bytes: bytes).firstEntryIndex().mapValues(\.content)
         }
 
         /// The content of the first entry of `key`, if the name has one.

@@ -8,7 +8,7 @@ struct CommandContext {
 
     var file: String { invocation.positionals[0] }
     var user: String { invocation.positionals[1] }
-    var storage: CredentialStore.Storage { invocation.plaintext ? .plaintext : .hashed }
+    var storage: CredentialStore.SecretForm { invocation.plaintext ? .plaintext : .hashed }
 
     /// The store with the policy, backup setting and lock timeout the options ask for.
     func store() throws -> CredentialStore {

@@ -123,7 +123,7 @@ struct CopyRangeTests {
             let removed = try store.rewrite { file in
                 calls += 1
                 if calls == 1 {
-                    #expect(file.storage.isMapped)
+                    #expect(file.source.isMapped)
                     #expect(truncate(path, 4096) == 0)  // the rest of the mapping is past the end now
                 }
                 // Reads the whole file: past the new end on the first call.

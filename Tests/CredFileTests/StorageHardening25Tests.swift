@@ -99,7 +99,7 @@ import Glibc
             defer { release.store(true, ordering: .sequentiallyConsistent) }
             while holding.load(ordering: .sequentiallyConsistent) < others.count { usleep(1000) }
             let store = CredentialStore(path: path, policy: oneRound)
-            let mapped = try store.rewrite { file in (CredentialFile.Changes(), file.storage.isMapped) }
+            let mapped = try store.rewrite { file in (CredentialFile.Changes(), file.source.isMapped) }
             #expect(mapped, "the rewrite read its file into memory while other mappings were guarded")
         }
     }

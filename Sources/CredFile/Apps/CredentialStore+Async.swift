@@ -59,7 +59,7 @@ extension CredentialStore {
     }
 
     /// Adds a user, hashed or plaintext, off the cooperative pool; see ``register(username:password:storage:)``.
-    public func register(username: String, password: Password, storage: Storage) async throws {
+    public func register(username: String, password: Password, storage: SecretForm) async throws {
         let store = self
         try await HashingThreads.shared.run { try store.register(username: username, password: password, storage: storage) }
     }
@@ -70,7 +70,7 @@ extension CredentialStore {
     }
 
     /// Changes a password, hashed or plaintext, off the cooperative pool; see ``changePassword(username:to:storage:)``.
-    public func changePassword(username: String, to newPassword: Password, storage: Storage) async throws {
+    public func changePassword(username: String, to newPassword: Password, storage: SecretForm) async throws {
         let store = self
         try await HashingThreads.shared.run {
             try store.changePassword(username: username, to: newPassword, storage: storage)
@@ -88,7 +88,7 @@ extension CredentialStore {
     /// ``importUsers(_:storage:jobs:existing:)``.
     @discardableResult
     public func importUsers(
-        _ users: [(username: String, password: Password)], storage: Storage = .hashed,
+        _ users: [(username: String, password: Password)], storage: SecretForm = .hashed,
         jobs: Int = ParallelHasher.defaultJobs, existing: Bool = false
     ) async throws -> (added: Int, updated: Int) {
         let store = self

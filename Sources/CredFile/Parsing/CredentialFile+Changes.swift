@@ -3,7 +3,7 @@ extension CredentialFile {
     /// start, so applying them needs no line index.
     func isLineStart(_ offset: Int) -> Bool {
         let first = hasBOM ? Self.bom.count : 0
-        return offset >= first && offset < storage.count && (offset == first || storage[offset - 1] == FileSyntax.lf)
+        return offset >= first && offset < source.count && (offset == first || source[offset - 1] == FileSyntax.lf)
     }
 
     /// Checks that every line `changes` edits is a line of this file: a line starts at
@@ -13,7 +13,7 @@ extension CredentialFile {
     /// - Throws: ``CredFileError/Code/malformedFile`` naming the line, when one is not.
     public func check(_ changes: Changes) throws {
         for (offset, edit) in changes.edited {
-            let holdsLine = isLineStart(offset) && storage.withUnsafeBytes { file in
+            let holdsLine = isLineStart(offset) && source.withUnsafeBytes { file in
                 let (content, _) = FileSyntax.line(at: offset, in: file)
                 return UnsafeRawBufferPointer(rebasing: file[content]).elementsEqual(edit.line)
             }

@@ -26,7 +26,7 @@ extension CredentialFile {
             $0.append($1)
         } _: { block in
             for (line, name, storage) in block {
-                body(ListedEntry(line: line, username: self.storage.slice(name), storage: storage))
+                body(ListedEntry(line: line, username: self.source.slice(name), storage: storage))
             }
         }
     }
@@ -35,7 +35,7 @@ extension CredentialFile {
     /// ``Escaped/appendName(_:to:)`` shows it, the storage as ``StorageSummary/description``),
     /// handed to `body` in blocks of bytes, in file order.
     public func forEachListingBlock(policy: HashPolicy, _ body: ([UInt8]) -> Void) {
-        storage.withUnsafeBytes { file in
+        source.withUnsafeBytes { file in
             forEachListedBlock(policy: policy, empty: [UInt8]()) { out, entry in
                 Escaped.appendName(UnsafeRawBufferPointer(rebasing: file[entry.name]), to: &out)
                 out.append(UInt8(ascii: "\t"))
@@ -88,9 +88,9 @@ extension CredentialFile {
             if let quick = SecretSyntax.quickSummary(UnsafeRawBufferPointer(rebasing: file[secret])) {
                 return quick.storage(under: policy)
             }
-            return SecretSyntax.classify(self.storage.slice(secret)).storage(under: policy)
+            return SecretSyntax.classify(self.source.slice(secret)).storage(under: policy)
         }
-        if case .entry(let entry) = LineClassifier.classify(self.storage.slice(range)) {
+        if case .entry(let entry) = LineClassifier.classify(self.source.slice(range)) {
             return entry.secret.storage(under: policy)
         }
         return nil

@@ -37,11 +37,11 @@ extension CredentialFile {
         func put(_ range: Range<Int>) throws(E) {
             guard !range.isEmpty else { return }
             if range.count < chunk {  // a stretch between two changed lines: gathered
-                return try storage.withUnsafeBytes { (file) throws(E) in
+                return try source.withUnsafeBytes { (file) throws(E) in
                     try put(ArraySlice(UnsafeRawBufferPointer(rebasing: file[range])))
                 }
             }
-            (emitted, last) = (emitted + range.count, storage[range.upperBound - 1])
+            (emitted, last) = (emitted + range.count, source[range.upperBound - 1])
             try flush()
             try sink(.original(range))
         }
@@ -58,7 +58,7 @@ extension CredentialFile {
         }
         var cursor = 0  // bytes before it are handed on
         for start in changes.edited.keys.sorted() where isLineStart(start) {
-            let (content, ending) = storage.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
+            let (content, ending) = source.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
             try put(cursor..<content.lowerBound)
             if case .replace(let newContent)? = changes.edited[start]?.action {
                 try put(newContent[...])
@@ -66,7 +66,7 @@ extension CredentialFile {
             }
             cursor = content.upperBound + ending.bytes.count
         }
-        try put(cursor..<storage.count)
+        try put(cursor..<source.count)
         if !changes.appended.isEmpty, emitted > first, last != FileSyntax.lf {
             // The one change made to an existing line: it gains an ending. A CR at its
             // end is content (a control byte: the line is malformed); an LF alone would
@@ -85,12 +85,12 @@ extension CredentialFile {
     /// or no line is kept and the first appended one does.
     private func startsWithBOM(applying changes: Changes) -> Bool {
         var start = 0
-        while start < storage.count, case .remove? = changes.edited[start]?.action {
-            let (content, ending) = storage.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
+        while start < source.count, case .remove? = changes.edited[start]?.action {
+            let (content, ending) = source.withUnsafeBytes { FileSyntax.line(at: start, in: $0) }
             start = content.upperBound + ending.bytes.count  // the next line's start
         }
-        guard start < storage.count else { return changes.appended.first?.starts(with: Self.bom) ?? false }
+        guard start < source.count else { return changes.appended.first?.starts(with: Self.bom) ?? false }
         if case .replace(let newContent)? = changes.edited[start]?.action { return newContent.starts(with: Self.bom) }
-        return storage.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[start...]).starts(with: Self.bom) }
+        return source.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[start...]).starts(with: Self.bom) }
     }
 }

@@ -27,10 +27,10 @@ public struct CredentialFile: Sendable {
     public static let bom: [UInt8] = FileSyntax.bom
 
     /// The file's bytes, exactly as read.
-    public var bytes: [UInt8] { storage.array }
+    public var bytes: [UInt8] { source.array }
     /// The bytes: in memory, or (inside a rewrite) mapped from the file. Every reading
     /// below goes through it, never through ``bytes``, which copies a mapping.
-    let storage: FileBytes
+    let source: FileBytes
     /// Whether the bytes start with a UTF-8 BOM (skipped by the parser, kept on render).
     public let hasBOM: Bool
     /// The offset where each line's content starts, found on first use: a one-user
@@ -38,19 +38,19 @@ public struct CredentialFile: Sendable {
     private let index = LineIndex()
 
     /// Splits `bytes` into lines (lazily: the line index is built when first asked).
-    public init(bytes: [UInt8]) { self.init(storage: FileBytes(bytes)) }
+    public init(bytes: [UInt8]) { self.init(source: FileBytes(bytes)) }
 
-    /// Splits the bytes of `storage` into lines (lazily).
-    init(storage: FileBytes) {
-        self.storage = storage
-        self.hasBOM = storage.withUnsafeBytes { $0.starts(with: FileSyntax.bom) }
+    /// Splits the bytes of `source` into lines (lazily).
+    init(source: FileBytes) {
+        self.source = source
+        self.hasBOM = source.withUnsafeBytes { $0.starts(with: FileSyntax.bom) }
     }
 
     /// Parses UTF-8 text.
     public init(_ text: String) { self.init(bytes: Array(text.utf8)) }
 
     /// The offset where each line's content starts.
-    var lineStarts: [Int] { index.starts(of: storage) }
+    var lineStarts: [Int] { index.starts(of: source) }
 
     /// The number of lines.
     public var lineCount: Int { lineStarts.count }
@@ -59,7 +59,7 @@ public struct CredentialFile: Sendable {
     public var lines: LazyMapSequence<Range<Int>, CredentialLine> {
         let starts = lineStarts
         return (0..<starts.count).lazy.map { index in
-            let (content, ending) = self.storage.withUnsafeBytes { file in
+            let (content, ending) = self.source.withUnsafeBytes { file in
                 starts.withUnsafeBufferPointer { Self.span(of: index, starts: $0, in: file) }
             }
             return self.line(number: index + 1, content: content, ending: ending)
@@ -74,7 +74,7 @@ public struct CredentialFile: Sendable {
 
     /// The line numbered `number` whose content is `content`.
     private func line(number: Int, content: Range<Int>, ending: LineEnding) -> CredentialLine {
-        CredentialLine(number: number, content: storage.slice(content), offset: content.lowerBound, ending: ending)
+        CredentialLine(number: number, content: source.slice(content), offset: content.lowerBound, ending: ending)
     }
 
     /// The content range and ending of the line at 0-based `index`.
@@ -96,33 +96,43 @@ public struct CredentialFile: Sendable {
     /// Runs `body` with the file's bytes and its line starts as raw buffers.
     func withRawLines<R>(_ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<Int>) -> R) -> R {
         let starts = lineStarts
-        return storage.withUnsafeBytes { file in starts.withUnsafeBufferPointer { body(file, $0) } }
+        return source.withUnsafeBytes { file in starts.withUnsafeBufferPointer { body(file, $0) } }
     }
 
     /// The first entry line of `username` (NFC-compared), malformed or not: it alone
     /// counts for that name. Nil when no entry has that name.
     public func firstEntry(named username: String) -> CredentialLine? {
-        let hit = storage.withUnsafeBytes { LineScanner.firstEntry(named: FileSyntax.nameKey(of: username), in: $0) }
+        let hit = source.withUnsafeBytes { LineScanner.firstEntry(named: FileSyntax.nameKey(of: username), in: $0) }
         return hit.map { line(number: $0.number, content: $0.content, ending: $0.ending) }
     }
 
     /// Every entry line of `username` (NFC-compared).
     public func entries(named username: String) -> [CredentialLine] {
-        let hits = storage.withUnsafeBytes { LineScanner.entries(named: FileSyntax.nameKey(of: username), in: $0) }
+        let hits = source.withUnsafeBytes { LineScanner.entries(named: FileSyntax.nameKey(of: username), in: $0) }
         return hits.map { line(number: $0.number, content: $0.content, ending: $0.ending) }
     }
 
+    /// A name's first entry line: its number and the range of its content in the file's
+    /// bytes.
+    struct FirstEntry {
+        let number: Int
+        let content: Range<Int>
+    }
+
     /// Every name's first entry line, by the name's comparison key (NFC bytes): one pass
-    /// over the file for callers that look up many names (`import`), where
-    /// ``firstEntry(named:)`` per name would read the file once per name.
-    func firstEntryIndex() -> [[UInt8]: Int] {
-        var index: [[UInt8]: Int] = [:]
+    /// over the file for callers that look up many names (`import`, the file cache of
+    /// the long-running logins), where ``firstEntry(named:)`` per name would read the
+    /// file once per name. (``FirstLines`` answers the other question, whether a line is
+    /// its name's first, in a few bytes a line for `check` of a huge file.)
+    func firstEntryIndex() -> [[UInt8]: FirstEntry] {
+        var index: [[UInt8]: FirstEntry] = [:]
+        index.reserveCapacity(lineCount)
         withRawLines { file, starts in
             for number in stride(from: 1, through: starts.count, by: 1) {
-                guard let key = Self.nameKey(ofLineAt: Self.span(of: number - 1, starts: starts, in: file).0, in: file)
-                else { continue }
+                let content = Self.span(of: number - 1, starts: starts, in: file).0
+                guard let key = Self.nameKey(ofLineAt: content, in: file) else { continue }
                 let bytes = key.bytes(in: file)
-                if index[bytes] == nil { index[bytes] = number }
+                if index[bytes] == nil { index[bytes] = FirstEntry(number: number, content: content) }
             }
         }
         return index
@@ -177,8 +187,8 @@ public struct CredentialFile: Sendable {
         let replaced = changes.edited.values.reduce(0) {
             if case .replace(let l) = $1.action { $0 + l.count } else { $0 }
         }
-        out.reserveCapacity(storage.count + replaced + changes.appended.reduce(0) { $0 + $1.count + 2 } + 3)
-        storage.withUnsafeBytes { file in
+        out.reserveCapacity(source.count + replaced + changes.appended.reduce(0) { $0 + $1.count + 2 } + 3)
+        source.withUnsafeBytes { file in
             writeRendered(applying: changes) { piece in
                 switch piece {
                 case .original(let range): out.append(contentsOf: UnsafeRawBufferPointer(rebasing: file[range]))

@@ -40,11 +40,11 @@ extension CredentialFile {
         _ body: (Finding) throws -> Void
     ) throws -> FindingCounts {
         let starts = lineStarts
-        return try storage.withUnsafeBytes { (file) throws -> FindingCounts in
+        return try source.withUnsafeBytes { (file) throws -> FindingCounts in
             try starts.withUnsafeBufferPointer { starts in
                 try Self.forEachFinding(
                     file: file, starts: starts, policy: policy, isBlocklisted: isBlocklisted, fastPath: true,
-                    copiesLines: storage.isMapped, beforeFirst: {}, body)
+                    copiesLines: source.isMapped, beforeFirst: {}, body)
             }
         }
     }

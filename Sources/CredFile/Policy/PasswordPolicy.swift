@@ -3,7 +3,7 @@
 /// and nothing else (no composition rules such as "needs a digit").
 ///
 /// Every path that sets a password applies it: ``CredentialStore/register(username:password:)-2jetq``,
-/// ``CredentialStore/changePassword(username:to:)-23wqv``, ``CredentialStore/importUsers(_:storage:jobs:existing:)-p7hf``,
+/// ``CredentialStore/changePassword(username:to:)-23wqv``, ``CredentialStore/importUsers(_:storage:jobs:existing:)-2wsmm``,
 /// and the CLI's `add`, `passwd`, `register` and `import`. Passwords already in a file are
 /// never judged at login; hashes brought in by `import --hashed` / `--from` are not
 /// passwords chosen now either.
