@@ -18,7 +18,7 @@ extension CredentialStore {
         var hashed: (content: [UInt8], secret: String)?
         if let before, case .entry(let entry) = LineClassifier.classify(before[...]), case .plaintext = entry.secret {
             let password = Password(utf8: entry.secretBytes)
-            hashed = (before, try PasswordHash(hashing: password, policy: policy).string)
+            hashed = (before, try policy.hash(password))
         }
         return try rewrite { file in
             let line = try Self.lockableEntry(username, in: file)

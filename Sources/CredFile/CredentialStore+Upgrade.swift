@@ -89,7 +89,8 @@ extension CredentialStore {
                 case .malformed: summary.malformedLines.append(number)
                 case .peer(let peer):  // kept byte for byte: only a login can rehash it
                     summary.alreadyHashed += 1
-                    summary.peerHashes[peer.hash.scheme, default: 0] += 1
+                    // (An argon2id PHC string as strong as an argon2id policy is credfile's own.)
+                    if policy.needsUpdate(entry.secret) { summary.peerHashes[peer.hash.scheme, default: 0] += 1 }
                     if policy.isWeak(entry.secret) { summary.weak += 1 }
                 case .pbkdf2:
                     summary.alreadyHashed += 1
@@ -136,8 +137,8 @@ extension CredentialStore {
             let expected = max(total, doneBefore + batch.count)
             var report: (@Sendable (Int, Int) -> Void)?
             if let progress { report = { done, _ in progress(doneBefore + done, expected) } }
-            let hashes = try hasher.hash(
-                batch.map { Password(utf8: $0.secret) },
+            let hashes = try hasher.secrets(
+                for: batch.map { Password(utf8: $0.secret) },
                 // At least one hash per batch, however short the interval.
                 until: { finished in stop.isCancelled || (finished > 0 && ContinuousClock.now >= deadline) },
                 progress: report)
@@ -147,7 +148,7 @@ extension CredentialStore {
             }
             let hashingTime = Self.seconds(since: batchStart)
 
-            let outcome = try commit(Array(zip(batch, hashes.map(\.string))))
+            let outcome = try commit(Array(zip(batch, hashes)))
             summary.upgraded += outcome.applied
             summary.skipped += hashes.count - outcome.applied
             summary.batches += 1

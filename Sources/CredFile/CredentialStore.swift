@@ -166,7 +166,7 @@ public struct CredentialStore: Sendable {
 
     /// A login checked against the file alone, without the guard.
     func verifyUnguarded(username: String, password: Password, upgradeOnSuccess: Bool) throws -> Verification {
-        let content = try firstEntryContent(named: username)
+        let (content, census) = try loginLookUp(named: username)
         // Classified once, here: the verifier judges the entry, the upgrade its secret.
         // Judged by the policy's cost limits too: an entry over one is malformed, refused
         // before any work (SPEC §3.1).
@@ -176,9 +176,9 @@ public struct CredentialStore: Sendable {
             } else {
                 nil
             }
-        let denial = try Verifier(policy: policy).denial(of: password, against: entry)
+        let denial = try Verifier(policy: policy, census: census).denial(of: password, against: entry)
         let granted = denial == nil
-        guard granted, upgradeOnSuccess, let content, let entry, needsUpgrade(entry.secret)
+        guard granted, upgradeOnSuccess, let content, let entry, policy.needsUpdate(entry.secret)
         else { return Verification(granted: granted, upgraded: false, upgradeError: nil, denial: denial) }
         do {
             let upgraded = try rehash(username: username, password: password, ifStill: Array(content))
@@ -216,15 +216,20 @@ public struct CredentialStore: Sendable {
         return try LineScanner.firstEntryContent(named: key, inFileAt: path, pieceSize: pieceSize)?[...]
     }
 
-    /// Whether upgrade-on-login rehashes this secret: plaintext, fewer rounds than the
-    /// policy, another algorithm, or any other program's scheme (weak or not: SPEC §3.2).
-    func needsUpgrade(_ secret: StoredSecret) -> Bool {
-        switch secret {
-        case .plaintext: true
-        case .pbkdf2(let hash): policy.needsUpdate(hash)
-        case .peer: true
-        case .unsupportedHash, .malformed, .locked: false
+    /// What a login needs of the file: the content of `username`'s first entry line
+    /// (NFC-compared) and the census of every entry within the policy's cost limits
+    /// (``LoginPlan``: every login costs what the costliest allowed entry costs). From the cache when the store has one (the
+    /// census built once per file version), else from one pass over the whole file
+    /// (``LineScanner/loginLookUp(named:inFileAt:pieceSize:)``; tests pass tiny `pieceSize`s).
+    /// - Throws: ``CredFileError/Code/io`` when the file is missing or unreadable.
+    func loginLookUp(named username: String, pieceSize: Int = 1 << 17) throws -> (ArraySlice<UInt8>?, CostCensus) {
+        let key = FileSyntax.nameKey(of: username)
+        if let cache {
+            let snapshot = try cache.snapshot(of: path)
+            return (snapshot.content(named: key), snapshot.census(within: policy))
         }
+        let found = try LineScanner.loginLookUp(named: key, inFileAt: path, within: policy, pieceSize: pieceSize)
+        return (found.content?[...], found.census)
     }
 
     /// Replaces the first entry of `username` by a new hash, only if that line still
@@ -233,7 +238,7 @@ public struct CredentialStore: Sendable {
     /// good login upgrades), so no login's answer waits for a writer, for up to
     /// ``lockTimeout`` seconds, behind an optional rehash.
     private func rehash(username: String, password: Password, ifStill content: [UInt8]) throws -> Bool {
-        let hash = try PasswordHash(hashing: password, policy: policy)
+        let hash = try policy.hash(password)
         var store = self
         store.lockTimeout = 0
         return try store.rewrite { file in
@@ -241,7 +246,7 @@ public struct CredentialStore: Sendable {
             guard let line = file.firstEntry(named: username), Array(line.content) == content else {
                 return (changes, false)
             }
-            try changes.replaceSecret(of: line, with: hash.string)
+            try changes.replaceSecret(of: line, with: hash)
             return (changes, true)
         }
     }
@@ -351,8 +356,7 @@ public struct CredentialStore: Sendable {
         case .plaintext:
             secrets = users.map { $0.password.bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
         case .hashed:
-            secrets = try ParallelHasher(policy: policy, jobs: jobs)
-                .hash(users.map(\.password), progress: nil).map(\.string)
+            secrets = try ParallelHasher(policy: policy, jobs: jobs).secrets(for: users.map(\.password), progress: nil)
         }
         return try storeSecrets(zip(users.map(\.username), secrets).map { ($0, $1) })
     }
@@ -405,7 +409,7 @@ public struct CredentialStore: Sendable {
     private func makeSecret(_ password: Password, storage: SecretForm) throws -> String {
         try PasswordRules.validate(password, plaintext: storage == .plaintext)
         switch storage {
-        case .hashed: return try PasswordHash(hashing: password, policy: policy).string
+        case .hashed: return try policy.hash(password)
         case .plaintext: return password.bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         }
     }

@@ -47,11 +47,23 @@ final class FileCache: Sendable {
         let bytes: [UInt8]
         /// NFC name bytes → the content range of the name's first entry line.
         let firstEntries: [[UInt8]: Range<Int>]
+        /// The cost classes of the entries, for every login's plan (``LoginPlan``): built
+        /// once per file version, under the policy of the first login that asks (the
+        /// cost limits judge the entries); a login under another policy builds its own.
+        private let censusMade = Mutex<CostCensus?>(nil)
 
         init(identity: Identity, bytes: [UInt8]) {
             self.identity = identity
             self.bytes = bytes
             firstEntries = CredentialFile(bytes: bytes).firstEntryIndex().mapValues(\.content)
+        }
+
+        /// The census of the entries within `policy`'s cost limits.
+        func census(within policy: HashPolicy) -> CostCensus {
+            if let made = censusMade.withLock({ $0 }), made.policy == policy { return made }
+            let census = bytes.withUnsafeBytes { CostCensus(file: $0, within: policy) }
+            censusMade.withLock { $0 = census }
+            return census
         }
 
         /// The content of the first entry of `key`, if the name has one.

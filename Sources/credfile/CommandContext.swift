@@ -56,6 +56,10 @@ struct CommandContext {
         if policy.isBelowMinimum && !invocation.plaintext {
             terminal.writeError("credfile: \(messages.weakIterations(policy.rounds, minimum: policy.minimumRounds))\n")
         }
+        if policy.algorithm == .argon2id, policy.argon2.isBelowOWASPFloor, !invocation.plaintext {
+            let floor = Argon2Parameters.owaspFloorKiBPasses
+            terminal.writeError("credfile: \(messages.weakArgon2(policy.argon2.description, floor: floor))\n")
+        }
         return policy
     }
 

@@ -239,7 +239,7 @@ extension CommandContext {
     func hash() throws -> ExitStatus {
         let password = try readPassword(new: true)
         try PasswordRules.validate(password)
-        say(try PasswordHash(hashing: password, policy: writingPolicy()).string)
+        say(try writingPolicy().hash(password))
         return .success
     }
 }

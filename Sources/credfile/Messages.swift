@@ -85,6 +85,10 @@ struct Messages {
           "aviso: una longitud mínima de contraseña de \(n) está por debajo del mínimo de \(floor) caracteres del NIST")
     }
     /// What `calibrate` prints before its configuration lines.
+    func weakArgon2(_ parameters: String, floor: Int) -> String {
+        t("warning: argon2id \(parameters) is below OWASP's floor of \(floor) KiB × passes",
+          "aviso: argon2id \(parameters) está por debajo del mínimo de OWASP de \(floor) KiB × pasadas")
+    }
     func calibrationAdvice(file: String) -> String {
         t("Put in \(file), in its top part (every credential file) or in a [/path/to/FILE] section (that file only):",
           "Ponga en \(file), en su parte de arriba (todos los archivos de credenciales) o en una sección [/ruta/al/ARCHIVO] (solo ese archivo):")

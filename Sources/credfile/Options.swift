@@ -126,7 +126,7 @@ struct Invocation {
     var maximumWork: Double? { seconds(.maximumWork) }
     /// `--max-memory SIZE` in bytes (SPEC §3.1); nil keeps the default.
     var maximumMemory: Int? { number(.maximumMemory) }
-    var algorithm: HashAlgorithm { text(.algorithm).flatMap(HashAlgorithm.init) ?? .sha256 }
+    var algorithm: HashPolicy.Algorithm { text(.algorithm).flatMap(HashPolicy.Algorithm.init) ?? .sha256 }
     /// `--lock-timeout SECONDS`; nil keeps `CredentialStore`'s default.
     var lockTimeout: Double? { seconds(.lockTimeout) }
     /// `--min-length N` (SPEC §8).
@@ -209,10 +209,5 @@ struct Invocation {
     }
 
     /// The policy the options describe.
-    func policy() throws -> HashPolicy {
-        var policy = try HashPolicy(algorithm: algorithm, rounds: iterations ?? HashPolicy.defaultRounds)
-        try policy.costLimits.setMaximumWork(seconds: maximumWork)
-        if let maximumMemory { try policy.costLimits.setMaximumMemory(maximumMemory) }
-        return policy
-    }
+    func policy() throws -> HashPolicy { try HashPolicy(reading: { values[$0.name]?.last }) }
 }

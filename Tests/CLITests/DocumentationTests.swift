@@ -168,7 +168,7 @@ import Glibc
             let path = session.path("credfile.bash")
             #expect(try Self.complete(["credfile", "up"], script: path, bash: bash) == ["upgrade"])
             #expect(try Self.complete(["credfile", "--iterations", "5", "ch"], script: path, bash: bash) == ["check", "checkpassword"])
-            #expect(try Self.complete(["credfile", "add", "--algorithm", ""], script: path, bash: bash) == ["sha256", "sha512"])
+            #expect(try Self.complete(["credfile", "add", "--algorithm", ""], script: path, bash: bash) == ["sha256", "sha512", "argon2id"])
             #expect(try Self.complete(["credfile", "import", "f", "--from", "h"], script: path, bash: bash) == ["htpasswd"])
             #expect(try Self.complete(["credfile", "add", "--pl"], script: path, bash: bash) == ["--plaintext"])
             #expect(try Self.complete(["credfile", "list", "--pl"], script: path, bash: bash) == [])

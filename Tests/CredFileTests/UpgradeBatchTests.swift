@@ -96,7 +96,7 @@ struct UpgradeBatchTests {
             // batch (four entries, sized for one thread) commits its first pair where
             // SHA-256 pairs interleave (ParallelHasher), else its first hash; the later
             // batches are sized to one entry.
-            let firstUnit = PBKDF2.interleaves(oneRound.algorithm) ? 2 : 1
+            let firstUnit = PBKDF2.interleaves(.sha256) ? 2 : 1  // oneRound is PBKDF2-SHA256
             #expect(summary.batches == 6 - (firstUnit - 1), "one unit of hashes per batch when the interval is already over")
             try expectPrefixHashed(path, count: 6)
         }

@@ -145,19 +145,12 @@ public struct CredFileConfiguration: Sendable {
     /// The value of `setting` for `file` (the last one, for a repeatable setting).
     public func value(of setting: Setting, for file: String?) -> SettingValue? { values(for: file)[setting]?.last }
 
-    /// The hash policy for `file`: `iterations`, `algorithm`, `max-work` and `max-memory`,
-    /// else the defaults.
+    /// The hash policy for `file`: `iterations`, `algorithm`, `memory`, `time`,
+    /// `lanes`, `max-work` and `max-memory`, else the defaults.
     /// - Throws: ``CredFileError/Code/usage`` when the policy is outside its ranges.
     public func hashPolicy(for file: String?) throws -> HashPolicy {
         let values = values(for: file)
-        var policy = HashPolicy.standard
-        if case .text(let name)? = values[.algorithm]?.last, let algorithm = HashAlgorithm(rawValue: name) {
-            policy.algorithm = algorithm
-        }
-        if case .number(let rounds)? = values[.iterations]?.last { try policy.setRounds(rounds) }
-        if case .seconds(let seconds)? = values[.maximumWork]?.last { try policy.costLimits.setMaximumWork(seconds: seconds) }
-        if case .number(let bytes)? = values[.maximumMemory]?.last { try policy.costLimits.setMaximumMemory(bytes) }
-        return policy
+        return try HashPolicy(reading: { values[$0]?.last })
     }
 
     /// The password policy for `file` (SPEC §8): `min-length` and every `blocklist`

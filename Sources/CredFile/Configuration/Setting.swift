@@ -182,10 +182,24 @@ extension Setting {
         "iterations", .wholeNumber(HashPolicy.roundsRange), placeholder: "N",
         summary: "PBKDF2 rounds for new hashes, the work of every verify and the bar for upgrade-on-login; below \(HashPolicy.defaultMinimumRounds) warns",
         default: "\(HashPolicy.defaultRounds)", common: true)
-    /// `--algorithm sha256|sha512`.
+    /// `--algorithm sha256|sha512|argon2id`.
     public static let algorithm = Setting(
-        "algorithm", .choice(HashAlgorithm.allCases.map(\.rawValue)), summary: "hash function of the policy",
-        default: HashAlgorithm.sha256.rawValue, common: true)
+        "algorithm", .choice(HashPolicy.Algorithm.allCases.map(\.rawValue)),
+        summary: "algorithm of new hashes: PBKDF2-HMAC-SHA256 or -SHA512, or argon2id",
+        default: HashPolicy.Algorithm.sha256.rawValue, common: true)
+    /// `--memory KIB` (argon2id, SPEC §3.1).
+    public static let memory = Setting(
+        "memory", .wholeNumber(8...Argon2Parameters.maximumMemoryKiB), placeholder: "KIB",
+        summary: "argon2id memory of new hashes in KiB, at least 8 per lane", default: "\(Argon2Parameters.owasp.memoryKiB)",
+        common: true)
+    /// `--time N` (argon2id passes).
+    public static let time = Setting(
+        "time", .wholeNumber(Argon2Parameters.timeRange), placeholder: "N", summary: "argon2id passes of new hashes",
+        default: "\(Argon2Parameters.owasp.time)", common: true)
+    /// `--lanes N` (argon2id parallelism).
+    public static let lanes = Setting(
+        "lanes", .wholeNumber(Argon2Parameters.lanesRange), placeholder: "N", summary: "argon2id lanes of new hashes",
+        default: "\(Argon2Parameters.owasp.lanes)", common: true)
     /// `--lock-timeout SECONDS` (SPEC §4).
     public static let lockTimeout = Setting(
         "lock-timeout", .seconds(0...86_400), placeholder: "SECONDS",
@@ -304,7 +318,7 @@ extension Setting {
     /// Every key of the configuration file, in the order help lists them. Add a key here
     /// (one row) and every reader of the file knows it.
     public static let keys: [Setting] = [
-        iterations, algorithm, maximumWork, maximumMemory, lockTimeout, minimumLength, blocklist,
+        iterations, algorithm, memory, time, lanes, maximumWork, maximumMemory, lockTimeout, minimumLength, blocklist,
         plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
         listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
     ] + guardKeys

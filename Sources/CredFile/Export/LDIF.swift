@@ -209,10 +209,7 @@ public struct LDIFExport: Sendable {
     }
 
     /// Standard base64 with padding (RFC 4648 §4).
-    static func base64(_ bytes: [UInt8]) -> String {
-        let adapted = AdaptedBase64.encode(bytes).replacingDots()
-        return adapted + String(repeating: "=", count: (4 - adapted.count % 4) % 4)
-    }
+    static func base64(_ bytes: [UInt8]) -> String { Base64Core.standard(bytes, padded: true) }
 }
 
 /// A stored hash that a directory server verifies, and its `userPassword` form. The
@@ -239,13 +236,6 @@ extension PasswordHash: LDAPUserPasswordConvertible {
         let passlib = string
         let prefix = "$\(algorithm.identifier)$"
         return .success("{PBKDF2-\(algorithm.rawValue.uppercased())}" + passlib.dropFirst(prefix.count))
-    }
-}
-
-extension String {
-    /// Adapted base64 back to the standard alphabet (`.` → `+`).
-    fileprivate func replacingDots() -> String {
-        String(String.UnicodeScalarView(unicodeScalars.map { $0 == "." ? "+" : $0 }))
     }
 }
 

@@ -13,22 +13,7 @@ enum AdaptedBase64 {
     }()
 
     /// Encodes bytes without padding.
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var bits: UInt32 = 0
-        var count = 0
-        for b in bytes {
-            bits = bits << 8 | UInt32(b)
-            count += 8
-            while count >= 6 {
-                count -= 6
-                out.append(alphabet[Int(bits >> UInt32(count) & 63)])
-            }
-        }
-        if count > 0 { out.append(alphabet[Int(bits << UInt32(6 - count) & 63)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func encode(_ bytes: some Collection<UInt8>) -> String { Base64Core.encode(bytes, alphabet: alphabet) }
 
     /// Decodes the one canonical spelling, or returns nil.
     static func decode(_ text: some Collection<UInt8>) -> [UInt8]? { Base64Core.decode(text, values: values) }
@@ -63,6 +48,35 @@ enum Base64Core {
         }
         return table
     }()
+
+    private static let standardAlphabet = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// Standard base64 (RFC 4648 §4) of `bytes`, with `=` padding or without (the PHC
+    /// string format's).
+    static func standard(_ bytes: some Collection<UInt8>, padded: Bool) -> String {
+        let text = encode(bytes, alphabet: standardAlphabet)
+        return padded ? text + String(repeating: "=", count: (4 - text.utf8.count % 4) % 4) : text
+    }
+
+    /// Encodes bytes in `alphabet` (64 characters), without padding; the unused low bits
+    /// of the last character are zero, so the text is the canonical spelling.
+    static func encode(_ bytes: some Collection<UInt8>, alphabet: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var bits: UInt32 = 0
+        var count = 0
+        for b in bytes {
+            bits = bits << 8 | UInt32(b)
+            count += 8
+            while count >= 6 {
+                count -= 6
+                out.append(alphabet[Int(bits >> UInt32(count) & 63)])
+            }
+        }
+        if count > 0 { out.append(alphabet[Int(bits << UInt32(6 - count) & 63)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// The number of bytes `text` decodes to when it is the one canonical unpadded
     /// spelling in the alphabet of `values`, else nil: a length of 1 mod 4, a byte outside

@@ -45,4 +45,41 @@ public enum Calibration {
         rounds = min(Int(Double(rounds) * seconds / max(elapsed, 1e-6)), HashPolicy.roundsRange.upperBound)
         return Double(rounds * threads) / (try run(rounds))
     }
+
+    /// Seconds of one argon2id hash with `parameters` on this machine, one thread: the
+    /// calling thread's CPU time (the work a login costs, not what other processes take
+    /// meanwhile), the least of `runs` runs.
+    /// - Throws: ``CredFileError/Code/crypto`` when libargon2 fails.
+    public static func argon2idSeconds(_ parameters: Argon2Parameters, runs: Int = 3) throws -> Double {
+        let password = Password("calibration password")
+        var best = Double.infinity
+        for _ in 0..<max(1, runs) {
+            let start = Syscall.threadCPUSeconds()
+            _ = try Argon2Hash(hashing: password, parameters: parameters)
+            best = min(best, Syscall.threadCPUSeconds() - start)
+        }
+        return best
+    }
+
+    /// The argon2id parameters that fit `target` seconds per login at `memoryKiB` and
+    /// `lanes` (RFC 9106 §4: fix the memory, then take the most passes that fit), from
+    /// two measurements: one pass and two (a hash costs its memory's allocation once and
+    /// each pass over it). When one pass alone is too slow, the memory that fits it at
+    /// one pass. Passes at most ``Argon2Parameters/timeRange``'s upper bound.
+    /// - Throws: ``CredFileError/Code/crypto`` when libargon2 fails;
+    ///   ``CredFileError/Code/usage`` when the parameters are out of range.
+    public static func argon2idParameters(forSeconds target: Double, memoryKiB: Int, lanes: Int) throws -> (
+        parameters: Argon2Parameters, onePass: Double, twoPasses: Double
+    ) {
+        let one = try argon2idSeconds(Argon2Parameters(memoryKiB: memoryKiB, time: 1, lanes: lanes))
+        let two = try argon2idSeconds(Argon2Parameters(memoryKiB: memoryKiB, time: 2, lanes: lanes))
+        let perPass = max(two - one, 1e-9)
+        let setUp = max(one - perPass, 0)
+        if one > target {
+            let fitted = max(8 * lanes, Int(Double(memoryKiB) * target / one) / 1024 * 1024)
+            return (try Argon2Parameters(memoryKiB: fitted, time: 1, lanes: lanes), one, two)
+        }
+        let passes = min(Argon2Parameters.timeRange.upperBound, max(1, Int((target - setUp) / perPass)))
+        return (try Argon2Parameters(memoryKiB: memoryKiB, time: passes, lanes: lanes), one, two)
+    }
 }

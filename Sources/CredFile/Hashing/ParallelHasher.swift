@@ -24,12 +24,14 @@ public struct ParallelHasher: Sendable {
     /// - Parameters:
     ///   - passwords: the passwords to hash.
     ///   - progress: called with (done, total) after each hash, one call at a time.
-    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails; ``CredFileError/Code/usage``
+    ///   when the policy's algorithm is argon2id (use ``secrets(for:progress:)``).
     public func hash(_ passwords: [Password], progress: (@Sendable (Int, Int) -> Void)?) throws -> [PasswordHash] {
         try hash(passwords, until: { _ in false }, progress: progress)
     }
 
-    /// New hashes for the passwords in order, until `shouldStop` says so.
+    /// The PBKDF2 hashes of the passwords in order, until `shouldStop` says so (see
+    /// ``secrets(for:until:progress:)``, which makes the hashes of any policy).
     ///
     /// The work is cut into units, taken in order by the threads: pairs of passwords
     /// hashed at once where the policy's PRF interleaves on this CPU
@@ -45,15 +47,68 @@ public struct ParallelHasher: Sendable {
     ///     so it must be cheap and thread-safe.
     ///   - progress: called with (done, total) after each hash, one call at a time.
     /// - Returns: the hashes of `passwords[0..<n]` for some `n`.
-    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails; ``CredFileError/Code/usage``
+    ///   when the policy's algorithm is argon2id.
     public func hash(
         _ passwords: [Password], until shouldStop: @Sendable (_ finished: Int) -> Bool,
         progress: (@Sendable (Int, Int) -> Void)?
     ) throws -> [PasswordHash] {
-        let state = State(count: passwords.count)
+        guard let digest = policy.algorithm.pbkdf2Digest else {
+            throw CredFileError.usage("the policy's algorithm is argon2id, not PBKDF2")
+        }
         let policy = self.policy
+        return try run(passwords, pairs: PBKDF2.interleaves(digest), until: shouldStop, progress: progress) { unit in
+            if unit.count == 2 {
+                let pair = try PasswordHash.hashing(unit[unit.startIndex], unit[unit.startIndex + 1], policy: policy)
+                return [pair.0, pair.1]
+            }
+            return [try PasswordHash(hashing: unit[unit.startIndex], policy: policy)]
+        }
+    }
+
+    /// One new secret per password, in order: the hash string of the policy's algorithm
+    /// (``HashPolicy/hash(_:)``), as the file stores it.
+    /// - Parameters:
+    ///   - passwords: the passwords to hash.
+    ///   - progress: called with (done, total) after each hash, one call at a time.
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL or libargon2 fails.
+    public func secrets(for passwords: [Password], progress: (@Sendable (Int, Int) -> Void)?) throws -> [String] {
+        try secrets(for: passwords, until: { _ in false }, progress: progress)
+    }
+
+    /// New secrets for the passwords in order, until `shouldStop` says so: the PBKDF2
+    /// hashes of ``hash(_:until:progress:)`` as strings, or argon2id's, one password a
+    /// unit. The answer is the secrets of a prefix of `passwords`, as there.
+    /// - Parameters:
+    ///   - passwords: the passwords to hash.
+    ///   - shouldStop: asked from the hashing threads with the count of finished hashes,
+    ///     so it must be cheap and thread-safe.
+    ///   - progress: called with (done, total) after each hash, one call at a time.
+    /// - Returns: the hash strings of `passwords[0..<n]` for some `n`.
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL or libargon2 fails.
+    public func secrets(
+        for passwords: [Password], until shouldStop: @Sendable (_ finished: Int) -> Bool,
+        progress: (@Sendable (Int, Int) -> Void)?
+    ) throws -> [String] {
+        guard policy.algorithm == .argon2id else {
+            return try hash(passwords, until: shouldStop, progress: progress).map(\.string)
+        }
+        let policy = self.policy
+        return try run(passwords, pairs: false, until: shouldStop, progress: progress) { unit in
+            try unit.map { try policy.hash($0) }
+        }
+    }
+
+    /// The units of `passwords` (pairs where `pairs` allows), each made by `make` on one
+    /// of `jobs` threads, until `shouldStop` says so: the results of a prefix of
+    /// `passwords`, in order (see ``hash(_:until:progress:)``).
+    private func run<Result: Sendable>(
+        _ passwords: [Password], pairs: Bool, until shouldStop: @Sendable (_ finished: Int) -> Bool,
+        progress: (@Sendable (Int, Int) -> Void)?, _ make: @Sendable (ArraySlice<Password>) throws -> [Result]
+    ) throws -> [Result] {
+        let state = State<Result>(count: passwords.count)
         let threads = min(jobs, max(passwords.count, 1))
-        let units = Units(count: passwords.count, threads: threads, pairs: PBKDF2.interleaves(policy.algorithm))
+        let units = Units(count: passwords.count, threads: threads, pairs: pairs)
         Threads.concurrentPerform(iterations: threads) { _ in
             while !shouldStop(state.done.load(ordering: .relaxed)) {
                 // Units are taken in order and every one taken is finished (or the whole
@@ -62,14 +117,7 @@ public struct ParallelHasher: Sendable {
                 guard unit < units.count else { return }
                 let indices = units.indices(of: unit)
                 do {
-                    let hashes: [PasswordHash]
-                    if indices.count == 2 {
-                        let pair = try PasswordHash.hashing(
-                            passwords[indices.lowerBound], passwords[indices.lowerBound + 1], policy: policy)
-                        hashes = [pair.0, pair.1]
-                    } else {
-                        hashes = [try PasswordHash(hashing: passwords[indices.lowerBound], policy: policy)]
-                    }
+                    let hashes = try make(passwords[indices])
                     state.results.withLock { results in
                         for (index, hash) in zip(indices, hashes) { results[index] = hash }
                     }
@@ -117,10 +165,10 @@ public struct ParallelHasher: Sendable {
         func passwordsBefore(unit: Int) -> Int { unit < pairs ? 2 * unit : pairs + unit }
     }
 
-    private final class State: Sendable {
+    private final class State<Result: Sendable>: Sendable {
         let next = Atomic<Int>(0)
         let done = Atomic<Int>(0)
-        let results: Mutex<[PasswordHash?]>
+        let results: Mutex<[Result?]>
         let failure = Mutex<(any Error)?>(nil)
         let reporting = Mutex<Void>(())
         init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }

@@ -203,16 +203,18 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
         self = hash
     }
 
-    /// Hashes `password` with a fresh 16-byte salt from `RAND_bytes`.
-    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails.
+    /// Hashes `password` with a fresh 16-byte salt from `RAND_bytes`, at the policy's
+    /// PRF and rounds (``HashPolicy/hash(_:)`` makes the hash of any policy).
+    /// - Throws: ``CredFileError/Code/crypto`` when OpenSSL fails; ``CredFileError/Code/usage``
+    ///   when the policy's algorithm is argon2id, which is not PBKDF2.
     public init(hashing password: Password, policy: HashPolicy) throws {
+        guard let digest = policy.algorithm.pbkdf2Digest else {
+            throw CredFileError.usage("the policy's algorithm is argon2id, not PBKDF2")
+        }
         let salt = try OpenSSL.randomBytes(count: HashPolicy.saltCount)
         let key = try PBKDF2.deriveKey(
-            policy.algorithm, password: password.bytes, salt: salt, rounds: policy.rounds,
-            count: policy.algorithm.digestCount)
-        try self.init(
-            algorithm: policy.algorithm, rounds: policy.rounds, salt: salt,
-            checksum: key.withUnsafeBytes { Array($0) })
+            digest, password: password.bytes, salt: salt, rounds: policy.rounds, count: digest.digestCount)
+        try self.init(algorithm: digest, rounds: policy.rounds, salt: salt, checksum: key.withUnsafeBytes { Array($0) })
     }
 
     /// Hashes two passwords, each with a fresh 16-byte salt: what two
@@ -223,19 +225,19 @@ public struct PasswordHash: Equatable, Sendable, CustomStringConvertible {
     static func hashing(
         _ first: Password, _ second: Password, policy: HashPolicy
     ) throws -> (PasswordHash, PasswordHash) {
+        guard let digest = policy.algorithm.pbkdf2Digest else {
+            throw CredFileError.usage("the policy's algorithm is argon2id, not PBKDF2")
+        }
         let salts = (
             try OpenSSL.randomBytes(count: HashPolicy.saltCount), try OpenSSL.randomBytes(count: HashPolicy.saltCount)
         )
         let keys = try PBKDF2.deriveKeys(
-            policy.algorithm, (first.bytes, salts.0), (second.bytes, salts.1), rounds: policy.rounds,
-            count: policy.algorithm.digestCount)
+            digest, (first.bytes, salts.0), (second.bytes, salts.1), rounds: policy.rounds, count: digest.digestCount)
         return (
             try PasswordHash(
-                algorithm: policy.algorithm, rounds: policy.rounds, salt: salts.0,
-                checksum: keys.0.withUnsafeBytes { Array($0) }),
+                algorithm: digest, rounds: policy.rounds, salt: salts.0, checksum: keys.0.withUnsafeBytes { Array($0) }),
             try PasswordHash(
-                algorithm: policy.algorithm, rounds: policy.rounds, salt: salts.1,
-                checksum: keys.1.withUnsafeBytes { Array($0) })
+                algorithm: digest, rounds: policy.rounds, salt: salts.1, checksum: keys.1.withUnsafeBytes { Array($0) })
         )
     }
 

@@ -85,7 +85,9 @@ enum Argon2Library {
     }
 
     /// The raw Argon2 tag of `password` (no secret, no associated data), `count` bytes.
-    /// Runs at most 4 threads whatever the lanes (the result depends only on the lanes).
+    /// Runs on the calling thread whatever the lanes (the result depends only on the
+    /// lanes, not on the threads): a login's timing padding measures the calling
+    /// thread's CPU time (``Verifier``), and a server's logins already run on every core.
     /// - Throws: ``CredFileError/Code/crypto`` when libargon2 reports an error.
     ///
     /// The corresponding C function is `argon2_ctx`.
@@ -111,7 +113,7 @@ enum Argon2Library {
                     context.t_cost = iterations
                     context.m_cost = memoryKiB
                     context.lanes = lanes
-                    context.threads = min(lanes, 4)
+                    context.threads = 1
                     context.version = version
                     context.flags = 0  // ARGON2_DEFAULT_FLAGS: keep the password, no secret or data to clear
                     let type: argon2_type =

@@ -30,7 +30,8 @@ enum Syscall {
     }
 
     /// The CPU time the calling thread has used, in seconds (its share of the machine
-    /// only: time spent preempted by other processes does not count).
+    /// only: time spent preempted by other processes does not count): what a login's
+    /// measured padding counts (``Verifier``) and ``MachineRate`` measures by.
     ///
     /// The corresponding C function is `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
     static func threadCPUSeconds() -> Double {

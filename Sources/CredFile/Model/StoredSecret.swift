@@ -54,6 +54,12 @@ public struct PeerHash: Sendable, Equatable, CustomStringConvertible {
         self.spelling = Array(spelling)
     }
 
+    /// Whether the hash string starts with `prefix` (`$argon2id$`: a bare PHC string,
+    /// not Django's or Dovecot's wrapping of one).
+    func isSpelled(startingWith prefix: StaticString) -> Bool {
+        prefix.withUTF8Buffer { spelling.starts(with: $0) }
+    }
+
     /// Equal when the hash strings are the same bytes.
     public static func == (a: PeerHash, b: PeerHash) -> Bool { a.spelling == b.spelling }
 
