@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Debian package .build/credfile_VERSION_ARCH.deb: the release binary (Swift's
 # runtime linked in statically, so Depends names only Debian libraries), credfile(1), the
-# bash, zsh and fish completions, the example systemd units (not enabled), and in
+# bash, zsh and fish completions, the example systemd units (not enabled) and the system
+# user they run as (sysusers.d, made by the postinst as dh_installsysusers does), and in
 # /usr/share/doc/credfile the copyright (DEP-5), NOTICE, changelog, README,
 # Documentation/ and the examples. VERSION is the binary's own
 # (`credfile --version`: one constant, CredFileCLI.version); Depends comes from the linked
@@ -115,6 +116,28 @@ for unit in Examples/systemd/*.service Examples/systemd/*.socket; do
     install -d -m 0755 "$root/lib/systemd/system"
     install -m 0644 "$unit" "$root/lib/systemd/system/$(basename "$unit")"
 done
+# The system user credfile the service runs as: a sysusers.d file, and a postinst that
+# runs systemd-sysusers on it, as debhelper's dh_installsysusers writes them (its
+# autoscript postinst-sysusers, and the Depends it adds). It makes the user and nothing
+# else: no unit is enabled or started. (A static user, not DynamicUser=: the admin gives
+# the service a credential file through the group credfile, and the guard database is
+# shared with the admin's own commands; Documentation/systemd.md.)
+sysusers=Examples/systemd/sysusers.d/credfile.conf
+install -d -m 0755 "$root/usr/lib/sysusers.d"
+install -m 0644 "$sysusers" "$root/usr/lib/sysusers.d/credfile.conf"
+cat > "$root/DEBIAN/postinst" <<'POSTINST'
+#!/bin/sh
+# Makes the system user and group credfile (/usr/lib/sysusers.d/credfile.conf), which
+# credfile-serve@.service runs as. Enables no unit.
+set -e
+if [ "$1" = "configure" ] || [ "$1" = "abort-upgrade" ] || [ "$1" = "abort-deconfigure" ] || [ "$1" = "abort-remove" ] ; then
+   if [ -z "${DPKG_ROOT:-}" ] ; then
+      systemd-sysusers credfile.conf
+   fi
+fi
+exit 0
+POSTINST
+chmod 0755 "$root/DEBIAN/postinst"
 
 # A native package's changelog is Debian's format: CHANGELOG.md's entries from this
 # version down, each bullet one item; a version not in CHANGELOG.md yet gets its
@@ -172,7 +195,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
-Depends: $depends
+Depends: $depends, systemd | systemd-standalone-sysusers | systemd-sysusers
 Section: admin
 Priority: optional
 Description: hardened manager for username,password credential files
@@ -180,8 +203,10 @@ Description: hardened manager for username,password credential files
  their logins, and fixes what such apps get wrong: exact comparisons, salted
  PBKDF2 hashes through OpenSSL, atomic rewrites under a lock, and verification
  of the hashes written by htpasswd, Django, Werkzeug, mosquitto, Dovecot,
- OpenLDAP and crypt(3). It also answers PAM (pam_exec), checkpassword and Squid
- login checks from such a file.
+ OpenLDAP and crypt(3). It answers the login checks of other programs from
+ such a file: web servers (credfile serve, for nginx auth_request, Caddy and
+ Traefik), PAM (pam_exec), Dovecot (checkpassword) and Squid, each guarded
+ against guessing by throttling and lockout per name.
 CONTROL
 (cd "$root" && find usr $([ -d lib ] && echo lib) -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"

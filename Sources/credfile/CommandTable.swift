@@ -188,8 +188,9 @@ extension Command {
             details: """
                 A login check for Linux-PAM's pam_exec.so expose_authtok: the user is $PAM_USER, \
                 the password is standard input read to its end (a final NUL, LF or CRLF removed). \
-                PAM_TYPE other than auth is refused. Exit 0 granted, 1 denied (nothing printed), \
-                5 I/O error or a guard database it cannot write. The log's rhost is $PAM_RHOST.
+                Exit 0 granted, 1 denied (nothing printed), 2 misuse (PAM_TYPE other than auth, \
+                no PAM_USER, a password over 4096 bytes), 5 I/O error or a guard database it cannot \
+                write; pam_exec denies on any non-zero exit. The log's rhost is $PAM_RHOST.
                 """,
             run: { try $0.pam() }),
         Command(

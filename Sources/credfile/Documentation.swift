@@ -83,7 +83,7 @@ enum Documentation {
             1200000 rounds by default. The first entry of a username wins; a malformed entry never authenticates \
             and is kept byte for byte. Usernames and passwords are compared after Unicode NFC normalization.
             """)
-        paragraph("New usernames: 1 to 255 bytes, no comma, no control characters, no leading or trailing whitespace, not starting with #. New passwords: at least 15 characters by default (--min-length), up to 4096 bytes, no NUL, CR or LF, not on the blocklist, without the username or the name of the file.")
+        paragraph("New usernames: 1 to 255 bytes of UTF-8, no comma, no control characters (C0, DEL, U+0080 to U+009F), no leading or trailing whitespace, not starting with #. New passwords: at least 15 characters (Unicode code points after NFC; --min-length, 1 to 64) and at most 4096 bytes of UTF-8, no NUL, CR or LF; refused when on a blocklist (the built-in list of common passwords, and each --blocklist FILE: one password a line, or a sorted SHA1HEX[:count] list), compared case-insensitively with the whole password, or when it contains the username (of 3 characters or more), credfile, or the file's base name without its extension (of 4 characters or more), case-insensitively.")
         page += [".SH EXIT STATUS"]
         for (code, meaning) in Help.exitStatuses { item(".B \(code)", meaning) }
         paragraph("pam and checkpassword answer with their callers' codes: see their commands.")
@@ -97,7 +97,7 @@ enum Documentation {
         item(".I \(roff(CredFileConfiguration.defaultPath))", "The configuration file (see CONFIGURATION FILE), read by every command when it exists.")
         item(".I FILE", "The credential file, created with mode 0600 by add, import and register.")
         item(".I FILE.lock", "The lock file beside FILE (resolved through symlinks), created 0600, never removed; every writer takes flock(2) on it, waiting at most --lock-timeout seconds.")
-        item(".I .FILE.XXXXXX", "The temporary file of an atomic rewrite, in FILE's directory; a stray one left by a crash is removed by the next write.")
+        item(".I .FILE.credfile-XXXXXX", "The temporary file of an atomic rewrite, in FILE's directory; a stray one left by a crash is removed by the next write.")
         item(".I FILE.bak", "The previous version, with --backup.")
         page += [".SH SECURITY"]
         paragraph("""

@@ -139,6 +139,8 @@ struct Messages {
             return "esquema de hash no admitido \(scheme)\(who(user)); nunca autentica"
         case .weakHash(let user, _, let rounds?, let minimum?):
             return "hash débil\(who(user)): \(rounds) rondas, por debajo del mínimo de \(minimum)"
+        case .weakHash(let user, let scheme, nil, let minimum?):
+            return "hash débil\(who(user)): \(scheme) cuesta verificarlo menos que el mínimo de \(minimum) rondas"
         case .weakHash(let user, let scheme, _, _):
             return "hash débil\(who(user)): \(scheme) ya no resiste un ataque sin conexión"
         case .costlyHash(let user, let scheme, let times):

@@ -221,6 +221,7 @@ import Glibc
         #expect(installed.status == 0, "\(installed.stderr)")
         let version = try Self.run("/usr/bin/credfile", ["--version"])
         #expect(version.stdout.hasPrefix("credfile \(CredFileCLI.version) "))
+        #expect(getpwnam("credfile") != nil && getgrnam("credfile") != nil, "the postinst made no user credfile")
         let removed = try Self.run(dpkg, ["-r", "credfile"])
         #expect(removed.status == 0, "\(removed.stderr)")
         for path in ["/usr/bin/credfile", "/usr/share/man/man1/credfile.1.gz", "/usr/share/bash-completion/completions/credfile",
@@ -289,8 +290,19 @@ import Glibc
             let installed = unpacked.path + "/lib/systemd/system/" + unit
             #expect(sameBytes(installed, root + "/Examples/systemd/" + unit), "\(installed)")
         }
+        // The system user the service runs as: the sysusers.d file, made by a postinst that
+        // does only that (as dh_installsysusers writes it), never enabling a unit.
+        #expect(
+            sameBytes(unpacked.path + "/usr/lib/sysusers.d/credfile.conf", root + "/Examples/systemd/sysusers.d/credfile.conf"))
+        let postinst = try run(try ExternalTool.path("dpkg-deb"), ["--info", deb, "postinst"])
+        #expect(postinst.status == 0 && postinst.stdout.contains("\n      systemd-sysusers credfile.conf\n"), "\(postinst)")
+        for enabling in ["systemctl", "deb-systemd-helper", "deb-systemd-invoke", "invoke-rc.d"] {
+            #expect(!postinst.stdout.contains(enabling), "the postinst would enable or start a unit: \(postinst.stdout)")
+        }
         let control = try run(try ExternalTool.path("dpkg-deb"), ["--info", deb])
-        #expect(!control.stdout.contains(" postinst"), "a maintainer script would enable the units: \(control.stdout)")
+        #expect(!control.stdout.contains(" prerm") && !control.stdout.contains(" postrm"), "\(control.stdout)")
+        let depends = try run(try ExternalTool.path("dpkg-deb"), ["--field", deb, "Depends"])
+        #expect(depends.stdout.contains("systemd | systemd-standalone-sysusers | systemd-sysusers"), "\(depends.stdout)")
     }
 
     /// The bytes of a gzip file.

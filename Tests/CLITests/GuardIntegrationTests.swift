@@ -13,9 +13,9 @@ import Glibc
 // * Linux-PAM: pamtester → pam_exec → `credfile pam`, with PAM_RHOST from `pamtester -I rhost=…`;
 // * Dovecot 2.3: `doveadm auth test -x rip=…` → passdb checkpassword, run as `dovecot`;
 // * Squid 5: curl through the proxy → `credfile helper`, run as `proxy`.
-// Each reads the guard settings from a configuration file (`--config`), the way a site
-// writes them once in /etc/credfile.conf, with a `state` database its own user may write.
-// The README's recipes are these configurations.
+// Each is configured by the recipe the repository ships (`Examples/pam`, `Examples/dovecot`,
+// `Examples/squid`: the caller's file and the section of /etc/credfile.conf with a `state`
+// database its own user may write), only its paths replaced, after this test's guard limits.
 
 /// The guard settings of these tests: no free failure, then 1, 2, 4, 8… s, lockout at
 /// 5 (delays this long so that a loaded machine's slow caller still lands inside them).
@@ -28,13 +28,15 @@ private let guardConfiguration = """
 
     """
 
-/// Writes the configuration file (root's, mode 0644, as /etc/credfile.conf is) with a
-/// `[FILE]` section giving `state`.
-private func writeConfiguration(_ session: CLISession, file: String, state: String) throws -> String {
-    let path = session.path("credfile.conf")
-    try writeBytes(path, Array((guardConfiguration + "[\(file)]\nstate = \(state)\n").utf8), mode: 0o644)
-    chmod(path, 0o644)
-    return path
+/// `/usr/bin/credfile` on a host whose configuration is this test's guard settings and
+/// then the recipe's section `Examples/RECIPE` for `file`, with its database at `state`.
+private func configuredCredfile(
+    _ session: CLISession, recipe: String, file: (recipe: String, test: String), state: (recipe: String, test: String)
+) throws -> String {
+    let configuration = try Integration.configuration(
+        in: session, preamble: guardConfiguration, recipe: recipe,
+        replacing: [file.recipe: file.test, state.recipe: state.test])
+    return try Integration.credfile(in: session, configuration: configuration)
 }
 
 /// The users of every caller: names with capitals and non-ASCII letters, and `alice`,
@@ -88,9 +90,12 @@ struct GuardIntegrationTests {
             let syslog = try SyslogDaemon(in: session.path("syslog"))
             defer { syslog.stop() }
             let state = try Integration.guardState(in: session, for: "root")
-            let configuration = try writeConfiguration(session, file: file, state: state)
-            let line = "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --config \(configuration) \(file)"
-            let service = try SystemPAMService(lines: [line])
+            let credfile = try configuredCredfile(
+                session, recipe: "pam/credfile.conf", file: ("/etc/credfile/app.cred", file),
+                state: ("/var/lib/credfile/www-data/app.guard.db", state))
+            let service = try SystemPAMService(
+                text: try Integration.example(
+                    "pam/credfile-app", replacing: ["/usr/bin/credfile": credfile, "/etc/credfile/app.cred": file]))
             defer { service.remove() }
             let pamtester = try ExternalTool.path("pamtester")
             func attempt(_ user: String, _ password: String, rhost: String = "203.0.113.9") throws -> Bool {
@@ -163,29 +168,14 @@ struct GuardIntegrationTests {
             let syslog = try SyslogDaemon(in: session.path("syslog"))
             defer { syslog.stop() }
             let state = try Integration.guardState(in: session, for: "dovecot")
-            let configuration = try writeConfiguration(session, file: file, state: state)
-            let credfile = try Integration.credfile(in: session)
+            let credfile = try configuredCredfile(
+                session, recipe: "dovecot/credfile.conf", file: ("/etc/credfile/mail.cred", file),
+                state: ("/var/lib/credfile/dovecot/mail.guard.db", state))
             let base = session.path("dovecot")
             mkdir(base, 0o755)
-            try session.write("dovecot/dovecot.conf", """
-                base_dir = \(base)/run
-                state_dir = \(base)/state
-                log_path = \(base)/dovecot.log
-                protocols =
-                ssl = no
-                # Names as typed: Dovecot 2.3 lowercases with its default %Lu.
-                auth_username_format = %u
-                # Dovecot's default allows only ASCII letters, digits and .-_@ in a login.
-                auth_username_chars =
-                passdb {
-                  driver = checkpassword
-                  args = \(credfile) checkpassword --config \(configuration) \(file)
-                }
-                userdb {
-                  driver = prefetch
-                }
-
-                """)
+            try session.write(
+                "dovecot/dovecot.conf",
+                try IntegrationServerTests.dovecotConfiguration(base: base, credfile: credfile, file: file))
             let dovecot = try ExternalTool.path("dovecot")
             let doveadm = try ExternalTool.path("doveadm")
             let (program, arguments) = syslog.namespaced(dovecot, ["-F", "-c", base + "/dovecot.conf"])
@@ -230,14 +220,11 @@ struct GuardIntegrationTests {
             let syslog = try SyslogDaemon(in: session.path("syslog"))
             defer { syslog.stop() }
             let state = try Integration.guardState(in: session, for: "proxy")
-            let configuration = try writeConfiguration(session, file: file, state: state)
-            let helper = "\(try Integration.credfile(in: session)) helper --config \(configuration) \(file) --protocol squid"
-            let lines = [
-                "auth_param basic children 2 startup=2 idle=1 concurrency=4",
-                "# Names as typed: Squid lowercases them by default.",
-                "auth_param basic casesensitive on",
-            ]
-            try withSquid(session, helper: helper, lines: lines, namespaced: syslog.namespaced) { status, proxy in
+            let credfile = try configuredCredfile(
+                session, recipe: "squid/credfile.conf", file: ("/etc/credfile/proxy.cred", file),
+                state: ("/var/lib/credfile/proxy/proxy.guard.db", state))
+            let recipe = try squidRecipe(credfile: credfile, file: file)
+            try withSquid(session, recipe: recipe, namespaced: syslog.namespaced) { status, proxy in
                 func attempt(_ user: String, _ password: String) throws -> Bool {
                     let code = try status(user, password)
                     #expect(code == "200" || code == "407", "status \(code)")

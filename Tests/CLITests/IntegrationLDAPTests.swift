@@ -33,8 +33,8 @@ import Glibc
     @Test(
         "slapd with pw-pbkdf2 binds every exported user with the right password (0) and refuses a wrong one (49)",
         .enabled(
-            if: ExternalTool.runnable("slapd", "slapadd", "ldapwhoami"),
-            Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "ldapwhoami"))))
+            if: ExternalTool.runnable("slapd", "slapadd", "slaptest", "slapmodify", "ldapwhoami"),
+            Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "slaptest", "slapmodify", "ldapwhoami"))))
     func slapdBindsEveryUser() throws {
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: Self.users)
@@ -74,7 +74,7 @@ import Glibc
         try #require(base.added.status == 0, "slapadd: \(base.added)")
         let port = try Integration.freePort()
         // -d 0: stay in the foreground, so the test owns the PID.
-        let daemon = try Daemon(slapd, ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-f", base.path + "/slapd.conf"], logIn: session)
+        let daemon = try Daemon(slapd, ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-F", base.path + "/slapd.d"], logIn: session)
         defer { daemon.stop() }
         try Integration.waitForPort(port)
         try body { dn, password in
@@ -86,8 +86,15 @@ import Glibc
         }
     }
 
-    /// slapadd of the base entries and `ldif` into a fresh mdb database in `session`'s
-    /// `folder`, with `modules` loaded: the folder's path and slapadd's result.
+    /// slapadd of the shipped base entries (`Examples/openldap/base.ldif`) and `ldif` into
+    /// a fresh mdb database in `session`'s `folder`, with `modules` loaded: the folder's
+    /// path and slapadd's result.
+    ///
+    /// slapd is configured in cn=config (`slapd.d`) as Debian runs it: a slapd.conf made
+    /// into one by slaptest, then `pw-pbkdf2` loaded by the shipped
+    /// `Examples/openldap/pw-pbkdf2.ldif` applied with slapmodify (offline, as `ldapmodify
+    /// -Y EXTERNAL` applies it online), so a recipe that no longer loads the module fails
+    /// every bind of a PBKDF2 user. Other modules are loaded by the slapd.conf.
     static func slapadd(
         _ session: CLISession, folder: String, modules: [String], ldif: String
     ) throws -> (path: String, added: CLIResult) {
@@ -95,14 +102,16 @@ import Glibc
         _ = try Integration.run("/bin/rm", ["-rf", base], in: session)
         mkdir(base, 0o755)
         mkdir(base + "/db", 0o700)
+        mkdir(base + "/slapd.d", 0o700)
         let config = """
             include /etc/ldap/schema/core.schema
             include /etc/ldap/schema/cosine.schema
             include /etc/ldap/schema/inetorgperson.schema
             modulepath /usr/lib/ldap
             moduleload back_mdb
-            \(modules.map { "moduleload \($0)" }.joined(separator: "\n"))
+            \(modules.filter { $0 != "pw-pbkdf2" }.map { "moduleload \($0)" }.joined(separator: "\n"))
             pidfile \(base)/slapd.pid
+            database config
             database mdb
             suffix "dc=example,dc=org"
             rootdn "cn=admin,dc=example,dc=org"
@@ -110,25 +119,21 @@ import Glibc
 
             """
         try session.write("\(folder)/slapd.conf", config)
-        try session.write("\(folder)/all.ldif", Self.baseEntries + ldif)
+        let slapdDirectory = base + "/slapd.d"
+        let converted = try Integration.run(
+            try ExternalTool.path("slaptest"), ["-n", "0", "-f", base + "/slapd.conf", "-F", slapdDirectory], in: session)
+        try #require(converted.status == 0, "slaptest: \(converted)")
+        if modules.contains("pw-pbkdf2") {
+            let recipe = BuiltProduct.packageRoot.appendingPathComponent("Examples/openldap/pw-pbkdf2.ldif").path
+            let loaded = try Integration.run(
+                try ExternalTool.path("slapmodify"), ["-F", slapdDirectory, "-n0", "-l", recipe], in: session)
+            try #require(loaded.status == 0, "slapmodify pw-pbkdf2.ldif: \(loaded)")
+        }
+        try session.write("\(folder)/all.ldif", try Integration.example("openldap/base.ldif") + "\n" + ldif)
         let added = try Integration.run(
-            try ExternalTool.path("slapadd"), ["-f", base + "/slapd.conf", "-l", base + "/all.ldif"], in: session)
+            try ExternalTool.path("slapadd"), ["-F", slapdDirectory, "-n1", "-l", base + "/all.ldif"], in: session)
         return (base, added)
     }
-
-    static let baseEntries = """
-        dn: dc=example,dc=org
-        objectClass: dcObject
-        objectClass: organization
-        dc: example
-        o: example
-
-        dn: ou=people,dc=example,dc=org
-        objectClass: organizationalUnit
-        ou: people
-
-
-        """
 
     /// The hashes the peers write that a directory verifies: exported in the scheme slapd
     /// knows them by ({SHA}, {SSHA}, {SSHA512}, {ARGON2}, {PBKDF2-*}, {CRYPT}) and bound in
@@ -136,8 +141,8 @@ import Glibc
     @Test(
         "slapd binds the peers' hashes as the export writes them",
         .enabled(
-            if: ExternalTool.runnable("slapd", "slapadd", "ldapwhoami", "slappasswd", "doveadm", "argon2", "mkpasswd"),
-            Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "ldapwhoami", "slappasswd", "doveadm", "argon2", "mkpasswd"))))
+            if: ExternalTool.runnable("slapd", "slapadd", "slaptest", "slapmodify", "ldapwhoami", "slappasswd", "doveadm", "argon2", "mkpasswd"),
+            Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "slaptest", "slapmodify", "ldapwhoami", "slappasswd", "doveadm", "argon2", "mkpasswd"))))
     func slapdBindsPeerHashes() throws {
         try withSession { session in
             func tool(_ name: String, _ arguments: [String], stdin: String? = nil) throws -> String {
@@ -184,7 +189,7 @@ import Glibc
     /// that prepares strings as the RFC says would merge them).
     @Test(
         "look-alike DNs are refused, both of them, and slapd agrees they are one",
-        .enabled(if: ExternalTool.runnable("slapd", "slapadd"), Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd"))))
+        .enabled(if: ExternalTool.runnable("slapd", "slapadd", "slaptest", "slapmodify"), Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "slaptest", "slapmodify"))))
     func lookalikeDNs() throws {
         let pairs = [("admin", "ADMIN"), ("john smith", "john  smith"), ("bob", "\u{FF42}\u{FF4F}\u{FF42}"), ("soft", "so\u{AD}ft"),
                      ("stra\u{DF}e", "STRASSE"), ("nb sp", "nb\u{A0}sp")]

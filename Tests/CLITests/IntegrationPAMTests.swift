@@ -12,7 +12,9 @@ import Glibc
 /// `credfile pam FILE` behind the real Linux-PAM `pam_exec.so expose_authtok` (SPEC §7):
 /// through a tiny C program calling `pam_start_confdir` + `pam_authenticate` with a
 /// service file in a private directory, and through `pamtester` with a service in
-/// `/etc/pam.d`. pam_exec turns every non-zero exit into PAM_SYSTEM_ERR (4).
+/// `/etc/pam.d`. The service is the shipped `Examples/pam/credfile-app` and the
+/// configuration's section `Examples/pam/credfile.conf`, their paths replaced.
+/// pam_exec turns every non-zero exit into PAM_SYSTEM_ERR (4).
 @Suite(.serialized) struct IntegrationPAMTests {
     static let alice = ("alice", "Alice-Pass-2026!")
     /// Spaces, a colon and non-ASCII: the bytes pam_exec writes are the password exactly.
@@ -39,6 +41,24 @@ import Glibc
         return try #require(Int(result.stdout.split(separator: " ").first ?? ""), "harness: \(result)")
     }
 
+    /// `Examples/pam/credfile-app` for `file`, calling credfile on a host whose
+    /// configuration is `Examples/pam/credfile.conf` (after `preamble`) with the guard
+    /// database in a directory of `user`'s own.
+    static func service(
+        _ session: CLISession, file: String, guardUser user: String = "root", preamble: String = ""
+    ) throws -> String {
+        let state = try Integration.guardState(in: session, for: user)
+        let configuration = try Integration.configuration(
+            in: session, preamble: "iterations = \(Integration.rounds)\n" + preamble, recipe: "pam/credfile.conf",
+            replacing: ["/etc/credfile/app.cred": file, "/var/lib/credfile/www-data/app.guard.db": state])
+        return try Integration.example(
+            "pam/credfile-app",
+            replacing: [
+                "/usr/bin/credfile": try Integration.credfile(in: session, configuration: configuration),
+                "/etc/credfile/app.cred": file,
+            ])
+    }
+
     @Test(
         "pam_exec with a private service directory: granted, wrong password, unknown user, plaintext entry",
         .enabled(if: ExternalTool.runnable("gcc"), Comment(rawValue: ExternalTool.skipNote("gcc"))))
@@ -48,8 +68,7 @@ import Glibc
             let harness = try Self.harness(in: session)
             let confdir = session.path("pam.d")
             mkdir(confdir, 0o755)
-            let line = "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) \(file)"
-            try session.write("pam.d/credfile-test", line + "\n")
+            try session.write("pam.d/credfile-test", try Self.service(session, file: file))
             let before = session.bytes("users.txt")
             func check(_ user: String, _ password: String) throws -> Int {
                 try Self.authenticate(harness, service: "credfile-test", confdir: confdir, user: user, password: password, in: session)
@@ -74,8 +93,7 @@ import Glibc
             let harness = try Self.harness(in: session)
             let confdir = session.path("pam.d")
             mkdir(confdir, 0o755)
-            let line = "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --upgrade --iterations \(Integration.rounds) \(file)"
-            try session.write("pam.d/credfile-test", line + "\n")
+            try session.write("pam.d/credfile-test", try Self.service(session, file: file, preamble: "upgrade = yes\n"))
             #expect(try Self.authenticate(harness, service: "credfile-test", confdir: confdir, user: "legacy", password: "wrong-one", in: session) == 4)
             #expect(session.text("users.txt") == "legacy,Legacy-Pass-9\n", "a failed login changed the file")
             #expect(try Self.authenticate(harness, service: "credfile-test", confdir: confdir, user: "legacy", password: "Legacy-Pass-9", in: session) == 0)
@@ -92,9 +110,7 @@ import Glibc
         try withSession { session in
             let pamtester = try ExternalTool.path("pamtester")
             let file = try Integration.makeUserFile(in: session, users: [Self.alice])
-            let service = try SystemPAMService(lines: [
-                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) \(file)"
-            ])
+            let service = try SystemPAMService(text: try Self.service(session, file: file))
             defer { service.remove() }
             let good = try Integration.run(pamtester, [service.name, Self.alice.0, "authenticate"], stdin: Array((Self.alice.1 + "\n").utf8), in: session)
             #expect(good.status == 0 && good.stdout.contains("successfully authenticated"), "\(good)")

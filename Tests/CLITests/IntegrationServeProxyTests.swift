@@ -16,13 +16,6 @@ import Glibc
 @Suite(.serialized) struct IntegrationServeProxyTests {
     typealias Serve = IntegrationServeTests
 
-    /// The text of a shipped example.
-    static func example(_ path: String) throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return try String(contentsOfFile: root.appendingPathComponent("Examples/" + path).path, encoding: .utf8)
-    }
-
     /// A web root with a public page and a private one, readable by the servers' users.
     static func webRoot(_ session: CLISession) throws -> String {
         for folder in ["html", "html/private"] { mkdir(session.path(folder), 0o755) }
@@ -38,11 +31,12 @@ import Glibc
         let root = try webRoot(session)
         let prefix = session.path("nginx")
         for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
-        let site = try example("nginx/credfile-serve.conf")
-            .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
-            .replacingOccurrences(of: "root /var/www/html;", with: "root \(root);")
-            .replacingOccurrences(of: "unix:/run/credfile/web.sock", with: "unix:\(socket)")
-        try #require(site.contains(socket) && site.contains("\(port)"), "the example's lines to adapt changed")
+        let site = try Integration.example(
+            "nginx/credfile-serve.conf",
+            replacing: [
+                "listen 80;": "listen 127.0.0.1:\(port);", "root /var/www/html;": "root \(root);",
+                "unix:/run/credfile/web.sock": "unix:\(socket)",
+            ])
         try session.write("nginx/site.conf", site)
         try session.write(
             "nginx/nginx.conf",
@@ -86,7 +80,7 @@ import Glibc
     func nginx() throws {
         try withSession { session in
             let file = try Serve.users(session)
-            let (service, socket) = try Self.startServe(session, file: file)
+            let (service, socket) = try Self.startServe(session, file: file, ["--log", "stderr"])
             var info = stat()
             #expect(lstat(socket, &info) == 0 && info.st_mode & 0o7777 == 0o660, "the default mode is not 0660")
             #expect(info.st_gid == getgrnam("www-data")?.pointee.gr_gid)
@@ -112,7 +106,22 @@ import Glibc
             }
             #expect(
                 try Serve.ask(session, "http://127.0.0.1:\(port)/").status == "200", "the public page needs no login")
+            try Self.expectForgedAddressIgnored(session, url: url, service: service)
         }
+    }
+
+    /// A login from curl (127.0.0.1) that names another client in the headers a proxy
+    /// adds: the service's log (§9's rhost, what fail2ban bans) has the proxy's view of
+    /// the client, never the forged address.
+    static func expectForgedAddressIgnored(_ session: CLISession, url: String, service: Serve.Service) throws {
+        let denied = try Serve.ask(
+            session, url, user: ("forger", "Forged-Pass-2026"),
+            extraHeaders: ["X-Real-IP: 192.0.2.66", "X-Forwarded-For: 192.0.2.66"])
+        #expect(denied.status == "401", "\(denied.headers)")
+        service.waitForLog("user=forger")
+        let lines = service.log.split(separator: "\n").filter { $0.contains("user=forger") }
+        #expect(lines.count == 1 && lines.allSatisfy { $0.contains(" rhost=127.0.0.1 ") }, "\(service.log)")
+        #expect(!service.log.contains("192.0.2.66"), "a header the client sent chose the logged address: \(service.log)")
     }
 
     @Test(
@@ -125,25 +134,22 @@ import Glibc
             let caddy = try ExternalTool.path("caddy")
             let setpriv = try ExternalTool.path("setpriv")
             let file = try Serve.users(session)
-            let (service, socket) = try Self.startServe(session, file: file)
+            let (service, socket) = try Self.startServe(session, file: file, ["--log", "stderr"])
             let root = try Self.webRoot(session)
             let port = try Integration.freePort()
             let home = session.path("caddy-home")
             mkdir(home, 0o755)
             chown(home, getpwnam("caddy")?.pointee.pw_uid ?? 0, getgrnam("caddy")?.pointee.gr_gid ?? 0)
-            let site = try Self.example("caddy/Caddyfile")
-                .replacingOccurrences(of: ":80 {", with: "http://127.0.0.1:\(port) {")
-                .replacingOccurrences(of: "root * /var/www/html", with: "root * \(root)")
-                .replacingOccurrences(of: "unix//run/credfile/web.sock", with: "unix/\(socket)")
-                // Shows the test what forward_auth copied onto the request (applied as the answer is written).
-                .replacingOccurrences(
-                    of: "\tfile_server\n",
-                    with:
-                        "\theader /private/* {\n\t\tX-Seen-User {http.request.header.X-Credfile-User}\n\t\tdefer\n\t}\n\tfile_server\n"
-                )
-            try #require(
-                site.contains(socket) && site.contains("\(port)") && site.contains("X-Seen-User"),
-                "the example's lines to adapt changed")
+            let site = try Integration.example(
+                "caddy/Caddyfile",
+                replacing: [
+                    ":80 {": "http://127.0.0.1:\(port) {", "root * /var/www/html": "root * \(root)",
+                    "unix//run/credfile/web.sock": "unix/\(socket)",
+                    // Not a change of the recipe, a probe: shows the test what forward_auth
+                    // copied onto the request (applied as the answer is written).
+                    "\tfile_server\n":
+                        "\theader /private/* {\n\t\tX-Seen-User {http.request.header.X-Credfile-User}\n\t\tdefer\n\t}\n\tfile_server\n",
+                ])
             let config = try session.write("Caddyfile", "{\n\tadmin off\n}\n\n" + site)
             chmod(config, 0o644)
             let daemon = try Daemon(
@@ -167,6 +173,7 @@ import Glibc
             #expect(wrong.header("WWW-Authenticate") == #"Basic realm="credfile", charset="UTF-8""#, "\(wrong.headers)")
             #expect(try Serve.ask(session, url).status == "401")
             #expect(try Serve.ask(session, "http://127.0.0.1:\(port)/").status == "200")
+            try Self.expectForgedAddressIgnored(session, url: url, service: service)
         }
     }
 
@@ -213,6 +220,61 @@ import Glibc
                 "a cached good login was refused during the flood: \(cachedStatuses)")
             // Liveness, not a benchmark (Benchmarks/ measures the p99): no answer waited for the hashing.
             #expect(slowest < 2, "the public page took \(slowest) s during the flood")
+        }
+    }
+
+    // MARK: Traefik
+
+    /// The items of the YAML list under `key:` in `text` (`- "X"` lines, quotes removed).
+    static func yamlList(_ key: String, in text: String) -> [String] {
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let start = lines.firstIndex(of: key + ":") else { return [] }
+        return lines[(start + 1)...].prefix { $0.hasPrefix("- ") }.map {
+            $0.dropFirst(2).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+    }
+
+    /// Traefik is not in Debian 12, so no test runs it; its forwardAuth middleware speaks
+    /// the protocol Caddy's forward_auth speaks (a GET carrying the request's headers, 2xx
+    /// lets it through with the named response headers copied, anything else goes back to
+    /// the client). This holds the shipped recipe (`Examples/traefik/`) to what serve
+    /// answers: the middleware's `address` is where the socket drop-in listens, serve
+    /// there, asked with only the `authRequestHeaders` and the X-Forwarded-* headers Traefik
+    /// adds, answers 200 with every `authResponseHeaders` header and the user's name, a
+    /// wrong password 401 with the Basic challenge, and logs Traefik's X-Forwarded-For.
+    @Test(
+        "Traefik's recipe: the middleware asks where the drop-in listens, with the headers serve reads, and copies the one it answers",
+        .enabled(if: ExternalTool.runnable("curl"), Comment(rawValue: ExternalTool.skipNote("curl"))))
+    func traefikRecipe() throws {
+        try withSession { session in
+            let dropIn = try Integration.example("traefik/credfile-serve-tcp.conf")
+            let middleware = try Integration.example("traefik/credfile.yml")
+            let listen = try #require(
+                dropIn.split(separator: "\n").last { $0.hasPrefix("ListenStream=") && $0 != "ListenStream=" }?
+                    .dropFirst("ListenStream=".count))
+            let address = try #require(middleware.firstMatch(of: /address: "http:\/\/([^\/"]+)\/"/)?.1)
+            #expect(address == listen, "the middleware asks \(address), the socket listens on \(listen)")
+            #expect(listen.hasPrefix("127.0.0.1:"), "the service must listen on loopback: \(listen)")
+            #expect(Self.yamlList("authRequestHeaders", in: middleware) == ["Authorization"])
+            let copied = Self.yamlList("authResponseHeaders", in: middleware)
+            #expect(copied == ["X-Credfile-User"])
+
+            let file = try Serve.users(session)
+            let port = try Integration.freePort()  // the drop-in's port, on a port free here
+            let service = try Serve.Service(session, file: file, listen: "127.0.0.1:\(port)", ["--log", "stderr"])
+            let url = "http://127.0.0.1:\(port)/"
+            let forwarded = [
+                "X-Forwarded-Method: GET", "X-Forwarded-Proto: https", "X-Forwarded-Host: example.org",
+                "X-Forwarded-Uri: /private/report", "X-Forwarded-For: 198.51.100.7",
+            ]
+            let good = try Serve.ask(session, url, user: Serve.alice, extraHeaders: forwarded)
+            #expect(good.status == "200", "\(good.headers) \(service.log)")
+            for header in copied { #expect(good.header(header) != nil, "\(header) missing: \(good.headers)") }
+            #expect(good.header("X-Credfile-User") == "alice")
+            let wrong = try Serve.ask(session, url, user: (Serve.alice.0, "Naranjo-en-flor-2027"), extraHeaders: forwarded)
+            #expect(wrong.status == "401" && wrong.header("WWW-Authenticate")?.hasPrefix("Basic realm=") == true, "\(wrong.headers)")
+            service.waitForLog("authentication failure")
+            #expect(service.log.contains("user=alice rhost=198.51.100.7 "), "\(service.log)")
         }
     }
 }

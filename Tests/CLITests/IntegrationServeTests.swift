@@ -357,6 +357,29 @@ import Glibc
     }
 
     @Test(
+        "the shipped sysusers.d file makes the system user and group credfile, with no login shell and no home",
+        .enabled(
+            if: ExternalTool.runnable("systemd-sysusers"), Comment(rawValue: ExternalTool.skipNote("systemd-sysusers"))))
+    func sysusersMakesTheUser() throws {
+        try withSession { session in
+            let sysusers = try ExternalTool.path("systemd-sysusers")
+            let root = session.path("root")
+            mkdir(root, 0o755)
+            mkdir(root + "/etc", 0o755)
+            let file = BuiltProduct.packageRoot.appendingPathComponent("Examples/systemd/sysusers.d/credfile.conf").path
+            let result = try Integration.run(sysusers, ["--root=" + root, file], in: session)
+            #expect(result.status == 0, "\(result)")
+            let passwd = session.text("root/etc/passwd").split(separator: "\n").filter { $0.hasPrefix("credfile:") }
+            #expect(passwd.count == 1, "\(session.text("root/etc/passwd"))")
+            let fields = passwd.first.map { $0.split(separator: ":", omittingEmptySubsequences: false) } ?? []
+            // A system uid and gid (below 1000), the home /, no login shell.
+            #expect(fields.count == 7 && (Int(fields[2]) ?? 1000) < 1000 && fields[2] == fields[3], "\(passwd)")
+            #expect(fields.count == 7 && fields[5] == "/" && fields[6].hasSuffix("/nologin"), "\(passwd)")
+            #expect(session.text("root/etc/group").split(separator: "\n").contains { $0.hasPrefix("credfile:x:\(fields.count == 7 ? fields[3] : ""):") })
+        }
+    }
+
+    @Test(
         "the shipped units pass systemd-analyze verify",
         .enabled(
             if: ExternalTool.runnable("systemd-analyze"), Comment(rawValue: ExternalTool.skipNote("systemd-analyze"))))

@@ -10,8 +10,9 @@ import Glibc
 #endif
 
 /// The servers of SPEC §7, each started by the test on 127.0.0.1 in a private directory
-/// and stopped by PID: nginx with the PAM module and curl, Dovecot 2.3 with
-/// `doveadm auth test`, and Squid with curl through it.
+/// and stopped by PID, each configured by the recipe the repository ships (`Examples/`,
+/// only its paths and ports replaced): nginx with the PAM module and curl, Dovecot 2.3
+/// with `doveadm auth test`, and Squid with curl through it.
 @Suite(.serialized) struct IntegrationServerTests {
     static let alice = ("alice", "Alice-Pass-2026!")
     static let jose = ("josé", "p@ss:w rd ñandú 2026")
@@ -21,7 +22,7 @@ import Glibc
     static let nginxPAMModule = "/usr/lib/nginx/modules/ngx_http_auth_pam_module.so"
 
     @Test(
-        "nginx auth_pam → pam_exec → credfile pam: 200 for a good login, 401 otherwise",
+        "nginx auth_pam (workers as www-data) → pam_exec → credfile pam: 200 for a good login, 401 otherwise",
         .enabled(
             if: ExternalTool.runnable("nginx", "curl") && (access(nginxPAMModule, R_OK) == 0 || ExternalTool.isCI)
                 && (canWriteSystemPAM || ExternalTool.isCI),
@@ -32,23 +33,29 @@ import Glibc
             let curl = try ExternalTool.path("curl")
             try #require(access(Self.nginxPAMModule, R_OK) == 0, "\(Self.nginxPAMModule) is missing: install libnginx-mod-http-auth-pam (Scripts/setup.sh)")
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
-            // Workers run as nobody: FILE is 0644 in a directory only root can write, so
-            // this is the read-only path of an unprivileged caller, which needs a guard
-            // database of its own.
-            let state = try Integration.guardState(in: session, for: "nobody")
-            let service = try SystemPAMService(lines: [
-                "auth required pam_exec.so expose_authtok quiet \(try Integration.credfile(in: session)) pam --iterations \(Integration.rounds) --state \(state) \(file)",
-                "account required pam_permit.so",
-            ])
+            // As the recipe says: FILE readable by the workers' group, in a directory only
+            // root can write, and a guard database in a directory of www-data's own.
+            let wwwData = try #require(getgrnam("www-data"), "no group www-data").pointee.gr_gid
+            chown(file, 0, wwwData)
+            chmod(file, 0o640)
+            let service = try SystemPAMService(text: try IntegrationPAMTests.service(session, file: file, guardUser: "www-data"))
             defer { service.remove() }
             let prefix = session.path("nginx")
             for folder in ["", "/logs", "/html", "/html/private", "/tmp"] { mkdir(prefix + folder, 0o755) }
             try session.write("nginx/html/private/index.html", "private page\n")
             chmod(session.path("nginx/html/private/index.html"), 0o644)
             let port = try Integration.freePort()
+            try session.write(
+                "nginx/site.conf",
+                try Integration.example(
+                    "nginx/credfile-pam.conf",
+                    replacing: [
+                        "listen 80;": "listen 127.0.0.1:\(port);", "root /var/www/html;": "root \(prefix)/html;",
+                        "\"credfile-app\"": "\"\(service.name)\"",
+                    ]))
             let config = """
                 load_module \(Self.nginxPAMModule);
-                user nobody nogroup;
+                user www-data www-data;
                 worker_processes 1;
                 daemon off;
                 pid \(prefix)/nginx.pid;
@@ -61,14 +68,7 @@ import Glibc
                     fastcgi_temp_path \(prefix)/tmp/fastcgi;
                     uwsgi_temp_path \(prefix)/tmp/uwsgi;
                     scgi_temp_path \(prefix)/tmp/scgi;
-                    server {
-                        listen 127.0.0.1:\(port);
-                        root \(prefix)/html;
-                        location /private/ {
-                            auth_pam "credfile test";
-                            auth_pam_service_name "\(service.name)";
-                        }
-                    }
+                    include \(prefix)/site.conf;
                 }
 
                 """
@@ -94,31 +94,34 @@ import Glibc
 
     // MARK: Dovecot 2.3 passdb checkpassword
 
-    /// A private Dovecot with `passdb checkpassword` running `args`, started in the
-    /// foreground (`-F`) and stopped by PID.
-    static func withDovecot(_ session: CLISession, args: String, _ body: (_ authTest: (String, String) throws -> CLIResult) throws -> Void) throws {
+    /// The configuration of a private Dovecot in `base` (its own directories, no
+    /// protocol, no TLS) with the shipped `Examples/dovecot/conf.d/auth-credfile.conf.ext`
+    /// for `file`, calling `credfile`.
+    static func dovecotConfiguration(base: String, credfile: String, file: String) throws -> String {
+        """
+        base_dir = \(base)/run
+        state_dir = \(base)/state
+        log_path = \(base)/dovecot.log
+        protocols =
+        ssl = no
+
+        """
+            + (try Integration.example(
+                "dovecot/conf.d/auth-credfile.conf.ext",
+                replacing: ["/usr/bin/credfile": credfile, "/etc/credfile/mail.cred": file]))
+    }
+
+    /// A private Dovecot configured by ``dovecotConfiguration(base:credfile:file:)``,
+    /// started in the foreground (`-F`) and stopped by PID.
+    static func withDovecot(
+        _ session: CLISession, credfile: String, file: String,
+        _ body: (_ authTest: (String, String) throws -> CLIResult) throws -> Void
+    ) throws {
         let dovecot = try ExternalTool.path("dovecot")
         let doveadm = try ExternalTool.path("doveadm")
         let base = session.path("dovecot")
         mkdir(base, 0o755)
-        let config = """
-            base_dir = \(base)/run
-            state_dir = \(base)/state
-            log_path = \(base)/dovecot.log
-            protocols =
-            ssl = no
-            # Dovecot's default allows only ASCII letters, digits and .-_@ in a login.
-            auth_username_chars =
-            passdb {
-              driver = checkpassword
-              args = \(args)
-            }
-            userdb {
-              driver = prefetch
-            }
-
-            """
-        try session.write("dovecot/dovecot.conf", config)
+        try session.write("dovecot/dovecot.conf", try dovecotConfiguration(base: base, credfile: credfile, file: file))
         let daemon = try Daemon(dovecot, ["-F", "-c", base + "/dovecot.conf"], logIn: session)
         defer { daemon.stop() }
         try Integration.waitForFile(base + "/run/auth-client")
@@ -134,9 +137,12 @@ import Glibc
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose], plaintext: [("legacy", "Legacy-Pass-9")])
             let before = session.bytes("users.txt")
-            let credfile = try Integration.credfile(in: session)
             let state = try Integration.guardState(in: session, for: "dovecot")
-            try Self.withDovecot(session, args: "\(credfile) checkpassword --iterations \(Integration.rounds) --state \(state) \(file)") { authTest in
+            let configuration = try Integration.configuration(
+                in: session, recipe: "dovecot/credfile.conf",
+                replacing: ["/etc/credfile/mail.cred": file, "/var/lib/credfile/dovecot/mail.guard.db": state])
+            let credfile = try Integration.credfile(in: session, configuration: configuration)
+            try Self.withDovecot(session, credfile: credfile, file: file) { authTest in
                 for (user, password) in [Self.alice, Self.jose, ("legacy", "Legacy-Pass-9")] {
                     let good = try authTest(user, password)
                     #expect(good.status == 0 && good.stdout.contains("passdb: \(user) auth succeeded"), "\(good)")
@@ -148,7 +154,7 @@ import Glibc
             }
             #expect(session.bytes("users.txt") == before)
             // A FILE that cannot be read is a temporary failure (111), not a wrong password.
-            try Self.withDovecot(session, args: "\(credfile) checkpassword \(session.path("missing.txt"))") { authTest in
+            try Self.withDovecot(session, credfile: credfile, file: session.path("missing.txt")) { authTest in
                 let result = try authTest(Self.alice.0, Self.alice.1)
                 #expect(result.status != 0 && result.stdout.contains("temp_fail"), "\(result)")
             }
@@ -158,13 +164,19 @@ import Glibc
     // MARK: Squid auth_param basic, concurrency
 
     @Test(
-        "Squid auth_param basic with concurrency=4: 200 through the proxy for a good login, 407 otherwise; a new user is seen",
+        "Squid auth_param basic (helpers as proxy, concurrency=4): 200 through the proxy for a good login, 407 otherwise; a new user is seen",
         .enabled(if: ExternalTool.runnable("squid", "curl", "python3"), Comment(rawValue: ExternalTool.skipNote("squid", "curl", "python3"))))
     func squid() throws {
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
-            let helper = "\(try Integration.credfile(in: session)) helper --iterations \(Integration.rounds) --state \(try Integration.guardState(in: session, for: "proxy")) \(file) --protocol squid"
-            try withSquid(session, helper: helper, lines: ["auth_param basic children 2 startup=1 idle=1 concurrency=4"]) { status, proxy in
+            let configuration = try Integration.configuration(
+                in: session, recipe: "squid/credfile.conf",
+                replacing: [
+                    "/etc/credfile/proxy.cred": file,
+                    "/var/lib/credfile/proxy/proxy.guard.db": try Integration.guardState(in: session, for: "proxy"),
+                ])
+            let recipe = try squidRecipe(credfile: try Integration.credfile(in: session, configuration: configuration), file: file)
+            try withSquid(session, recipe: recipe) { status, proxy in
                 #expect(try status(Self.alice.0, Self.alice.1) == "200", "\(proxy.output)")
                 #expect(try status(Self.jose.0, Self.jose.1) == "200")
                 #expect(try status(Self.alice.0, "Alice-Pass-2027!") == "407")

@@ -47,6 +47,51 @@ enum Integration {
         return copy
     }
 
+    /// The text of a shipped recipe, `Examples/PATH`, with each host path (or port) of
+    /// `replacing` changed to the test's own: the only change a test makes to a recipe,
+    /// so the configuration a page shows is the one the test runs (DocumentationTests
+    /// holds the pages to these files). Fails when the recipe no longer holds one of the
+    /// texts to replace: a test must not quietly run something else.
+    static func example(_ path: String, replacing: KeyValuePairs<String, String> = [:]) throws -> String {
+        var text = try String(
+            contentsOfFile: BuiltProduct.packageRoot.appendingPathComponent("Examples/" + path).path, encoding: .utf8)
+        for (original, replacement) in replacing {
+            try #require(text.contains(original), "Examples/\(path) no longer holds \(original.debugDescription)")
+            text = text.replacingOccurrences(of: original, with: replacement)
+        }
+        return text
+    }
+
+    /// `/usr/bin/credfile` as the recipes call it, on a host whose `/etc/credfile.conf`
+    /// is `configuration`: a script beside the copy of ``credfile(in:)`` that execs it
+    /// with `CREDFILE_CONFIG` set (the callers' command lines stay the recipes' own; the
+    /// callers clear the environment, so the script sets it). Mode 0755, runnable by the
+    /// callers' users.
+    static func credfile(in session: CLISession, configuration: String) throws -> String {
+        let binary = try credfile(in: session)
+        let script = session.path("bin/credfile-configured")
+        let quoted = { (path: String) in "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        try writeBytes(
+            script, Array("#!/bin/sh\nCREDFILE_CONFIG=\(quoted(configuration)) exec \(quoted(binary)) \"$@\"\n".utf8),
+            mode: 0o755)
+        chmod(script, 0o755)
+        return script
+    }
+
+    /// Writes the configuration file a recipe's callers read (root's, mode 0644, as
+    /// `/etc/credfile.conf` is): the test's own settings (`preamble`: the rounds that keep
+    /// a login fast, the guard's limits) and then the recipe's section (`Examples/PATH`,
+    /// paths replaced as ``example(_:replacing:)`` does).
+    static func configuration(
+        in session: CLISession, preamble: String = "iterations = \(rounds)\n", recipe: String,
+        replacing: KeyValuePairs<String, String>
+    ) throws -> String {
+        let path = session.path("credfile.conf")
+        try writeBytes(path, Array((preamble + (try example(recipe, replacing: replacing))).utf8), mode: 0o644)
+        chmod(path, 0o644)
+        return path
+    }
+
     /// The guard database (SPEC §9) of a caller that runs as `user`, in a directory of its
     /// own (as `install -d -o USER -m 0700 /var/lib/credfile/USER` makes it): the caller
     /// may read FILE but not write beside it, so without this every login would be a
@@ -117,13 +162,21 @@ enum Integration {
     }
 }
 
-/// A private Squid in front of a private origin server (python3 -m http.server), with
-/// `auth_param basic program HELPER` and `lines` added to its configuration; `body` gets
-/// the HTTP status curl receives through the proxy for a user and password (given in a
-/// curl config file, never on argv) and the proxy daemon (for messages). `namespaced`
-/// wraps the daemon's command (``SyslogDaemon/namespaced(_:_:)``). Both servers stop by PID.
+/// The shipped `Examples/squid/conf.d/credfile.conf` for `file`, calling `credfile`.
+func squidRecipe(credfile: String, file: String) throws -> String {
+    try Integration.example(
+        "squid/conf.d/credfile.conf", replacing: ["/usr/bin/credfile": credfile, "/etc/credfile/proxy.cred": file])
+}
+
+/// A private Squid in front of a private origin server (python3 -m http.server), its
+/// configuration the test's own lines (ports, logs, no cache, credentials re-checked
+/// every second) around `recipe` (``squidRecipe(credfile:file:)``) and Debian's final
+/// `http_access deny all`; `body` gets the HTTP status curl receives through the proxy
+/// for a user and password (given in a curl config file, never on argv) and the proxy
+/// daemon (for messages). `namespaced` wraps the daemon's command
+/// (``SyslogDaemon/namespaced(_:_:)``). Both servers stop by PID.
 func withSquid(
-    _ session: CLISession, helper: String, lines: [String] = [],
+    _ session: CLISession, recipe: String,
     namespaced: ((String, [String]) -> (program: String, arguments: [String]))? = nil,
     _ body: (_ status: (String, String) throws -> String, _ proxy: Daemon) throws -> Void
 ) throws {
@@ -141,13 +194,11 @@ func withSquid(
     let base = session.path("squid")
     mkdir(base, 0o755)
     chmod(base, 0o777)  // squid drops to the proxy user, which writes its logs here
-    let config = ([
+    let config = [
         "http_port 127.0.0.1:\(proxyPort)", "pid_filename \(base)/squid.pid", "cache_log \(base)/cache.log",
         "access_log \(base)/access.log", "cache_store_log none", "coredump_dir \(base)", "cache deny all", "cache_mem 8 MB",
-        "shutdown_lifetime 1 seconds", "auth_param basic program \(helper)", "auth_param basic realm credfile",
-        "auth_param basic credentialsttl 1 second",
-    ] + lines + ["acl authenticated proxy_auth REQUIRED", "http_access allow authenticated", "http_access deny all"])
-        .joined(separator: "\n") + "\n"
+        "shutdown_lifetime 1 seconds",
+    ].joined(separator: "\n") + "\n" + recipe + "auth_param basic credentialsttl 1 second\nhttp_access deny all\n"
     try session.write("squid/squid.conf", config)
     let command = (squid, ["-N", "-f", base + "/squid.conf"])
     let (program, arguments) = namespaced?(command.0, command.1) ?? command
@@ -196,9 +247,11 @@ struct SystemPAMService {
     let name: String
     var path: String { "/etc/pam.d/" + name }
 
-    init(lines: [String]) throws {
+    init(lines: [String]) throws { try self.init(text: lines.joined(separator: "\n") + "\n") }
+
+    /// A service file holding `text`.
+    init(text: String) throws {
         name = "credfile-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let text = lines.joined(separator: "\n") + "\n"
         guard FileManager.default.createFile(atPath: "/etc/pam.d/" + name, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644]) else {
             throw HarnessError("cannot create /etc/pam.d/\(name) (these tests run as root in CI)")
         }

@@ -114,6 +114,25 @@ struct PeerHashTests {
         }
     }
 
+    /// A weak hash's warning says what is weak about it (#28): a scheme that is only
+    /// cheaper than the policy's minimum (bcrypt 9, about 320,000 rounds' work; Django's
+    /// PBKDF2 at 1,000 rounds) names the minimum it misses; only a broken scheme (md5crypt)
+    /// "no longer resists offline attack".
+    @Test func weakWarningsSayWhyTheHashIsWeak() throws {
+        let django = try #require(PBKDF2PeerVector.all.first { $0.tool == "django pbkdf2_sha256" }).hash
+        let bcrypt9 = "$2b$09$WeSU2xHwXPh35LSZ4OeguOaA7P52ogCZ8pTlxpDYqBeg73B8lANQu"  // mkpasswd -m bcrypt -R 9
+        let md5crypt = "$1$o215w1sW$PuLOx5ZJF8EGSM/KkGuyq1"  // mkpasswd -m md5crypt
+        try withStore(["d,\(django)", "b,\(bcrypt9)", "m,\(md5crypt)"], rounds: 600_000) {
+            (store: CredentialStore, _: String) throws in
+            let weak = try store.findings().filter { $0.kind == .weakHash }.map { ($0.line, $0.message) }
+            try #require(weak.count == 3, "\(weak)")
+            for (line, message) in weak[..<2] {
+                #expect(message.hasSuffix("costs less to verify than the minimum of 600000 rounds"), "\(line): \(message)")
+            }
+            #expect(weak[2].1.hasSuffix("no longer resists offline attack"), "\(weak[2])")
+        }
+    }
+
     /// The rules on shared prefixes and on peers' identifiers (SPEC §2, §3.2): exact
     /// syntax decides, nothing with a peer's prefix is ever plaintext.
     @Test(arguments: [

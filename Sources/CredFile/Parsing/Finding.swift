@@ -67,7 +67,9 @@ public struct Finding: Equatable, Sendable, CustomStringConvertible {
         /// The entry holds a hash of `scheme` (as ``StoredSecret/unsupportedHash(scheme:)`` names it).
         case unsupportedHash(user: [UInt8]?, scheme: String)
         /// A weak hash of `scheme`: `rounds` below `minimumRounds` when the weakness is
-        /// its rounds, both nil when the scheme itself is weak.
+        /// its rounds; `rounds` nil and `minimumRounds` set when a peer's scheme costs less
+        /// to verify than that many policy rounds (bcrypt 9, say: not broken, cheaper);
+        /// both nil when the scheme itself no longer resists offline attack (md5crypt).
         case weakHash(user: [UInt8]?, scheme: String, rounds: Int?, minimumRounds: Int?)
         /// A hash of `scheme` whose verification costs about `times` the policy's.
         case costlyHash(user: [UInt8]?, scheme: String, times: Double)
@@ -136,6 +138,8 @@ public struct Finding: Equatable, Sendable, CustomStringConvertible {
             return "unsupported hash scheme \(scheme)\(who(user)); it never authenticates"
         case .weakHash(let user, _, let rounds?, let minimum?):
             return "weak hash\(who(user)): \(rounds) rounds, below the minimum of \(minimum)"
+        case .weakHash(let user, let scheme, nil, let minimum?):
+            return "weak hash\(who(user)): \(scheme) costs less to verify than the minimum of \(minimum) rounds"
         case .weakHash(let user, let scheme, _, _):
             return "weak hash\(who(user)): \(scheme) no longer resists offline attack"
         case .costlyHash(let user, let scheme, let times):

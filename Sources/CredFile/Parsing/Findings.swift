@@ -299,9 +299,12 @@ private struct LineJudge {
                     break
                 }
                 if policy.isWeak(secret) {
+                    // A broken scheme says so; one that is only cheaper than the policy's
+                    // minimum (bcrypt 9 under 600,000 rounds) names the minimum it misses.
+                    let minimum = peer.hash.isWeak ? nil : policy.minimumRounds
                     report(
                         .warning,
-                        .weakHash(user: user(), scheme: peer.hash.description, rounds: nil, minimumRounds: nil))
+                        .weakHash(user: user(), scheme: peer.hash.description, rounds: nil, minimumRounds: minimum))
                 }
                 if let times = policy.costRatio(secret) {
                     report(.warning, .costlyHash(user: user(), scheme: peer.hash.description, times: times))
