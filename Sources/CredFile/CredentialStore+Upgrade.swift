@@ -156,7 +156,7 @@ extension CredentialStore {
 
             // Size the next batch to fill the interval at the rate just seen.
             let perSecond = Double(hashes.count) / max(hashingTime, 1e-6)
-            let wanted = perSecond * Self.seconds(batchInterval) * 1.25 + Double(hasher.jobs)
+            let wanted = perSecond * batchInterval.inSeconds * 1.25 + Double(hasher.jobs)
             batchSize = wanted >= Double(maximumBatch) ? maximumBatch : max(hasher.jobs, Int(wanted))
         }
         summary.stopped = stopped
@@ -234,10 +234,6 @@ extension CredentialStore {
     }
 
     private static func seconds(since start: ContinuousClock.Instant) -> Double {
-        seconds(ContinuousClock.now - start)
-    }
-
-    private static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        (ContinuousClock.now - start).inSeconds
     }
 }

@@ -40,7 +40,7 @@ final class ProgressBar: @unchecked Sendable {  // called one at a time (Paralle
         let now = ContinuousClock.now
         guard done == total || now - lastDraw >= .milliseconds(100) else { return }
         lastDraw = now
-        let elapsed = Double((now - start).components.attoseconds) / 1e18 + Double((now - start).components.seconds)
+        let elapsed = (now - start).inSeconds
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let left = rate > 0 ? Int((Double(total - done) / rate).rounded()) : 0
         let width = 30

@@ -31,8 +31,7 @@ package enum Calibration {
                     _ = try? PBKDF2.deriveKey(algorithm, password: password, salt: salt, rounds: rounds, count: algorithm.digestCount, using: using)
                 }
             }
-            let elapsed = ContinuousClock.now - start
-            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return (ContinuousClock.now - start).inSeconds
         }
         // Grow the round count until one run takes a quarter of the budget, then time
         // a run of the whole budget.

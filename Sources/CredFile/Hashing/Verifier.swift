@@ -54,7 +54,7 @@ struct Verifier {
             // The NFC copy of the stored password is zeroed, as every password copy is.
             var storedForm = Unicode.nfcBytes(ofField: entry.secretBytes)
             defer { storedForm.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
-            let stored = OpenSSL.sha256Digest(of: storedForm)
+            let stored = storedForm.withUnsafeBytes { OpenSSL.sha256($0) }
             let given = password.bytes.withUnsafeBytes { OpenSSL.sha256($0) }
             let granted = stored.withUnsafeBytes { s in given.withUnsafeBytes { OpenSSL.constantTimeEqual(s, $0) } }
             _ = try run(policyDummy(), password)
@@ -211,11 +211,3 @@ final class WorkMeter: Sendable {
     fileprivate func record(_ steps: [Step]) { recorded.withLock { $0 += steps } }
 }
 
-extension OpenSSL {
-    /// SHA-256 of bytes that hold a secret; the copy is zeroed afterwards.
-    static func sha256Digest(of secret: [UInt8]) -> [UInt8] {
-        var copy = secret
-        defer { copy.withUnsafeMutableBytes { cleanse($0) } }
-        return copy.withUnsafeBytes { sha256($0) }
-    }
-}
