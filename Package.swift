@@ -62,7 +62,8 @@ let package = Package(
         // its provenance and licence: data only, kept apart from the code.
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),
         .target(
-            name: "CredFile", dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "CredFileBlocklist"]),
+            name: "CredFile",
+            dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "CredFileBlocklist"]),
         .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile", "CMicroHTTPD", "CSystemd"]),
         // An example server-side client of the library (public names only), and the
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.

@@ -35,7 +35,8 @@ extension CredentialStore {
                 }
                 try changes.replaceSecret(of: line, with: "!" + hashed.secret)
             case .unsupportedHash, .malformed:
-                throw CredFileError(.malformedFile, "line \(line.number): cannot lock this entry: it holds no hash credfile verifies")
+                throw CredFileError(
+                    .malformedFile, "line \(line.number): cannot lock this entry: it holds no hash credfile verifies")
             }
             return (changes, true)
         }

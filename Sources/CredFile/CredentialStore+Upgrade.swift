@@ -80,7 +80,8 @@ extension CredentialStore {
         do {
             // The census: one pass over a snapshot, kept no longer than this scope.
             let snapshot = try upgradeBytes()
-            UpgradeScan.forEachLine(in: snapshot, from: UpgradeScan.firstLineStart(in: snapshot)) { number, content, _ in
+            UpgradeScan.forEachLine(in: snapshot, from: UpgradeScan.firstLineStart(in: snapshot)) {
+                number, content, _ in
                 guard case .entry(let found) = LineClassifier.classify(snapshot[content]) else { return true }
                 let entry = found.judged(by: policy)  // over a cost limit: malformed (SPEC §3.1)
                 switch entry.secret {
@@ -121,7 +122,7 @@ extension CredentialStore {
             let bytes: [UInt8]
             do {
                 bytes = try upgradeBytes()
-            } catch where summary.upgraded + summary.skipped >= total {
+            } catch  where summary.upgraded + summary.skipped >= total {
                 // Every entry the census found is committed (or was changed by another
                 // writer): a failed look for entries added meanwhile fails nothing this
                 // run was asked to do.

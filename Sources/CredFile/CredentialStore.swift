@@ -400,7 +400,8 @@ public struct CredentialStore: Sendable {
         guard let entry = line.entry else { throw CredFileError(.userNotFound, "user does not exist") }
         if let reason = entry.malformation {
             throw CredFileError(
-                .malformedFile, "line \(line.number): the entry of this user is malformed (\(reason)); fix or delete it first")
+                .malformedFile,
+                "line \(line.number): the entry of this user is malformed (\(reason)); fix or delete it first")
         }
         return line
     }

@@ -4,8 +4,9 @@ import Testing
 /// ``option`` and ``word`` are typed where a password might be given by mistake, so "no
 /// password ever appears in any output" is a substring search for each of ``all``.
 public enum Canary {
-    /// Part of every password the file-level tests use.
-    public static let marker = "Sekr3t-Qv8x-Wm2k"  // 16 characters: every password made of it is long enough for SPEC §8
+    /// Part of every password the file-level tests use (16 characters: every password
+    /// made of it is long enough for SPEC §8).
+    public static let marker = "Sekr3t-Qv8x-Wm2k"
     /// An unknown option shaped like a password, typed where a usage error must not echo it.
     public static let option = "--p4ssw0rd-XYZ"
     /// A word shaped like a password, typed as an argument where none is expected.
@@ -26,7 +27,9 @@ public enum Canary {
     }
 
     /// Records an issue when `output` holds a canary or a PBKDF2 hash string.
-    public static func expectNoLeak(_ output: String, of what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    public static func expectNoLeak(
+        _ output: String, of what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let leaked = leak(in: output)
         #expect(leaked == nil, "\(leaked ?? "") leaked in the output of \(what)", sourceLocation: sourceLocation)
     }

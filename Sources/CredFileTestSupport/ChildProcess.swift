@@ -23,6 +23,7 @@ public struct ProcessResult: Sendable, CustomStringConvertible {
     /// The status as a shell reports it: the exit status, or 128 + the signal.
     public var shellStatus: Int32 { status ?? 128 + (signal ?? 0) }
 
+    /// The status, the signal and both outputs, for a failure message.
     public var description: String {
         "status \(status.map(String.init) ?? "-") signal \(signal.map(String.init) ?? "-")\nstdout: \(stdout)\nstderr: \(stderr)"
     }
@@ -107,7 +108,8 @@ public final class ChildProcess: Sendable {
         _ program: String, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil,
         directory: String? = nil, timeout: Duration = defaultTimeout
     ) throws -> ProcessResult {
-        try start(program, arguments, stdin: stdin, environment: environment, directory: directory).wait(timeout: timeout)
+        try start(program, arguments, stdin: stdin, environment: environment, directory: directory).wait(
+            timeout: timeout)
     }
 
     deinit {
@@ -253,9 +255,10 @@ public final class ChildProcess: Sendable {
 
     /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29+), declared only under
     /// `_GNU_SOURCE`, so looked up by name once.
-    private typealias AddChangeDirectory = @convention(c) (
-        UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
-    ) -> Int32
+    private typealias AddChangeDirectory =
+        @convention(c) (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
+        ) -> Int32
     private static let addChangeDirectoryFunction: AddChangeDirectory? = {
         guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addchdir_np") else { return nil }
         return unsafeBitCast(symbol, to: AddChangeDirectory.self)

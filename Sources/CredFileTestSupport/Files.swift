@@ -24,7 +24,8 @@ public func writeBytes(_ path: String, _ bytes: some Collection<UInt8>, mode: mo
     let array = Array(bytes)
     var offset = 0
     while offset < array.count {
-        let n = array.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }  // offset < count: not nil
+        // offset < count, so the base address is not nil.
+        let n = array.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
         if n < 0 && errno == EINTR { continue }
         guard n > 0 else { throw HarnessError.system("write", path) }
         offset += n

@@ -55,7 +55,8 @@ public final class SyslogDaemon {
             guard daemon.isRunning, ContinuousClock.now < deadline else {
                 let output = daemon.output
                 daemon.stop()
-                throw HarnessError("rsyslogd did not start: " + String(decoding: output.stdout + output.stderr, as: UTF8.self))
+                throw HarnessError(
+                    "rsyslogd did not start: " + String(decoding: output.stdout + output.stderr, as: UTF8.self))
             }
             usleep(20_000)
         }
@@ -89,7 +90,10 @@ public final class SyslogDaemon {
             exec "$@"
             """
         let real = directory + "/real-dev-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        return (unshare, ["--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", socket, real, program] + arguments)
+        return (
+            unshare,
+            ["--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", socket, real, program] + arguments
+        )
     }
 
     /// The lines of `file` so far (rsyslog writes each line at once).

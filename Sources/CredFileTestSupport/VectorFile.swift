@@ -49,6 +49,7 @@ public struct VectorBlock: Sendable, CustomTestStringConvertible {
         return bytes
     }
 
+    /// `FILE:LINE` of the vector, as the test's name.
     public var testDescription: String { "\(file):\(line)" }
 }
 

@@ -12,7 +12,9 @@ extension FuzzChecks {
         switch (ConfigurationSyntax.parse(input), expected) {
         case (.success(let parsed), .accepted(let settings)):
             let got = ReferenceConfiguration.flatten(parsed)
-            try expect(got == settings, "accepted with \(got.count) settings, the reference reads \(settings.count) (or others)")
+            try expect(
+                got == settings,
+                "accepted with \(got.count) settings, the reference reads \(settings.count) (or others)")
             // Canonical text of the same settings reads back the same (line numbers aside).
             var text = ""
             var part: String? = nil
@@ -25,7 +27,9 @@ extension FuzzChecks {
                 throw FuzzFailure(description: "the canonical text of an accepted file is refused")
             }
             let reread = ReferenceConfiguration.flatten(again).map { ($0.part, $0.name, $0.value) }
-            try expect(reread.elementsEqual(settings.map { ($0.part, $0.name, $0.value) }, by: ==), "the canonical text reads otherwise")
+            try expect(
+                reread.elementsEqual(settings.map { ($0.part, $0.name, $0.value) }, by: ==),
+                "the canonical text reads otherwise")
         case (.failure(let problem), .refused(let line)):
             try expect(problem.line == line, "refused at line \(problem.line), the reference refuses line \(line)")
             let refusal: CredFileError?
@@ -35,13 +39,19 @@ extension FuzzChecks {
             } catch {
                 refusal = error
             }
-            guard let refusal else { throw FuzzFailure(description: "CredFileConfiguration accepted what ConfigurationSyntax refused") }
+            guard let refusal else {
+                throw FuzzFailure(description: "CredFileConfiguration accepted what ConfigurationSyntax refused")
+            }
             let place = line > 0 ? "fuzz.conf:\(line): " : "fuzz.conf: "
-            try expect(refusal.code == .usage && refusal.message == place + problem.description, "the error is not \(place)<reason>")
+            try expect(
+                refusal.code == .usage && refusal.message == place + problem.description,
+                "the error is not \(place)<reason>")
             // A bad value is named by its key and what the key takes, never quoted.
             if case .badValue(let key, let expected) = problem.reason {
                 let kind = Setting.keys.first { $0.name == key }?.kind
-                try expect(kind?.expectation == expected && problem.description == "\(key) takes \(expected)", "a bad value's message")
+                try expect(
+                    kind?.expectation == expected && problem.description == "\(key) takes \(expected)",
+                    "a bad value's message")
             }
         case (.success, .refused(let line)):
             throw FuzzFailure(description: "accepted; the reference refuses line \(line)")
@@ -59,12 +69,16 @@ package enum ReferenceConfiguration {
     public struct Read: Equatable, Sendable {
         /// The section's path, nil for the top part.
         public var part: String?
+        /// The key.
         public var name: String
+        /// The value, read as the key's kind.
         public var value: SettingValue
+        /// The line (1-based).
         public var line: Int
         /// The value as written (trimmed); not compared.
         public var raw: String = ""
 
+        /// Equal in everything but ``raw``.
         public static func == (a: Self, b: Self) -> Bool {
             a.part == b.part && a.name == b.name && a.value == b.value && a.line == b.line
         }
@@ -132,7 +146,8 @@ package enum ReferenceConfiguration {
             // range holds, so a longer run of digits is out of range.
             guard !raw.isEmpty, raw.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
             let significant = Array(raw.drop { $0 == 48 })
-            guard let n = significant.isEmpty ? 0 : decimal(significant), n >= range.lowerBound, n <= range.upperBound else {
+            guard let n = significant.isEmpty ? 0 : decimal(significant), n >= range.lowerBound, n <= range.upperBound
+            else {
                 return nil
             }
             return .number(n)
@@ -153,7 +168,9 @@ package enum ReferenceConfiguration {
             return mode <= 4095 ? .number(mode) : nil
         case .size(let range):
             // Digits without a leading zero, then nothing or one unit of 1024^1…1024^4.
-            let units: [(String, Int)] = [("KiB", 1), ("MiB", 2), ("GiB", 3), ("TiB", 4), ("K", 1), ("M", 2), ("G", 3), ("T", 4)]
+            let units: [(String, Int)] = [
+                ("KiB", 1), ("MiB", 2), ("GiB", 3), ("TiB", 4), ("K", 1), ("M", 2), ("G", 3), ("T", 4),
+            ]
             let unit = units.first { text.hasSuffix($0.0) }
             let digits = Array(raw.dropLast(unit?.0.utf8.count ?? 0))
             guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
@@ -205,7 +222,8 @@ package enum ReferenceConfiguration {
                 if seen.contains(mark) { return .refused(line: number) }
                 seen.insert(mark)
             }
-            read.append(Read(part: part, name: name, value: value, line: number, raw: String(decoding: raw, as: UTF8.self)))
+            read.append(
+                Read(part: part, name: name, value: value, line: number, raw: String(decoding: raw, as: UTF8.self)))
         }
         return .accepted(read)
     }

@@ -70,14 +70,16 @@ public enum FuzzChecks {
         var rebuilt = file.hasBOM ? CredentialFile.bom : []
         for line in lines { rebuilt += line.content + line.ending.bytes }
         try expect(rebuilt == input, "BOM + lines + endings differ from the input")
-        try expect(lines.count == reference.lines.count && file.lineCount == lines.count,
+        try expect(
+            lines.count == reference.lines.count && file.lineCount == lines.count,
             "\(lines.count) lines, the reference has \(reference.lines.count)")
 
         var kinds: [Reference.Kind] = []
         for (line, expected) in zip(lines, reference.lines) {
             let where_ = "line \(line.number)"
             try expect(line.number == kinds.count + 1, "\(where_) is numbered out of order")
-            try expect(Array(line.content) == expected.content && line.ending == expected.ending,
+            try expect(
+                Array(line.content) == expected.content && line.ending == expected.ending,
                 "\(where_): content or ending differs from the reference split")
             let kind = Reference.classify(expected.content)
             kinds.append(kind)
@@ -118,7 +120,8 @@ public enum FuzzChecks {
                         && hash.checksum == r.checksum, "\(at): hash fields differ from the reference")
                 try expect(Array(hash.string.utf8) == secretBytes, "\(at): the hash does not format back to the secret")
             default:
-                throw FuzzFailure(description: "\(at): secret is \(entry.secret.storageDescription), the reference says \(secret)")
+                throw FuzzFailure(
+                    description: "\(at): secret is \(entry.secret.storageDescription), the reference says \(secret)")
             }
             guard !entry.isMalformed else { return }
             // SPEC §2, rule by rule, for an entry that can authenticate.
@@ -129,7 +132,8 @@ public enum FuzzChecks {
             try expect(!content.contains(where: Reference.isControl), "\(at): control byte")
             try expect(String(validating: content, as: UTF8.self) != nil, "\(at): not UTF-8")
             let meaning = Reference.classifySecret(secretBytes)
-            let hashSyntax = secretBytes.first == UInt8(ascii: "$") || (meaning != .plaintext && meaning != .locked(.peer))
+            let hashSyntax =
+                secretBytes.first == UInt8(ascii: "$") || (meaning != .plaintext && meaning != .locked(.peer))
             if hashSyntax, case .plaintext = entry.secret {
                 throw FuzzFailure(description: "\(at): a secret with hash syntax is plaintext")
             }
@@ -151,19 +155,26 @@ public enum FuzzChecks {
         for (index, name) in names.enumerated() {
             var expected: [Int] = []
             for (index, kind) in kinds.enumerated() {
-                if case .entry(let username, _, _) = kind, Reference.names(username, name) { expected.append(index + 1) }
+                if case .entry(let username, _, _) = kind, Reference.names(username, name) {
+                    expected.append(index + 1)
+                }
             }
             let first = file.firstEntry(named: name)?.number
-            try expect(first == expected.first, "firstEntry(named:) of a \(name.utf8.count)-byte name is line \(first ?? 0), expected \(expected.first ?? 0)")
+            try expect(
+                first == expected.first,
+                "firstEntry(named:) of a \(name.utf8.count)-byte name is line \(first ?? 0), expected \(expected.first ?? 0)"
+            )
             if index == 0 {  // entries(named:) classifies every line: once is enough
-                try expect(file.entries(named: name).map(\.number) == expected, "entries(named:) differs from the reference")
+                try expect(
+                    file.entries(named: name).map(\.number) == expected, "entries(named:) differs from the reference")
             }
         }
 
         var seen = Set<Reference.Key>()
         var effective: [Int] = []
         for (index, kind) in kinds.enumerated() {
-            if case .entry(let username?, _, _) = kind, !username.isEmpty, seen.insert(Reference.Key(username)).inserted {
+            if case .entry(let username?, _, _) = kind, !username.isEmpty, seen.insert(Reference.Key(username)).inserted
+            {
                 effective.append(index + 1)
             }
         }
@@ -209,18 +220,23 @@ public enum FuzzChecks {
         if plaintext.isEmpty {
             try expect(summaries.isEmpty, "a plaintext warning without plaintext entries")
         } else {
-            try expect(summaries.count == 1 && summaries[0].line == plaintext[0] && summaries[0].severity == .warning,
+            try expect(
+                summaries.count == 1 && summaries[0].line == plaintext[0] && summaries[0].severity == .warning,
                 "not one plaintext warning at the first plaintext entry")
             try expect(summaries[0].detail == .plaintext(count: plaintext.count), "the plaintext warning miscounts")
         }
         // Each kind has its severity; a library finding never tells an app what to run.
         for finding in findings {
             let errorKinds: Set<Finding.Kind> = [.malformedEntry, .duplicate, .unsupportedHash]
-            try expect((finding.severity == .error) == errorKinds.contains(finding.kind), "line \(finding.line): \(finding.kind) is an \(finding.severity)")
-            try expect(!finding.message.contains("credfile"), "line \(finding.line): a library finding gives CLI advice")
+            try expect(
+                (finding.severity == .error) == errorKinds.contains(finding.kind),
+                "line \(finding.line): \(finding.kind) is an \(finding.severity)")
+            try expect(
+                !finding.message.contains("credfile"), "line \(finding.line): a library finding gives CLI advice")
             // Names are shown escaped: nothing in a message can move the cursor, turn the
             // text around or hide (the backslash only starts an escape).
-            try expect(!finding.message.unicodeScalars.contains { $0 != "\\" && Escaped.needsEscape($0) },
+            try expect(
+                !finding.message.unicodeScalars.contains { $0 != "\\" && Escaped.needsEscape($0) },
                 "line \(finding.line): a finding shows a character raw that must be escaped")
         }
 
@@ -263,16 +279,24 @@ public enum FuzzChecks {
                 let secret = "s\(line.number)"
                 let replaced = (username ?? []) + [UInt8(ascii: ",")] + Array(secret.utf8)
                 var wellFormed = false
-                if case .entry(let name?, _, let meaning) = Reference.classify(replaced), !name.isEmpty, meaning != .malformed {
+                if case .entry(let name?, _, let meaning) = Reference.classify(replaced), !name.isEmpty,
+                    meaning != .malformed
+                {
                     wellFormed = true
                 }
                 let accepted = (try? changes.replaceSecret(of: line, with: secret)) != nil
-                try expect(accepted == wellFormed, "replaceSecret \(accepted ? "accepted" : "refused") a line the reference calls \(wellFormed ? "well-formed" : "malformed")")
+                try expect(
+                    accepted == wellFormed,
+                    "replaceSecret \(accepted ? "accepted" : "refused") a line the reference calls \(wellFormed ? "well-formed" : "malformed")"
+                )
                 expected.append(accepted ? Reference.Line(content: replaced, ending: ref.ending) : ref)
             default: expected.append(ref)
             }
         }
-        let name = lastUsername.map { String(decoding: $0, as: UTF8.self) }.flatMap { Reference.usernameIsValid($0) ? $0 : nil } ?? "fuzz"
+        let name =
+            lastUsername.map { String(decoding: $0, as: UTF8.self) }.flatMap {
+                Reference.usernameIsValid($0) ? $0 : nil
+            } ?? "fuzz"
         let appends = Int(random.next() % 3)
         for _ in 0..<appends {
             do {
@@ -290,16 +314,20 @@ public enum FuzzChecks {
 
         let reparsed = Reference.split(output)
         if appends > 0, let last = expected.last, last.ending == .none {
-            try expect(reparsed.lines.count > expected.count - 1 && reparsed.lines[expected.count - 1].ending != .none,
+            try expect(
+                reparsed.lines.count > expected.count - 1 && reparsed.lines[expected.count - 1].ending != .none,
                 "the last line did not gain an ending before an append")
             expected[expected.count - 1].ending = reparsed.lines[expected.count - 1].ending
         }
         for _ in 0..<appends { expected.append(Reference.Line(content: Array("\(name),appended".utf8), ending: .lf)) }
         if reference.bom { try expect(reparsed.bom, "the BOM was lost") }
         for (index, (got, want)) in zip(reparsed.lines, expected).enumerated() {
-            try expect(got == want, "after edits, line \(index + 1) of the output is not what was kept, replaced or appended")
+            try expect(
+                got == want, "after edits, line \(index + 1) of the output is not what was kept, replaced or appended")
         }
-        try expect(reparsed.lines.count == expected.count, "after edits, \(reparsed.lines.count) lines, expected \(expected.count)")
+        try expect(
+            reparsed.lines.count == expected.count,
+            "after edits, \(reparsed.lines.count) lines, expected \(expected.count)")
     }
 
     // MARK: FuzzHash
@@ -311,7 +339,9 @@ public enum FuzzChecks {
     public static func hash(_ input: [UInt8]) throws(FuzzFailure) {
         let parsed = try? PasswordHash(parsing: input)
         let expected = Reference.parseHash(input)
-        try expect((parsed == nil) == (expected == nil), parsed == nil ? "a valid hash was refused" : "an invalid hash was accepted")
+        try expect(
+            (parsed == nil) == (expected == nil),
+            parsed == nil ? "a valid hash was refused" : "an invalid hash was accepted")
         if let hash = parsed, let expected {
             try expect(
                 hash.algorithm == expected.algorithm && hash.rounds == expected.rounds && hash.salt == expected.salt
@@ -341,9 +371,14 @@ public enum FuzzChecks {
         let valid = (1...2_147_483_647).contains(rounds) && saltCount <= 1024 && checksumCount == algorithm.digestCount
         do {
             let made = try PasswordHash(algorithm: algorithm, rounds: rounds, salt: salt, checksum: checksum)
-            try expect(valid, "PasswordHash(algorithm:rounds:salt:checksum:) accepted rounds \(rounds), salt \(saltCount), checksum \(checksumCount)")
+            try expect(
+                valid,
+                "PasswordHash(algorithm:rounds:salt:checksum:) accepted rounds \(rounds), salt \(saltCount), checksum \(checksumCount)"
+            )
             let text = made.string
-            try expect(text == "$pbkdf2-\(algorithm)$\(rounds)$\(Reference.encodeBase64(salt))$\(Reference.encodeBase64(checksum))",
+            try expect(
+                text
+                    == "$pbkdf2-\(algorithm)$\(rounds)$\(Reference.encodeBase64(salt))$\(Reference.encodeBase64(checksum))",
                 "string differs from the reference encoding")
             try expect((try? PasswordHash(parsing: text.utf8)) == made, "a formatted hash does not parse back")
         } catch let failure as FuzzFailure {
@@ -357,8 +392,11 @@ public enum FuzzChecks {
             let made = try? PasswordHash(hashing: Password(utf8: rest.prefix(24)), policy: policy)
         else { throw FuzzFailure(description: "hashing with a tiny policy failed") }
         try expect((try? PasswordHash(parsing: made.string.utf8)) == made, "a new hash does not parse back")
-        try expect((try? made.verify(Password(utf8: rest.prefix(24)))) == true, "a new hash does not verify its password")
-        try expect((try? made.verify(Password(utf8: rest.prefix(24) + [0x21]))) == false, "a new hash verifies another password")
+        try expect(
+            (try? made.verify(Password(utf8: rest.prefix(24)))) == true, "a new hash does not verify its password")
+        try expect(
+            (try? made.verify(Password(utf8: rest.prefix(24) + [0x21]))) == false,
+            "a new hash verifies another password")
     }
 
     // MARK: Helpers

@@ -23,7 +23,9 @@ extension FuzzChecks {
             try expect(error.code == .usage, "\(format): error code \(error.code)")
             let number = error.message.dropFirst("line ".count).prefix { $0.isNumber }
             try expect(error.message.hasPrefix("line "), "\(format): the error names no line")
-            try expect(Int(number).map { (1...max(lines.count, 1)).contains($0) } ?? false, "\(format): the error names line \(number) of \(lines.count)")
+            try expect(
+                Int(number).map { (1...max(lines.count, 1)).contains($0) } ?? false,
+                "\(format): the error names line \(number) of \(lines.count)")
             return
         } catch {
             throw FuzzFailure(description: "\(format): an error that is not a CredFileError: \(error)")
@@ -40,7 +42,8 @@ extension FuzzChecks {
         }
         for skipped in batch.skipped {
             try expect(format == .shadow || format == .dovecot, "\(format): skipped a user")
-            try expect(lines[skipped.line - 1].starts(with: Array(skipped.username.utf8) + [UInt8(ascii: ":")]),
+            try expect(
+                lines[skipped.line - 1].starts(with: Array(skipped.username.utf8) + [UInt8(ascii: ":")]),
                 "\(format): line \(skipped.line): the skipped name is not the line's")
             names.append(skipped.username)
         }
@@ -53,7 +56,9 @@ extension FuzzChecks {
         let path = directory + "/usuarios.txt"
         unlink(path)
         defer { unlink(path) }
-        guard let policy = try? HashPolicy(rounds: 1) else { throw FuzzFailure(description: "HashPolicy(rounds: 1) refused") }
+        guard let policy = try? HashPolicy(rounds: 1) else {
+            throw FuzzFailure(description: "HashPolicy(rounds: 1) refused")
+        }
         let store = CredentialStore(path: path, policy: policy)
         do {
             let counts = try store.importHashes(batch.users)
@@ -63,7 +68,9 @@ extension FuzzChecks {
         }
         guard !batch.users.isEmpty else { return }
         let written = Array((try? store.read().lines.map { Array($0.content) }) ?? [])
-        try expect(written == batch.users.map { Array("\($0.username),\($0.secret)".utf8) }, "\(format): the file is not user,secret per user")
+        try expect(
+            written == batch.users.map { Array("\($0.username),\($0.secret)".utf8) },
+            "\(format): the file is not user,secret per user")
     }
 
     /// The input's lines, LF removed, one CR before it removed.
@@ -81,7 +88,9 @@ extension FuzzChecks {
         try expect(line.starts(with: prefix), "\(format): line \(user.line): the name is not the line's")
         let rest = Array(line.dropFirst(prefix.count))
         let secret = Array(user.secret.utf8)
-        try expect(!secret.isEmpty && !secret.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D }, "\(format): line \(user.line): bad secret bytes")
+        try expect(
+            !secret.isEmpty && !secret.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D },
+            "\(format): line \(user.line): bad secret bytes")
         let field = Array(rest.prefix { $0 != UInt8(ascii: ":") })
         let crypt = Array("{CRYPT}".utf8)
         switch format {
@@ -97,16 +106,20 @@ extension FuzzChecks {
                     && String(decoding: field.prefix(scheme.utf8.count), as: UTF8.self).uppercased() == scheme
             }
             if plain {
-                try expect(field.hasSuffix(secret) && field.count > secret.count, "\(format): line \(user.line): the plaintext changed")
+                try expect(
+                    field.hasSuffix(secret) && field.count > secret.count,
+                    "\(format): line \(user.line): the plaintext changed")
             } else {
-                try expect(secret == field || secret == crypt + field, "\(format): line \(user.line): the secret changed")
+                try expect(
+                    secret == field || secret == crypt + field, "\(format): line \(user.line): the secret changed")
             }
         }
         // What the file will make of it: a hash, unless it came from Dovecot's {PLAIN}.
         let stored = CredentialFile(bytes: Array("x,".utf8) + secret).lines.first?.entry?.secret
         switch stored {
         case .plaintext?:
-            try expect(format == .dovecot, "\(format): line \(user.line): a secret without hash syntax was taken as a hash")
+            try expect(
+                format == .dovecot, "\(format): line \(user.line): a secret without hash syntax was taken as a hash")
         case .malformed?, nil:
             throw FuzzFailure(description: "\(format): line \(user.line): the stored secret reads as malformed")
         default: break
@@ -115,5 +128,7 @@ extension FuzzChecks {
 }
 
 extension Array where Element == UInt8 {
-    fileprivate func hasSuffix(_ suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+    fileprivate func hasSuffix(_ suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
 }

@@ -24,7 +24,9 @@ extension FuzzChecks {
         let second = first.flatMap { bytes[($0 + 1)...].firstIndex(of: 0) }
         let shouldAccept = bytes.count <= CheckpasswordRequest.maximumCount && (first ?? 0) > 0 && second != nil
         let parsed: Result<CheckpasswordRequest, CredFileError>
-        do throws(CredFileError) { parsed = .success(try CheckpasswordRequest(parsing: bytes)) } catch { parsed = .failure(error) }
+        do throws(CredFileError) { parsed = .success(try CheckpasswordRequest(parsing: bytes)) } catch {
+            parsed = .failure(error)
+        }
         switch parsed {
         case .success(let request):
             try expect(shouldAccept, "accepted a request that breaks the framing (\(bytes.count) bytes)")
@@ -52,7 +54,9 @@ extension FuzzChecks {
         let length = line.last == 0x0D ? line.count - 1 : line.count
         switch SquidHelperProtocol.parse(line) {
         case .unreadable(let channel, let reason):
-            if length > limit { try expect(reason.contains("longer than"), "a line over the limit is refused for another reason") }
+            if length > limit {
+                try expect(reason.contains("longer than"), "a line over the limit is refused for another reason")
+            }
             try checkAnswerLines(channel: channel, reason: reason)
         case .request(let request):
             try expect(length <= limit, "a request of \(length) bytes, over the \(limit)-byte limit, was read")
@@ -61,20 +65,24 @@ extension FuzzChecks {
             escaped += percentEscaped(request.username) + [0x20] + percentEscaped(password)
             switch SquidHelperProtocol.parse(escaped) {
             case .request(let again):
-                try expect(escaped.count <= limit, "an escaped request of \(escaped.count) bytes, over the limit, was read")
+                try expect(
+                    escaped.count <= limit, "an escaped request of \(escaped.count) bytes, over the limit, was read")
                 try expect(again.channel == request.channel, "the channel changed after escaping")
                 try expect(again.username == request.username, "the user changed after escaping")
-                try expect(again.password.withUnsafeBytes { Array($0) } == password, "the password changed after escaping")
+                try expect(
+                    again.password.withUnsafeBytes { Array($0) } == password, "the password changed after escaping")
             case .unreadable(let channel, let reason):
                 try expect(escaped.count > limit, "a fully escaped request of \(escaped.count) bytes does not parse")
-                try expect(reason.contains("longer than") && channel == request.channel,
+                try expect(
+                    reason.contains("longer than") && channel == request.channel,
                     "an escaped request over the limit is refused for another reason, or loses its channel")
             }
             var body = line[...]
             if body.last == 0x0D { body = body.dropLast() }
             if !body.contains(UInt8(ascii: "%")) {
                 let fields = body.split(separator: 0x20, omittingEmptySubsequences: false)
-                try expect(Array(fields[fields.count - 2]) == request.username && Array(fields[fields.count - 1]) == password,
+                try expect(
+                    Array(fields[fields.count - 2]) == request.username && Array(fields[fields.count - 1]) == password,
                     "unescaped fields are not the bytes as written")
             }
             try checkAnswerLines(channel: request.channel, reason: "x")
@@ -84,9 +92,12 @@ extension FuzzChecks {
     private static func checkAnswerLines(channel: String?, reason: String) throws(FuzzFailure) {
         for answer in [SquidHelperProtocol.Answer.ok, .err, .bh(message: reason)] {
             let bytes = answer.line(channel: channel)
-            try expect(bytes.last == 0x0A && bytes.filter { $0 == 0x0A || $0 == 0x0D }.count == 1,
+            try expect(
+                bytes.last == 0x0A && bytes.filter { $0 == 0x0A || $0 == 0x0D }.count == 1,
                 "an answer is not exactly one line")
-            if let channel { try expect(bytes.starts(with: Array((channel + " ").utf8)), "the answer does not repeat the channel") }
+            if let channel {
+                try expect(bytes.starts(with: Array((channel + " ").utf8)), "the answer does not repeat the channel")
+            }
         }
     }
 

@@ -29,7 +29,9 @@ extension FuzzChecks {
             let hash = peer.hash
             try expect(!hash.scheme.isEmpty && !hash.description.isEmpty, "a peer hash without a scheme")
             try expect(hash.estimatedWork.isFinite && hash.estimatedWork >= 0, "estimated work out of range")
-            if let cost = hash.cost { try expect(cost >= 0 && cost <= Int(UInt32.max), "cost \(cost) outside the formats' ranges") }
+            if let cost = hash.cost {
+                try expect(cost >= 0 && cost <= Int(UInt32.max), "cost \(cost) outside the formats' ranges")
+            }
             try expect(hash.estimatedMemory >= 0, "estimated memory below zero")
             // The description names the scheme, which the secret starts with too: what it must
             // never hold is the secret's material, e.g. the end of its salt or checksum.

@@ -13,7 +13,9 @@ extension FuzzChecks {
         let path = directory + "/usuarios.txt"
         unlink(path)
         defer { unlink(path) }
-        guard let policy = try? HashPolicy(rounds: 1) else { throw FuzzFailure(description: "HashPolicy(rounds: 1) refused") }
+        guard let policy = try? HashPolicy(rounds: 1) else {
+            throw FuzzFailure(description: "HashPolicy(rounds: 1) refused")
+        }
         var store = CredentialStore(path: path, policy: policy)
         // The model is SPEC §2's; SPEC §8's rules for new passwords are tested on their own
         // (PasswordPolicyTests), so the pools' short passwords keep exercising §2 here.
@@ -23,7 +25,9 @@ extension FuzzChecks {
             let expected = model.apply(op)
             if expected == .skipped { continue }
             let actual = StoreHarness.run(op, on: store, path: path)
-            try expect(actual == expected, "step \(step + 1) (\(op.label)): the store answered \(actual), the model \(expected)")
+            try expect(
+                actual == expected,
+                "step \(step + 1) (\(op.label)): the store answered \(actual), the model \(expected)")
             try StoreHarness.compare(path: path, with: model, step: step + 1, op.label)
         }
     }
@@ -184,10 +188,12 @@ enum StoreHarness {
         let file = CredentialFile(bytes: bytes)
         try FuzzChecks.expect(file.hasBOM == model.bom, "\(at): hasBOM is \(file.hasBOM)")
         let lines = Array(file.lines)
-        try FuzzChecks.expect(lines.count == model.lines.count, "\(at): \(lines.count) lines, the model has \(model.lines.count)")
+        try FuzzChecks.expect(
+            lines.count == model.lines.count, "\(at): \(lines.count) lines, the model has \(model.lines.count)")
         for (line, expected) in zip(lines, model.lines) {
             let where_ = "\(at), line \(line.number)"
-            try FuzzChecks.expect(line.ending == expected.ending, "\(where_): ending \(line.ending), expected \(expected.ending)")
+            try FuzzChecks.expect(
+                line.ending == expected.ending, "\(where_): ending \(line.ending), expected \(expected.ending)")
             switch expected.body {
             case .raw(let content):
                 try FuzzChecks.expect(Array(line.content) == content, "\(where_): content differs from the model")
@@ -201,7 +207,8 @@ enum StoreHarness {
                     else { throw FuzzFailure(description: "\(where_): not a one-round hash of the model's password") }
                 } else {
                     try FuzzChecks.expect(
-                        secret.starts(with: Array("$pbkdf2-sha256$1$".utf8)) && secret.reversed().starts(with: suffix.reversed())
+                        secret.starts(with: Array("$pbkdf2-sha256$1$".utf8))
+                            && secret.reversed().starts(with: suffix.reversed())
                             && line.entry?.isMalformed == true, "\(where_): not a hash followed by the appended bytes")
                 }
             }

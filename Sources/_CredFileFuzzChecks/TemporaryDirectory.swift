@@ -36,7 +36,9 @@ public struct TemporaryDirectory: Sendable {
     ///     Killing a process (`kill -9`) loses nothing from the page cache on either file
     ///     system, so what those tests check is the same.
     /// - Throws: ``HarnessError`` when `mkdtemp` or `realpath` fails.
-    public static func make(prefix: String = "credfile-tests", onTmpfs: Bool = false) throws(HarnessError) -> TemporaryDirectory {
+    public static func make(prefix: String = "credfile-tests", onTmpfs: Bool = false) throws(HarnessError)
+        -> TemporaryDirectory
+    {
         var base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         if base.isEmpty { base = "/tmp" }
         if onTmpfs, access("/dev/shm", W_OK) == 0 { base = "/dev/shm" }

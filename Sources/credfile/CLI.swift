@@ -130,7 +130,8 @@ enum CredFileCLI {
         while index < arguments.count {
             let argument = arguments[index]
             defer { index += 1 }
-            if let first = words.first, let command = String(validating: first.bytes, as: UTF8.self).flatMap(Command.init(named:)),
+            if let first = words.first,
+                let command = String(validating: first.bytes, as: UTF8.self).flatMap(Command.init(named:)),
                 words.count == command.arguments.firstIndex(where: { $0.kind == .program }).map({ $0 + 1 })
             {
                 // checkpassword FILE PROG [ARG…]: the rest is PROG's, byte for byte.
@@ -152,11 +153,14 @@ enum CredFileCLI {
                 nameBytes = argument[..<eq]
                 inlineValue = argument[(eq + 1)...]
             }
-            guard let name = String(validating: nameBytes, as: UTF8.self), let option = Setting.option(spelled: name) else {
+            guard let name = String(validating: nameBytes, as: UTF8.self), let option = Setting.option(spelled: name)
+            else {
                 throw CredFileError.usage("unknown option (argument \(index + 1))")
             }
             guard option.kind != .flag else {
-                guard inlineValue == nil else { throw CredFileError.usage("option \(option.optionName) takes no value") }
+                guard inlineValue == nil else {
+                    throw CredFileError.usage("option \(option.optionName) takes no value")
+                }
                 invocation.set(option, .flag(option.spelling == .plain))
                 continue
             }
@@ -165,7 +169,9 @@ enum CredFileCLI {
                 raw = inlineValue
             } else {
                 index += 1
-                guard index < arguments.count else { throw CredFileError.usage("option \(option.optionName) needs a value") }
+                guard index < arguments.count else {
+                    throw CredFileError.usage("option \(option.optionName) needs a value")
+                }
                 raw = arguments[index][...]
             }
             invocation.set(option, try value(of: option, raw))
@@ -180,9 +186,10 @@ enum CredFileCLI {
         for (position, word) in words.dropFirst().enumerated() {
             let kind = position < specs.count ? specs[position].kind : ArgumentSpec.Kind.file
             guard let text = String(validating: word.bytes, as: UTF8.self) else {
-                throw CredFileError.usage(kind == .user || kind == .optionalUser
-                    ? "username is not valid UTF-8 (argument \(word.index + 1))"
-                    : "argument \(word.index + 1) is not valid UTF-8")
+                throw CredFileError.usage(
+                    kind == .user || kind == .optionalUser
+                        ? "username is not valid UTF-8 (argument \(word.index + 1))"
+                        : "argument \(word.index + 1) is not valid UTF-8")
             }
             invocation.positionals.append(text)
         }
@@ -208,7 +215,8 @@ enum CredFileCLI {
     static func configure(_ invocation: inout Invocation, for command: Command, environment: [String: String]) throws {
         let configuration = try CredFileConfiguration.load(path: invocation.configPath, environment: environment)
         let file = command.takesFile ? invocation.positionals.first : nil
-        for (setting, values) in configuration.values(for: file) where command.accepts(setting) && invocation.values[setting.name] == nil {
+        for (setting, values) in configuration.values(for: file)
+        where command.accepts(setting) && invocation.values[setting.name] == nil {
             invocation.values[setting.name] = values
         }
     }
@@ -224,7 +232,8 @@ enum CredFileCLI {
         else {
             let count = fixed.count + (needsProgram ? 1 : 0)
             throw CredFileError.usage(
-                "\(command.name) takes \(needsProgram ? "at least " : "")\(count) argument\(count == 1 ? "" : "s"): \(usage)")
+                "\(command.name) takes \(needsProgram ? "at least " : "")\(count) argument\(count == 1 ? "" : "s"): \(usage)"
+            )
         }
         for (position, argument) in fixed.enumerated() where argument.kind == .file {
             // An empty FILE would lock and write `./.lock`, not a file anyone named.
@@ -247,7 +256,8 @@ enum CredFileCLI {
             throw CredFileError.usage("--plaintext does not apply to --hashed or --from")
         }
         if invocation.existing && (invocation.hashed || invocation.importFormat != nil) {
-            throw CredFileError.usage("--existing does not apply to --hashed or --from: hashes are never judged as new passwords")
+            throw CredFileError.usage(
+                "--existing does not apply to --hashed or --from: hashes are never judged as new passwords")
         }
     }
 }

@@ -16,13 +16,15 @@ extension CommandContext {
         var advice = ["\(Setting.iterations.name) = \(rounds)"]
         if algorithm != .sha256 { advice.append("\(Setting.algorithm.name) = \(algorithm.rawValue)") }
         if invocation.json {
-            say(JSON.object([
-                ("algorithm", JSON.string(algorithm.rawValue)), ("targetMilliseconds", String(target)),
-                ("roundsPerSecond", String(Int(fast))), ("openSSLRoundsPerSecond", String(Int(openSSL))),
-                ("rounds", String(rounds)), ("openSSLRounds", String(affordable(openSSL))),
-                ("owaspMinimum", String(HashPolicy.defaultMinimumRounds)), ("defaultRounds", String(HashPolicy.defaultRounds)),
-                ("configuration", JSON.string(advice.joined(separator: "\n"))),
-            ]))
+            say(
+                JSON.object([
+                    ("algorithm", JSON.string(algorithm.rawValue)), ("targetMilliseconds", String(target)),
+                    ("roundsPerSecond", String(Int(fast))), ("openSSLRoundsPerSecond", String(Int(openSSL))),
+                    ("rounds", String(rounds)), ("openSSLRounds", String(affordable(openSSL))),
+                    ("owaspMinimum", String(HashPolicy.defaultMinimumRounds)),
+                    ("defaultRounds", String(HashPolicy.defaultRounds)),
+                    ("configuration", JSON.string(advice.joined(separator: "\n"))),
+                ]))
             return .success
         }
         func millions(_ rate: Double) -> String {
@@ -52,19 +54,24 @@ extension CommandContext {
             forSeconds: Double(target) / 1000, memoryKiB: policy.argon2.memoryKiB, lanes: policy.argon2.lanes)
         // The advice as lines of the configuration file (SPEC §5), so it reaches every command.
         var advice = [
-            "\(Setting.algorithm.name) = \(HashPolicy.Algorithm.argon2id)", "\(Setting.memory.name) = \(fitted.memoryKiB)",
+            "\(Setting.algorithm.name) = \(HashPolicy.Algorithm.argon2id)",
+            "\(Setting.memory.name) = \(fitted.memoryKiB)",
             "\(Setting.time.name) = \(fitted.time)",
         ]
         if fitted.lanes != Argon2Parameters.owasp.lanes { advice.append("\(Setting.lanes.name) = \(fitted.lanes)") }
         let floor = Argon2Parameters.owaspFloorKiBPasses
         func milliseconds(_ seconds: Double) -> String { String(Int((seconds * 1000).rounded())) }
         if invocation.json {
-            say(JSON.object([
-                ("algorithm", JSON.string(HashPolicy.Algorithm.argon2id.rawValue)), ("targetMilliseconds", String(target)),
-                ("memoryKiB", String(fitted.memoryKiB)), ("time", String(fitted.time)), ("lanes", String(fitted.lanes)),
-                ("onePassMilliseconds", milliseconds(one)), ("twoPassesMilliseconds", milliseconds(two)),
-                ("owaspFloorKiBPasses", String(floor)), ("configuration", JSON.string(advice.joined(separator: "\n"))),
-            ]))
+            say(
+                JSON.object([
+                    ("algorithm", JSON.string(HashPolicy.Algorithm.argon2id.rawValue)),
+                    ("targetMilliseconds", String(target)),
+                    ("memoryKiB", String(fitted.memoryKiB)), ("time", String(fitted.time)),
+                    ("lanes", String(fitted.lanes)),
+                    ("onePassMilliseconds", milliseconds(one)), ("twoPassesMilliseconds", milliseconds(two)),
+                    ("owaspFloorKiBPasses", String(floor)),
+                    ("configuration", JSON.string(advice.joined(separator: "\n"))),
+                ]))
             return .success
         }
         say("Argon2id on this machine, one thread, \(policy.argon2.memoryKiB) KiB, \(policy.argon2.lanes) lane(s):")
@@ -72,7 +79,9 @@ extension CommandContext {
         say("Parameters for \(target) ms per login: \(fitted)")
         if fitted.time == Argon2Parameters.timeRange.upperBound {
             let at = one + (two - one) * Double(fitted.time - 1)
-            say("  (\(fitted.time) passes, the most, take about \(milliseconds(at)) ms: give more --memory to use the rest)")
+            say(
+                "  (\(fitted.time) passes, the most, take about \(milliseconds(at)) ms: give more --memory to use the rest)"
+            )
         }
         say("OWASP floor: memory × passes ≥ \(floor) KiB (19456 KiB × 2)   credfile default: \(Argon2Parameters.owasp)")
         if fitted.isBelowOWASPFloor { say(messages.weakArgon2(fitted.description, floor: floor)) }

@@ -44,7 +44,8 @@ struct CommandContext {
         store.passwordPolicy = try invocation.passwordPolicy()
         let minimum = store.passwordPolicy.minimumLength
         if minimum < PasswordPolicy.secondFactorMinimumLength {
-            terminal.writeError("credfile: \(messages.shortMinimumLength(minimum, floor: PasswordPolicy.secondFactorMinimumLength))\n")
+            terminal.writeError(
+                "credfile: \(messages.shortMinimumLength(minimum, floor: PasswordPolicy.secondFactorMinimumLength))\n")
         }
         return store
     }
@@ -73,7 +74,8 @@ struct CommandContext {
             }
             return Password(utf8: line)
         }
-        let first = try terminal.readSecret(prompt ?? (new ? messages.newPasswordPrompt : messages.passwordPrompt), tooLong)
+        let first = try terminal.readSecret(
+            prompt ?? (new ? messages.newPasswordPrompt : messages.passwordPrompt), tooLong)
         let password = Password(utf8: first)
         if new {
             let again = Password(utf8: try terminal.readSecret(messages.repeatPasswordPrompt, tooLong))

@@ -23,7 +23,8 @@ struct Command: Sendable, Hashable, CustomStringConvertible {
     let run: @Sendable (CommandContext) throws -> ExitStatus
 
     init(
-        _ name: String, arguments: [ArgumentSpec], options: [Setting], required: [Setting] = [], summary: String, details: String,
+        _ name: String, arguments: [ArgumentSpec], options: [Setting], required: [Setting] = [], summary: String,
+        details: String,
         run: @escaping @Sendable (CommandContext) throws -> ExitStatus
     ) {
         self.name = name
@@ -136,7 +137,8 @@ extension Command {
         Command(
             "list", arguments: [.file], options: [],
             summary: "users and how each is stored, never secrets",
-            details: "Lists the users (the first entry of each name) and how each is stored (plaintext, pbkdf2-sha256 600000, …); never a secret.",
+            details:
+                "Lists the users (the first entry of each name) and how each is stored (plaintext, pbkdf2-sha256 600000, …); never a secret.",
             run: { try $0.list() }),
         Command(
             "check", arguments: [.file], options: [.passwords] + Setting.guardKeys,
@@ -194,7 +196,10 @@ extension Command {
                 """,
             run: { try $0.pam() }),
         Command(
-            "checkpassword", arguments: [.file, ArgumentSpec(name: "PROG", kind: .program), ArgumentSpec(name: "ARG", kind: .programArguments)],
+            "checkpassword",
+            arguments: [
+                .file, ArgumentSpec(name: "PROG", kind: .program), ArgumentSpec(name: "ARG", kind: .programArguments),
+            ],
             options: Setting.guardKeys,
             summary: "the qmail checkpassword interface (Dovecot 2.3)",
             details: """
@@ -217,7 +222,8 @@ extension Command {
             run: { try $0.helper() }),
         Command(
             "serve", arguments: [.file],
-            options: [.listen, .socketMode, .socketGroup, .listenPublic, .realm, .cacheSeconds, .trustedProxy] + Setting.guardKeys,
+            options: [.listen, .socketMode, .socketGroup, .listenPublic, .realm, .cacheSeconds, .trustedProxy]
+                + Setting.guardKeys,
             summary: "an HTTP login service for nginx auth_request, Caddy forward_auth, Traefik",
             details: """
                 Answers forward-authentication requests (nginx auth_request, Caddy forward_auth, \
@@ -268,4 +274,3 @@ extension Command {
             run: { try $0.calibrate() }),
     ]
 }
-

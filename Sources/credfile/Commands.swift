@@ -20,12 +20,15 @@ extension CommandContext {
         var store = try loginStore(service: "verify")
         if invocation.upgrade { store.policy = try writingPolicy() }
         let password = try readPassword(new: false)
-        let result = try store.verify(username: user, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
+        let result = try store.verify(
+            username: user, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
         guard result.granted else {
             terminal.writeError("credfile: \(messages.wrongCredentials)\n")
             return .failure
         }
-        if let error = result.upgradeError { terminal.writeError("credfile: \(messages.upgradeFailed(error.description))\n") }
+        if let error = result.upgradeError {
+            terminal.writeError("credfile: \(messages.upgradeFailed(error.description))\n")
+        }
         return .success
     }
 
@@ -75,7 +78,8 @@ extension CommandContext {
         }
         do {
             let counts = try store.importUsers(
-                users, storage: storage, jobs: invocation.jobs ?? ParallelHasher.defaultJobs, existing: invocation.existing)
+                users, storage: storage, jobs: invocation.jobs ?? ParallelHasher.defaultJobs,
+                existing: invocation.existing)
             say(messages.imported(added: counts.added, updated: counts.updated))
         } catch let error as CredFileError {
             // The library names the item by its index: name the input line instead.
@@ -129,7 +133,9 @@ extension CommandContext {
         do {
             let batch = try ImportReader.read(input, format: invocation.importFormat ?? .hashed)
             for skipped in batch.skipped {
-                terminal.writeError("credfile: \(messages.importSkipped(Escaped.name(skipped.username), line: skipped.line, reason: skipped.reason))\n")
+                terminal.writeError(
+                    "credfile: \(messages.importSkipped(Escaped.name(skipped.username), line: skipped.line, reason: skipped.reason))\n"
+                )
             }
             let counts = try store.importHashes(batch.users)
             say(messages.imported(added: counts.added, updated: counts.updated))
@@ -153,14 +159,20 @@ extension CommandContext {
             guardFindings = loginGuard.accessFindings()
         }
         let shownFile = Escaped.path(file)
-        if invocation.json { terminal.write("{" + JSON.string("file") + ":" + JSON.string(file) + "," + JSON.string("findings") + ":[") }
+        if invocation.json {
+            terminal.write("{" + JSON.string("file") + ":" + JSON.string(file) + "," + JSON.string("findings") + ":[")
+        }
         var separator = ""
-        let counts = try store.forEachFinding(blocklisted: invocation.checkPasswords, adding: guardFindings) { finding in
+        let counts = try store.forEachFinding(blocklisted: invocation.checkPasswords, adding: guardFindings) {
+            finding in
             if invocation.json {
-                terminal.write(separator + JSON.object([
-                    ("line", "\(finding.line)"), ("severity", JSON.string(finding.severity.rawValue)),
-                    ("kind", JSON.string(finding.kind.rawValue)), ("message", JSON.string(messages.finding(finding))),
-                ]))
+                terminal.write(
+                    separator
+                        + JSON.object([
+                            ("line", "\(finding.line)"), ("severity", JSON.string(finding.severity.rawValue)),
+                            ("kind", JSON.string(finding.kind.rawValue)),
+                            ("message", JSON.string(messages.finding(finding))),
+                        ]))
                 separator = ","
             } else {
                 // A finding about the whole file (line 0) is printed without a line.
@@ -216,7 +228,10 @@ extension CommandContext {
         } else if summary.upgraded == 0 && summary.skipped == 0 && !summary.stopped {
             say(messages.nothingToUpgrade)
         } else {
-            say(messages.upgraded(summary.upgraded, skipped: summary.skipped, hashed: summary.alreadyHashed, seconds: summary.seconds))
+            say(
+                messages.upgraded(
+                    summary.upgraded, skipped: summary.skipped, hashed: summary.alreadyHashed, seconds: summary.seconds)
+            )
         }
         if !summary.malformedLines.isEmpty { say(messages.malformedKept(summary.malformedLines)) }
         if summary.weak > 0 { say(messages.weakLeft(summary.weak)) }

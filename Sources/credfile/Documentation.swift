@@ -28,7 +28,8 @@ enum Documentation {
             page += [".RI [ options ]", ".br"]
         }
         page += [".SH DESCRIPTION"]
-        paragraph("""
+        paragraph(
+            """
             credfile keeps the files of `username,password` lines that small apps use for their logins \
             (the format of the SwiftUI app it comes from), and fixes what such apps get wrong: a login \
             compares the whole username and password, never a substring; passwords are stored as salted \
@@ -36,7 +37,8 @@ enum Documentation {
             rewrite under a lock; and hashes written by htpasswd, Django, Werkzeug, mosquitto, Dovecot, \
             OpenLDAP and crypt(3) are verified as they are.
             """)
-        paragraph("""
+        paragraph(
+            """
             Passwords are read from standard input (one line, its ending removed, at most 4096 bytes) or, \
             on a terminal, from a no-echo prompt (twice for a new password). No option takes a password.
             """)
@@ -50,7 +52,9 @@ enum Documentation {
             page += [".TP", tag, roff(text)]
         }
         page += [".SH OPTIONS"]
-        paragraph("Every command accepts the common options, even where they change nothing. Options may stand before or after the arguments; -- ends them.")
+        paragraph(
+            "Every command accepts the common options, even where they change nothing. Options may stand before or after the arguments; -- ends them."
+        )
         page += [".SS Common options"]
         for option in Setting.common { item(manTag(option), option.helpLine) }
         page += [".SS Options of some commands"]
@@ -58,7 +62,8 @@ enum Documentation {
             item(manTag(option), option.helpLine + " (" + option.commands.map(\.name).joined(separator: ", ") + ").")
         }
         page += [".SH CONFIGURATION FILE"]
-        paragraph("""
+        paragraph(
+            """
             Every option that is a setting can also be set in \(CredFileConfiguration.defaultPath) (another file: --config FILE or \
             CREDFILE_CONFIG; none is needed, but a file named that way must exist), as key = value lines whose keys are the long \
             options without --. Blank lines and lines starting with # are ignored (a # elsewhere is part of the value); values are \
@@ -71,10 +76,14 @@ enum Documentation {
             FILE:LINE, and nothing runs. The keys:
             """)
         for key in Setting.keys where !key.isHidden {
-            item("\\fB\(roff(key.name))\\fR" + (key.kind == .flag ? " = \\fIyes|no\\fR" : " = \\fI\(roff(key.placeholder ?? ""))\\fR"), key.helpLine + ".")
+            item(
+                "\\fB\(roff(key.name))\\fR"
+                    + (key.kind == .flag ? " = \\fIyes|no\\fR" : " = \\fI\(roff(key.placeholder ?? ""))\\fR"),
+                key.helpLine + ".")
         }
         page += [".SH FILE FORMAT"]
-        paragraph("""
+        paragraph(
+            """
             Bytes, read and written exactly. Lines end with LF (a CR before it belongs to the ending, and each \
             line keeps its own ending). A UTF-8 BOM at the start is kept. Blank lines and lines starting with # \
             are kept and hold no user. Every other line is username,secret, split at the first comma. A secret is \
@@ -83,24 +92,41 @@ enum Documentation {
             1200000 rounds by default. The first entry of a username wins; a malformed entry never authenticates \
             and is kept byte for byte. Usernames and passwords are compared after Unicode NFC normalization.
             """)
-        paragraph("New usernames: 1 to 255 bytes of UTF-8, no comma, no control characters (C0, DEL, U+0080 to U+009F), no leading or trailing whitespace, not starting with #. New passwords: at least 15 characters (Unicode code points after NFC; --min-length, 1 to 64) and at most 4096 bytes of UTF-8, no NUL, CR or LF; refused when on a blocklist (the built-in list of common passwords, and each --blocklist FILE: one password a line, or a sorted SHA1HEX[:count] list), compared case-insensitively with the whole password, or when it contains the username (of 3 characters or more), credfile, or the file's base name without its extension (of 4 characters or more), case-insensitively.")
+        paragraph(
+            "New usernames: 1 to 255 bytes of UTF-8, no comma, no control characters (C0, DEL, U+0080 to U+009F), no leading or trailing whitespace, not starting with #. New passwords: at least 15 characters (Unicode code points after NFC; --min-length, 1 to 64) and at most 4096 bytes of UTF-8, no NUL, CR or LF; refused when on a blocklist (the built-in list of common passwords, and each --blocklist FILE: one password a line, or a sorted SHA1HEX[:count] list), compared case-insensitively with the whole password, or when it contains the username (of 3 characters or more), credfile, or the file's base name without its extension (of 4 characters or more), case-insensitively."
+        )
         page += [".SH EXIT STATUS"]
         for (code, meaning) in Help.exitStatuses { item(".B \(code)", meaning) }
         paragraph("pam and checkpassword answer with their callers' codes: see their commands.")
         page += [".SH ENVIRONMENT"]
-        item(".B LC_ALL\n.TQ\n.B LC_MESSAGES\n.TQ\n.B LANG", "The first one set chooses the language of messages: Spanish when it starts with es, English otherwise.")
+        item(
+            ".B LC_ALL\n.TQ\n.B LC_MESSAGES\n.TQ\n.B LANG",
+            "The first one set chooses the language of messages: Spanish when it starts with es, English otherwise.")
         item(".B NO_COLOR", "credfile never writes colour; the variable is honoured trivially.")
-        item(".B CREDFILE_CONFIG", "The configuration file to read instead of \(CredFileConfiguration.defaultPath) (--config wins over it).")
-        item(".B PAM_USER\n.TQ\n.B PAM_TYPE", "The username and the PAM service type, for credfile pam (set by pam_exec).")
+        item(
+            ".B CREDFILE_CONFIG",
+            "The configuration file to read instead of \(CredFileConfiguration.defaultPath) (--config wins over it).")
+        item(
+            ".B PAM_USER\n.TQ\n.B PAM_TYPE",
+            "The username and the PAM service type, for credfile pam (set by pam_exec).")
         item(".B SWIFT_BACKTRACE", "Ignored: no crash handler or backtracer ever runs; a crash prints one line.")
         page += [".SH FILES"]
-        item(".I \(roff(CredFileConfiguration.defaultPath))", "The configuration file (see CONFIGURATION FILE), read by every command when it exists.")
+        item(
+            ".I \(roff(CredFileConfiguration.defaultPath))",
+            "The configuration file (see CONFIGURATION FILE), read by every command when it exists.")
         item(".I FILE", "The credential file, created with mode 0600 by add, import and register.")
-        item(".I FILE.lock", "The lock file beside FILE (resolved through symlinks), created 0600, never removed; every writer takes flock(2) on it, waiting at most --lock-timeout seconds.")
-        item(".I .FILE.credfile-XXXXXX", "The temporary file of an atomic rewrite, in FILE's directory; a stray one left by a crash is removed by the next write.")
+        item(
+            ".I FILE.lock",
+            "The lock file beside FILE (resolved through symlinks), created 0600, never removed; every writer takes flock(2) on it, waiting at most --lock-timeout seconds."
+        )
+        item(
+            ".I .FILE.credfile-XXXXXX",
+            "The temporary file of an atomic rewrite, in FILE's directory; a stray one left by a crash is removed by the next write."
+        )
         item(".I FILE.bak", "The previous version, with --backup.")
         page += [".SH SECURITY"]
-        paragraph("""
+        paragraph(
+            """
             No password is ever accepted on the command line, printed, or logged; usage errors never echo what \
             was typed. A login costs the same work for an unknown user, a wrong password and a right one. Names \
             and paths are printed escaped. The process cannot dump core, cannot be traced by the same user, and \
@@ -114,7 +140,10 @@ enum Documentation {
             ("Check a login from a script:", "printf '%s\\n' \"$password\" | credfile verify /etc/app.cred alice"),
             ("Hash every legacy plaintext entry:", "credfile upgrade /etc/app.cred"),
             ("Report every problem of a file:", "credfile check /etc/app.cred"),
-            ("Use the file for PAM logins (/etc/pam.d/SERVICE):", "auth required pam_exec.so expose_authtok quiet /usr/bin/credfile pam /etc/app.cred"),
+            (
+                "Use the file for PAM logins (/etc/pam.d/SERVICE):",
+                "auth required pam_exec.so expose_authtok quiet /usr/bin/credfile pam /etc/app.cred"
+            ),
         ]
         for (what, command) in examples {
             page += [".PP", roff(what), ".PP", ".RS", ".nf", roff(command), ".fi", ".RE"]
@@ -166,7 +195,8 @@ enum Documentation {
         for option in valueOptions {
             let action: String
             switch option.kind {
-            case .choice(let words): action = "COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\"))"
+            case .choice(let words):
+                action = "COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\"))"
             case .path: action = "COMPREPLY=($(compgen -f -- \"$cur\"))"
             default: action = "COMPREPLY=()"
             }
@@ -189,7 +219,8 @@ enum Documentation {
 
             """
         for command in Command.allCases where !command.options.isEmpty {
-            script += "            \(command.name)) options+=\" \(command.options.map(\.optionName).joined(separator: " "))\" ;;\n"
+            script +=
+                "            \(command.name)) options+=\" \(command.options.map(\.optionName).joined(separator: " "))\" ;;\n"
         }
         let withFile = Command.allCases.filter { !$0.arguments.isEmpty }.map(\.name).joined(separator: "|")
         script += """
@@ -218,11 +249,13 @@ enum Documentation {
     }
 
     private static func zshSpec(_ option: Setting) -> String {
-        let name = option.shortName.map { "(\(option.optionName) \($0))'{\(option.optionName),\($0)}'" } ?? option.optionName
+        let name =
+            option.shortName.map { "(\(option.optionName) \($0))'{\(option.optionName),\($0)}'" } ?? option.optionName
         let description = "[\(zshText(option.summary))]"
         switch option.kind {
         case .flag: return "'\(name)\(description)'"
-        case .choice(let words): return "'\(name)=\(description):\(option.placeholder ?? "value"):(\(words.joined(separator: " ")))'"
+        case .choice(let words):
+            return "'\(name)=\(description):\(option.placeholder ?? "value"):(\(words.joined(separator: " ")))'"
         case .path: return "'\(name)=\(description):file:_files'"
         default: return "'\(name)=\(description):\(option.placeholder ?? "value"): '"
         }
@@ -287,7 +320,9 @@ enum Documentation {
         ]
         let commands = commandNames
         for command in Command.allCases {
-            lines.append("complete -c credfile -n 'not __fish_seen_subcommand_from \(commands)' -a \(command.name) -d \(fishText(command.summary))")
+            lines.append(
+                "complete -c credfile -n 'not __fish_seen_subcommand_from \(commands)' -a \(command.name) -d \(fishText(command.summary))"
+            )
         }
         func line(_ option: Setting, condition: String?) -> String {
             var parts = ["complete -c credfile"]
@@ -305,7 +340,10 @@ enum Documentation {
         }
         for option in Setting.common { lines.append(line(option, condition: nil)) }
         for option in Setting.specific {
-            lines.append(line(option, condition: "__fish_seen_subcommand_from " + option.commands.map(\.name).joined(separator: " ")))
+            lines.append(
+                line(
+                    option,
+                    condition: "__fish_seen_subcommand_from " + option.commands.map(\.name).joined(separator: " ")))
         }
         let withFile = Command.allCases.filter { !$0.arguments.isEmpty }.map(\.name).joined(separator: " ")
         lines.append("complete -c credfile -n '__fish_seen_subcommand_from \(withFile)' -F")

@@ -11,7 +11,8 @@ extension CommandContext {
     private func adminGuard() throws -> LoginGuard? {
         guard invocation.guardsLogins else { return nil }
         return try LoginGuard(
-            credentialFile: file, state: invocation.state, policy: try invocation.guardPolicy(), log: .none, service: "admin")
+            credentialFile: file, state: invocation.state, policy: try invocation.guardPolicy(), log: .none,
+            service: "admin")
     }
 
     /// `credfile failures FILE [USER] [--reset] [--json]`: the names with recorded
@@ -31,7 +32,9 @@ extension CommandContext {
             }
             return .success
         }
-        let records = try name.map { try loginGuard.failureRecord(username: $0).map { [$0] } ?? [] } ?? loginGuard.failureRecords()
+        let records =
+            try name.map { try loginGuard.failureRecord(username: $0).map { [$0] } ?? [] }
+            ?? loginGuard.failureRecords()
         if invocation.json {
             let items = records.map { record in
                 JSON.object([

@@ -25,7 +25,10 @@ enum Help {
             """
         text += columns(Setting.common.map { ($0.helpName, $0.helpLine) })
         text += "\nOptions of some commands:\n"
-        text += columns(Setting.specific.map { ($0.helpName, "(\($0.commands.map(\.name).joined(separator: ", "))) \($0.helpLine)") })
+        text += columns(
+            Setting.specific.map {
+                ($0.helpName, "(\($0.commands.map(\.name).joined(separator: ", "))) \($0.helpLine)")
+            })
         text += """
 
             Options may stand before or after the arguments; `--` ends them.

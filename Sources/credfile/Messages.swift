@@ -6,7 +6,8 @@ struct Messages {
     let spanish: Bool
 
     init(environment: [String: String]) {
-        let locale = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy
+        let locale =
+            ["LC_ALL", "LC_MESSAGES", "LANG"].lazy
             .compactMap { environment[$0] }.first { !$0.isEmpty } ?? ""
         spanish = locale.hasPrefix("es")
     }
@@ -36,22 +37,28 @@ struct Messages {
     }
     var passwordChanged: String { t("password changed", "contraseña cambiada") }
     var secureExecRefused: String {
-        t("refusing to run set-user-ID or set-group-ID (the kernel runs this process secure-exec): credfile would act with its owner's rights for whoever runs it; install it without the set-ID bit and use sudo to let a user run it as another user",
-          "se niega a ejecutarse con set-user-ID o set-group-ID (el núcleo ejecuta este proceso en modo seguro): credfile actuaría con los derechos de su dueño para quien lo ejecute; instálelo sin el bit set-ID y use sudo para que un usuario lo ejecute como otro")
+        t(
+            "refusing to run set-user-ID or set-group-ID (the kernel runs this process secure-exec): credfile would act with its owner's rights for whoever runs it; install it without the set-ID bit and use sudo to let a user run it as another user",
+            "se niega a ejecutarse con set-user-ID o set-group-ID (el núcleo ejecuta este proceso en modo seguro): credfile actuaría con los derechos de su dueño para quien lo ejecute; instálelo sin el bit set-ID y use sudo para que un usuario lo ejecute como otro"
+        )
     }
 
     // MARK: The guard (SPEC §9)
 
     var failuresWithoutGuard: String {
-        t("failures: logins are not guarded here (--no-guard or guard = no)",
-          "failures: aquí los inicios de sesión no están protegidos (--no-guard o guard = no)")
+        t(
+            "failures: logins are not guarded here (--no-guard or guard = no)",
+            "failures: aquí los inicios de sesión no están protegidos (--no-guard o guard = no)")
     }
     func failuresReset(_ name: String, had: Bool) -> String {
-        had ? t("failures of \(name) cleared", "fallos de \(name) borrados")
+        had
+            ? t("failures of \(name) cleared", "fallos de \(name) borrados")
             : t("\(name) had no failures", "\(name) no tenía fallos")
     }
     func allFailuresReset(_ count: Int) -> String {
-        t("failures cleared (\(count) name\(count == 1 ? "" : "s"))", "fallos borrados (\(count) nombre\(count == 1 ? "" : "s"))")
+        t(
+            "failures cleared (\(count) name\(count == 1 ? "" : "s"))",
+            "fallos borrados (\(count) nombre\(count == 1 ? "" : "s"))")
     }
     func failureCount(_ count: Int) -> String {
         t("\(count) failure\(count == 1 ? "" : "s")", "\(count) fallo\(count == 1 ? "" : "s")")
@@ -62,64 +69,84 @@ struct Messages {
     var locked: String { t("user locked", "usuario bloqueado") }
     var alreadyLocked: String { t("user already locked", "el usuario ya estaba bloqueado") }
     var unlocked: String { t("user unlocked; failures cleared", "usuario desbloqueado; fallos borrados") }
-    var notLocked: String { t("user was not locked; failures cleared", "el usuario no estaba bloqueado; fallos borrados") }
+    var notLocked: String {
+        t("user was not locked; failures cleared", "el usuario no estaba bloqueado; fallos borrados")
+    }
     func removed(_ count: Int) -> String {
-        t("user removed (\(count) line\(count == 1 ? "" : "s"))", "usuario eliminado (\(count) línea\(count == 1 ? "" : "s"))")
+        t(
+            "user removed (\(count) line\(count == 1 ? "" : "s"))",
+            "usuario eliminado (\(count) línea\(count == 1 ? "" : "s"))")
     }
     /// Appended to a SPEC §8 refusal of `import`: how to bring in passwords already in use.
     var importExistingHint: String {
         t(
             "; if these passwords are already in use, import them with --existing, or keep the file and hash it with credfile upgrade",
-            "; si estas contraseñas ya están en uso, impórtelas con --existing, o conserve el archivo y cífrelo con credfile upgrade")
+            "; si estas contraseñas ya están en uso, impórtelas con --existing, o conserve el archivo y cífrelo con credfile upgrade"
+        )
     }
 
     func imported(added: Int, updated: Int) -> String {
         t("\(added) added, \(updated) updated", "\(added) añadidos, \(updated) actualizados")
     }
     func weakIterations(_ n: Int, minimum: Int) -> String {
-        t("warning: \(n) iterations is below the minimum of \(minimum) (OWASP)",
-          "aviso: \(n) iteraciones está por debajo del mínimo de \(minimum) (OWASP)")
+        t(
+            "warning: \(n) iterations is below the minimum of \(minimum) (OWASP)",
+            "aviso: \(n) iteraciones está por debajo del mínimo de \(minimum) (OWASP)")
     }
     func shortMinimumLength(_ n: Int, floor: Int) -> String {
-        t("warning: a minimum password length of \(n) is below NIST's floor of \(floor) characters",
-          "aviso: una longitud mínima de contraseña de \(n) está por debajo del mínimo de \(floor) caracteres del NIST")
+        t(
+            "warning: a minimum password length of \(n) is below NIST's floor of \(floor) characters",
+            "aviso: una longitud mínima de contraseña de \(n) está por debajo del mínimo de \(floor) caracteres del NIST"
+        )
     }
     /// What `calibrate` prints before its configuration lines.
     func weakArgon2(_ parameters: String, floor: Int) -> String {
-        t("warning: argon2id \(parameters) is below OWASP's floor of \(floor) KiB × passes",
-          "aviso: argon2id \(parameters) está por debajo del mínimo de OWASP de \(floor) KiB × pasadas")
+        t(
+            "warning: argon2id \(parameters) is below OWASP's floor of \(floor) KiB × passes",
+            "aviso: argon2id \(parameters) está por debajo del mínimo de OWASP de \(floor) KiB × pasadas")
     }
     func calibrationAdvice(file: String) -> String {
-        t("Put in \(file), in its top part (every credential file) or in a [/path/to/FILE] section (that file only):",
-          "Ponga en \(file), en su parte de arriba (todos los archivos de credenciales) o en una sección [/ruta/al/ARCHIVO] (solo ese archivo):")
+        t(
+            "Put in \(file), in its top part (every credential file) or in a [/path/to/FILE] section (that file only):",
+            "Ponga en \(file), en su parte de arriba (todos los archivos de credenciales) o en una sección [/ruta/al/ARCHIVO] (solo ese archivo):"
+        )
     }
     var nothingToUpgrade: String {
         t("nothing to upgrade: no plaintext entries", "nada que actualizar: no hay entradas en texto plano")
     }
     func upgraded(_ n: Int, skipped: Int, hashed: Int, seconds: Double) -> String {
-        t("upgraded \(n) entries in \(formatted(seconds)) s (\(hashed) already hashed\(skipped > 0 ? ", \(skipped) changed meanwhile, rerun to finish" : ""))",
-          "\(n) entradas actualizadas en \(formatted(seconds)) s (\(hashed) ya con hash\(skipped > 0 ? ", \(skipped) cambiaron entretanto, vuelva a ejecutar" : ""))")
+        t(
+            "upgraded \(n) entries in \(formatted(seconds)) s (\(hashed) already hashed\(skipped > 0 ? ", \(skipped) changed meanwhile, rerun to finish" : ""))",
+            "\(n) entradas actualizadas en \(formatted(seconds)) s (\(hashed) ya con hash\(skipped > 0 ? ", \(skipped) cambiaron entretanto, vuelva a ejecutar" : ""))"
+        )
     }
     func upgradeStopped(by signal: String, left: Int) -> String {
-        t("upgrade stopped by \(signal) after committing its finished hashes; \(left) entr\(left == 1 ? "y is" : "ies are") still plaintext: run upgrade again to continue",
-          "actualización detenida por \(signal) tras guardar los hashes terminados; quedan \(left) entradas en texto plano: vuelva a ejecutar upgrade para continuar")
+        t(
+            "upgrade stopped by \(signal) after committing its finished hashes; \(left) entr\(left == 1 ? "y is" : "ies are") still plaintext: run upgrade again to continue",
+            "actualización detenida por \(signal) tras guardar los hashes terminados; quedan \(left) entradas en texto plano: vuelva a ejecutar upgrade para continuar"
+        )
     }
     func wouldUpgrade(_ n: Int, hashed: Int) -> String {
-        t("dry run: would upgrade \(n) entries (\(hashed) already hashed); nothing written",
-          "simulación: se actualizarían \(n) entradas (\(hashed) ya con hash); nada escrito")
+        t(
+            "dry run: would upgrade \(n) entries (\(hashed) already hashed); nothing written",
+            "simulación: se actualizarían \(n) entradas (\(hashed) ya con hash); nada escrito")
     }
     func malformedKept(_ lines: [Int]) -> String {
-        t("malformed entries left as they are (they may hold a plaintext password) at line\(lines.count == 1 ? "" : "s") ",
-          "entradas malformadas sin cambios (pueden contener una contraseña en texto plano) en línea\(lines.count == 1 ? "" : "s") ")
+        t(
+            "malformed entries left as they are (they may hold a plaintext password) at line\(lines.count == 1 ? "" : "s") ",
+            "entradas malformadas sin cambios (pueden contener una contraseña en texto plano) en línea\(lines.count == 1 ? "" : "s") "
+        )
             + lines.map(String.init).joined(separator: ", ")
     }
     func weakLeft(_ n: Int) -> String {
-        t("\(n) weak hashes left (they are rehashed at the next login with --upgrade)",
-          "\(n) hashes débiles (se rehacen en el próximo inicio de sesión con --upgrade)")
+        t(
+            "\(n) weak hashes left (they are rehashed at the next login with --upgrade)",
+            "\(n) hashes débiles (se rehacen en el próximo inicio de sesión con --upgrade)")
     }
     func upgradeFailed(_ reason: String) -> String {
-        t("warning: access granted, but the entry could not be upgraded: \(reason)",
-          "aviso: acceso permitido, pero la entrada no se pudo actualizar: \(reason)")
+        t(
+            "warning: access granted, but the entry could not be upgraded: \(reason)",
+            "aviso: acceso permitido, pero la entrada no se pudo actualizar: \(reason)")
     }
 
     // MARK: What the library reports, rendered from its values (findings, refused input)
@@ -144,19 +171,24 @@ struct Messages {
         case .weakHash(let user, let scheme, _, _):
             return "hash débil\(who(user)): \(scheme) ya no resiste un ataque sin conexión"
         case .costlyHash(let user, let scheme, let times):
-            return "hash costoso\(who(user)): \(scheme) cuesta unas \(Int(times.rounded())) veces el trabajo de la política por inicio de sesión"
+            return
+                "hash costoso\(who(user)): \(scheme) cuesta unas \(Int(times.rounded())) veces el trabajo de la política por inicio de sesión"
         case .plaintext(let count):
-            return (count == 1
+            return
+                (count == 1
                 ? "contraseña en texto plano"
                 : "\(count) entradas tienen una contraseña en texto plano (esta es la primera)") + advice
         case .username(let problem):
             return "el nombre de usuario \(username(problem))"
         case .permissions(.fileAccessibleToOthers(let mode)):
-            return "el grupo u otros pueden leer o escribir el archivo (modo \(octal(mode))); los hashes filtrados se pueden atacar sin conexión"
+            return
+                "el grupo u otros pueden leer o escribir el archivo (modo \(octal(mode))); los hashes filtrados se pueden atacar sin conexión"
         case .permissions(.directoryWritableByOthers(let mode)):
-            return "otros pueden escribir en el directorio del archivo sin el bit sticky (modo \(octal(mode))); pueden reemplazar el archivo"
+            return
+                "otros pueden escribir en el directorio del archivo sin el bit sticky (modo \(octal(mode))); pueden reemplazar el archivo"
         case .blocklisted(let user):
-            return "la contraseña en texto plano\(who(user)) está en una lista de contraseñas prohibidas (de uso común o filtradas)"
+            return
+                "la contraseña en texto plano\(who(user)) está en una lista de contraseñas prohibidas (de uso común o filtradas)"
         case .guardDatabase(let problem):
             let (who, path): (String, String) =
                 switch problem {
@@ -164,7 +196,8 @@ struct Messages {
                 case .groupCannotWrite(let gid, let path): ("su grupo (gid \(gid))", path)
                 case .othersCannotWrite(let path): ("otros", path)
                 }
-            return "el archivo lo puede leer \(who), que no puede escribir la base de datos de protección \(Escaped.path(path)): "
+            return
+                "el archivo lo puede leer \(who), que no puede escribir la base de datos de protección \(Escaped.path(path)): "
                 + "sus inicios de sesión fallan (configure state con una base de datos que pueda escribir)"
         }
     }
@@ -194,16 +227,19 @@ struct Messages {
         case .emptySecret: return "secreto vacío"
         case .noComma: return "falta la coma entre usuario y secreto"
         case .controlByte(let byte, let column):
-            return "byte de control 0x\(byte < 16 ? "0" : "")\(String(byte, radix: 16, uppercase: true)) en la columna \(column)"
+            return
+                "byte de control 0x\(byte < 16 ? "0" : "")\(String(byte, radix: 16, uppercase: true)) en la columna \(column)"
         case .invalidUTF8: return "no es UTF-8 válido"
         case .lineTooLong(let limit): return "la línea supera los \(limit) bytes"
         case .malformedHash(let reason): return "hash malformado (\(reason))"
         case .tooCostly(let why):
             if let memory = why.memory {
-                return "demasiado costoso: \(why.scheme) reservaría \(TooCostly.mebibytes(memory)) MiB por inicio de sesión "
+                return
+                    "demasiado costoso: \(why.scheme) reservaría \(TooCostly.mebibytes(memory)) MiB por inicio de sesión "
                     + "(max-memory \(TooCostly.mebibytes(why.maximumMemory)) MiB)"
             }
-            return "demasiado costoso: \(why.scheme) tardaría unos \(TooCostly.seconds(why.seconds ?? 0)) s de CPU por inicio "
+            return
+                "demasiado costoso: \(why.scheme) tardaría unos \(TooCostly.seconds(why.seconds ?? 0)) s de CPU por inicio "
                 + "de sesión (max-work \(TooCostly.seconds(why.maximumSeconds ?? 0)) s)"
         }
     }
@@ -243,37 +279,46 @@ struct Messages {
     func passwordRefused(_ violation: PasswordViolation) -> String {
         switch violation {
         case .tooShort(let minimum):
-            t("password refused: it needs at least \(minimum) characters",
-              "contraseña rechazada: debe tener al menos \(minimum) caracteres")
+            t(
+                "password refused: it needs at least \(minimum) characters",
+                "contraseña rechazada: debe tener al menos \(minimum) caracteres")
         case .tooLong(let maximum):
-            t("password refused: it is longer than \(maximum) bytes",
-              "contraseña rechazada: tiene más de \(maximum) bytes")
+            t(
+                "password refused: it is longer than \(maximum) bytes",
+                "contraseña rechazada: tiene más de \(maximum) bytes")
         case .forbiddenCharacter:
-            t("password refused: it contains a NUL, CR or LF",
-              "contraseña rechazada: contiene un NUL, CR o LF")
+            t(
+                "password refused: it contains a NUL, CR or LF",
+                "contraseña rechazada: contiene un NUL, CR o LF")
         case .containsUsername:
-            t("password refused: it contains the username",
-              "contraseña rechazada: contiene el nombre de usuario")
+            t(
+                "password refused: it contains the username",
+                "contraseña rechazada: contiene el nombre de usuario")
         case .containsContextWord:
-            t("password refused: it contains the name of this file or of the program (credfile)",
-              "contraseña rechazada: contiene el nombre de este archivo o del programa (credfile)")
+            t(
+                "password refused: it contains the name of this file or of the program (credfile)",
+                "contraseña rechazada: contiene el nombre de este archivo o del programa (credfile)")
         case .blocklisted(.builtIn):
-            t("password refused: it is on the list of commonly used passwords",
-              "contraseña rechazada: está en la lista de contraseñas de uso común")
+            t(
+                "password refused: it is on the list of commonly used passwords",
+                "contraseña rechazada: está en la lista de contraseñas de uso común")
         case .blocklisted:
-            t("password refused: it is on the blocklist",
-              "contraseña rechazada: está en la lista de contraseñas prohibidas")
+            t(
+                "password refused: it is on the blocklist",
+                "contraseña rechazada: está en la lista de contraseñas prohibidas")
         }
     }
     /// `import --from shadow`: a user not imported.
     func importSkipped(_ name: String, line: Int, reason: SkippedUser.Reason) -> String {
         switch reason {
         case .locked:
-            t("standard input line \(line): \(name) skipped: the account is locked",
-              "línea \(line) de la entrada estándar: \(name) omitido: la cuenta está bloqueada")
+            t(
+                "standard input line \(line): \(name) skipped: the account is locked",
+                "línea \(line) de la entrada estándar: \(name) omitido: la cuenta está bloqueada")
         case .noPassword:
-            t("standard input line \(line): \(name) skipped: no password",
-              "línea \(line) de la entrada estándar: \(name) omitido: no tiene contraseña")
+            t(
+                "standard input line \(line): \(name) skipped: no password",
+                "línea \(line) de la entrada estándar: \(name) omitido: no tiene contraseña")
         }
     }
 

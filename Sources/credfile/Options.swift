@@ -13,10 +13,12 @@ import CredFile
 
 extension Setting {
     /// `--json`.
-    static let json = Setting("json", .flag, summary: "JSON output (list, check, upgrade, export, calibrate)", common: true, key: false)
+    static let json = Setting(
+        "json", .flag, summary: "JSON output (list, check, upgrade, export, calibrate)", common: true, key: false)
     /// `--help`, `-h`.
     static let help = Setting(
-        "help", .flag, summary: "show help (for a command after its name) and exit", common: true, key: false, shortName: "-h")
+        "help", .flag, summary: "show help (for a command after its name) and exit", common: true, key: false,
+        shortName: "-h")
     /// `--version`.
     static let version = Setting("version", .flag, summary: "show the version and exit", common: true, key: false)
     /// `--config FILE` (SPEC §5).
@@ -29,32 +31,41 @@ extension Setting {
     /// `import --existing` (SPEC §5).
     static let existing = Setting(
         "existing", .flag,
-        summary: "the passwords on stdin are already in use (a legacy list): store them without the rules for new passwords",
+        summary:
+            "the passwords on stdin are already in use (a legacy list): store them without the rules for new passwords",
         key: false)
     /// `import --hashed`.
     static let hashed = Setting(
-        "hashed", .flag, summary: "the secrets on stdin are hashes (SPEC §3), stored byte for byte, like chpasswd -e", key: false)
+        "hashed", .flag, summary: "the secrets on stdin are hashes (SPEC §3), stored byte for byte, like chpasswd -e",
+        key: false)
     /// `import --from FORMAT`.
     static let from = Setting(
         "from", .choice(ImportFormat.allCases.filter { $0 != .hashed }.map(\.rawValue)),
         summary: "read a peer's file on stdin in that format", key: false)
     /// `export --to FORMAT`.
-    static let to = Setting("to", .choice(ExportFormat.allCases.map(\.rawValue)), summary: "the output format", key: false)
+    static let to = Setting(
+        "to", .choice(ExportFormat.allCases.map(\.rawValue)), summary: "the output format", key: false)
     /// `failures --reset`.
     static let reset = Setting("reset", .flag, summary: "clear the failures of USER, or of every name", key: false)
     /// `helper --protocol NAME`.
     static let `protocol` = Setting(
-        "protocol", .choice(HelperProtocol.allCases.map(\.rawValue)), summary: "the helper protocol to speak on stdin and stdout",
+        "protocol", .choice(HelperProtocol.allCases.map(\.rawValue)),
+        summary: "the helper protocol to speak on stdin and stdout",
         key: false)
     // Hidden: for packaging (CONTRIBUTING.md), not in --help, the man page or completions.
-    static let generateMan = Setting("generate-man", .flag, summary: "print the man page (roff)", common: true, key: false, hidden: true)
+    static let generateMan = Setting(
+        "generate-man", .flag, summary: "print the man page (roff)", common: true, key: false, hidden: true)
     static let generateCompletion = Setting(
-        "generate-completion", .choice(Shell.allCases.map(\.rawValue)), summary: "print the completion script for the shell",
+        "generate-completion", .choice(Shell.allCases.map(\.rawValue)),
+        summary: "print the completion script for the shell",
         common: true, key: false, hidden: true)
 
     /// Every option of the command line, in the order help lists them.
     static let options: [Setting] =
-        keys + [json, help, version, config, dryRun, existing, hashed, from, to, reset, `protocol`, generateMan, generateCompletion]
+        keys + [
+            json, help, version, config, dryRun, existing, hashed, from, to, reset, `protocol`, generateMan,
+            generateCompletion,
+        ]
 
     /// The option spelled `spelling` (`--json`, `-h`, `--no-guard`), if any.
     static func option(spelled spelling: String) -> Setting? {
@@ -193,7 +204,8 @@ struct Invocation {
             do {
                 return try Blocklist(path: path)
             } catch let error as CredFileError where error.code == .usage {
-                throw CredFileError.usage("option --\(Setting.blocklist.name) (or \(Setting.blocklist.name) = FILE): \(error.message)")
+                throw CredFileError.usage(
+                    "option --\(Setting.blocklist.name) (or \(Setting.blocklist.name) = FILE): \(error.message)")
             }
         }
         return try PasswordPolicy(

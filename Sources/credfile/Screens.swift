@@ -9,7 +9,8 @@ extension CommandContext {
         let password = try readPassword(new: false, prompt: messages.passwordPrompt)
         var store = try loginStore(service: "login")
         if invocation.upgrade { store.policy = try writingPolicy() }
-        let result = try store.verify(username: username, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
+        let result = try store.verify(
+            username: username, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
         guard result.granted else {
             say(messages.wrongCredentials)
             return .failure
@@ -53,7 +54,9 @@ extension CommandContext {
     private func readUsername() throws -> String {
         terminal.showPrompt(messages.usernamePrompt)
         let line = try terminal.readLine() ?? []
-        guard let name = String(validating: line, as: UTF8.self) else { throw CredFileError.usage("username is not valid UTF-8") }
+        guard let name = String(validating: line, as: UTF8.self) else {
+            throw CredFileError.usage("username is not valid UTF-8")
+        }
         return name
     }
 }

@@ -53,12 +53,18 @@ struct Terminal {
         let output = StandardOutput.shared
         return Terminal(
             readInputLine: { try BoundedReader.standardInput.readLine(limit: $0, tooLong: $1) },
-            readSecret: { output.flush(); return try NoEchoPrompt.read(prompt: $0, tooLong: $1) },
-            showPrompt: { output.write($0); output.flush() },
+            readSecret: {
+                output.flush(); return try NoEchoPrompt.read(prompt: $0, tooLong: $1)
+            },
+            showPrompt: {
+                output.write($0); output.flush()
+            },
             inputIsTerminal: isatty(0) == 1,
             errorIsTerminal: isatty(2) == 1,
             write: { output.write($0) },
-            writeError: { output.flush(); _ = writeAll(2, Array($0.utf8)) },
+            writeError: {
+                output.flush(); _ = writeAll(2, Array($0.utf8))
+            },
             environment: processEnvironment(),
             flushOutput: { try output.finish() },
             isSecureExec: credfile_is_secure_exec() != 0)
@@ -89,7 +95,8 @@ struct Terminal {
         func finish() throws {
             flush()
             if let failure {
-                throw CredFileError(.io, "cannot write to standard output: write: \(String(cString: strerror(failure)))")
+                throw CredFileError(
+                    .io, "cannot write to standard output: write: \(String(cString: strerror(failure)))")
             }
         }
     }
@@ -217,10 +224,13 @@ final class BoundedReader {
         let size = readsBlocks || block ? Self.blockSize : 1
         buffer.append(contentsOf: repeatElement(0, count: size))
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + old, size) }  // the buffer is non-empty: its base address exists
+            // the buffer is non-empty: its base address exists
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + old, size) }
             if n < 0 && errno == EINTR { continue }
             buffer.removeLast(size - max(n, 0))
-            guard n >= 0 else { throw CredFileError(.io, "cannot read the input: read: \(String(cString: strerror(errno)))") }
+            guard n >= 0 else {
+                throw CredFileError(.io, "cannot read the input: read: \(String(cString: strerror(errno)))")
+            }
             return n
         }
     }

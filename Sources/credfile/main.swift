@@ -14,7 +14,9 @@ _ = credfile_map_large_allocations()
 // is refused by the parser, never repaired into another one.
 let arguments: [[UInt8]] = (1..<Int(CommandLine.argc)).map { index in
     guard let pointer = CommandLine.unsafeArgv[index] else { return [] }
-    return Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+    return Array(
+        UnsafeBufferPointer(
+            start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
 }
 // `run` flushes standard output, and fails the command when it could not be written.
 exit(CredFileCLI.run(arguments, terminal: .standard).rawValue)

@@ -164,7 +164,9 @@ import Glibc
         }
     }
 
-    @Test("memory, time and lanes outside their ranges (memory above max-memory too) are usage errors, and the file is not touched")
+    @Test(
+        "memory, time and lanes outside their ranges (memory above max-memory too) are usage errors, and the file is not touched"
+    )
     func argon2OptionsOutsideTheirRanges() throws {
         try withSession { session in
             let input = Array((session.password("naranjo-en-flor-argon2") + "\n").utf8)

@@ -9,7 +9,8 @@ import Testing
 @Suite struct BinaryTests {
     func run(_ session: CLISession, _ arguments: [String], stdin: String?, lang: String = "C") throws -> CLIResult {
         try BuiltBinary.run(
-            arguments, stdin: stdin.map { Array($0.utf8) }, in: session, environment: BuiltBinary.environment(lang: lang))
+            arguments, stdin: stdin.map { Array($0.utf8) }, in: session,
+            environment: BuiltBinary.environment(lang: lang))
     }
 
     @Test func theExecutableIsThere() throws {
@@ -28,7 +29,9 @@ import Testing
             let granted = try run(session, ["verify", file, "alice", "--iterations", "1"], stdin: pw + "\n")
             #expect(granted == CLIResult(status: 0, stdout: "", stderr: ""))
 
-            let denied = try run(session, ["verify", file, "alice", "--iterations", "1"], stdin: session.password("Wrong-2~~~~~~~~") + "\n")
+            let denied = try run(
+                session, ["verify", file, "alice", "--iterations", "1"],
+                stdin: session.password("Wrong-2~~~~~~~~") + "\n")
             let unknown = try run(session, ["verify", file, "nobody", "--iterations", "1"], stdin: pw + "\n")
             #expect(denied == CLIResult(status: 1, stdout: "", stderr: "credfile: Wrong username or password.\n"))
             #expect(unknown == denied)
@@ -42,7 +45,8 @@ import Testing
             #expect(usage.stdout.isEmpty)
 
             try session.write("bad.txt", "bob,$pbkdf2-sha256$x\n")
-            let malformed = try run(session, ["passwd", session.path("bad.txt"), "bob", "--iterations", "1"], stdin: pw + "\n")
+            let malformed = try run(
+                session, ["passwd", session.path("bad.txt"), "bob", "--iterations", "1"], stdin: pw + "\n")
             #expect(malformed.status == 4, "\(malformed)")
             expectErrorFormat(malformed)
 
@@ -60,15 +64,19 @@ import Testing
             #expect(try run(session, ["add", file, "crlf", "--iterations", "1"], stdin: crlf + "\r\n").status == 0)
             #expect(try run(session, ["add", file, "bare", "--iterations", "1"], stdin: bare).status == 0)
             // Only the first line is the password; what follows is not read.
-            #expect(try run(session, ["add", file, "first", "--iterations", "1"], stdin: bare + "\n" + crlf + "\n").status == 0)
+            #expect(
+                try run(session, ["add", file, "first", "--iterations", "1"], stdin: bare + "\n" + crlf + "\n").status
+                    == 0)
             #expect(try libraryGrants(file, "crlf", crlf))
             #expect(try libraryGrants(file, "bare", bare))
             #expect(try libraryGrants(file, "first", bare))
             #expect(!session.text("users.txt").contains("\r"))
             for ending in ["", "\n", "\r\n"] {
                 for (user, password) in [("crlf", crlf), ("bare", bare)] {
-                    let result = try run(session, ["verify", file, user, "--iterations", "1"], stdin: password + ending)
-                    #expect(result == CLIResult(status: 0, stdout: "", stderr: ""), "\(user) \(ending.debugDescription)")
+                    let result = try run(
+                        session, ["verify", file, user, "--iterations", "1"], stdin: password + ending)
+                    #expect(
+                        result == CLIResult(status: 0, stdout: "", stderr: ""), "\(user) \(ending.debugDescription)")
                 }
             }
             // A CR is part of the line ending only before LF.
@@ -86,7 +94,8 @@ import Testing
         try withSession { session in
             let file = session.path("users.txt")
             for (arguments, stdin) in [
-                (["add", file, "alice"], nil), (["add", file, "alice"], ""), (["hash"], nil), (["verify", file, "alice"], nil),
+                (["add", file, "alice"], nil), (["add", file, "alice"], ""), (["hash"], nil),
+                (["verify", file, "alice"], nil),
             ] as [([String], String?)] {
                 let result = try run(session, arguments + ["--iterations", "1"], stdin: stdin)
                 expectUsageError(result)
@@ -94,27 +103,32 @@ import Testing
             }
             #expect(!FileManager.default.fileExists(atPath: file), "nothing was written")
             let spanish = try run(session, ["hash"], stdin: nil, lang: "es_ES.UTF-8")
-            #expect(spanish.status == 2 && spanish.stderr.hasPrefix("credfile: no hay contraseña en la entrada estándar\n"))
+            #expect(
+                spanish.status == 2 && spanish.stderr.hasPrefix("credfile: no hay contraseña en la entrada estándar\n"))
         }
     }
 
     @Test func checkOutputLines() throws {
         try withSession { session in
-            let weak = try PasswordHash(hashing: Password(session.password("Weak-5~~~~~~~~~")), policy: HashPolicy(rounds: 1)).string
+            let weak = try PasswordHash(
+                hashing: Password(session.password("Weak-5~~~~~~~~~")), policy: HashPolicy(rounds: 1)
+            ).string
             try session.write(
                 "usuarios.txt",
-                "valencia,\(session.password("contrasena123"))\r\n# comment\r\nusuario2,\(weak)\r\nbob,\r\nvalencia,\(session.password("dup-6"))")
+                "valencia,\(session.password("contrasena123"))\r\n# comment\r\nusuario2,\(weak)\r\nbob,\r\nvalencia,\(session.password("dup-6"))"
+            )
             // A relative FILE is printed as given.
             let result = try run(session, ["check", "usuarios.txt"], stdin: nil)
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.isEmpty)
-            #expect(result.stdout == """
-                usuarios.txt:1: warning: plaintext password; run 'credfile upgrade'
-                usuarios.txt:3: warning: weak hash for user 'usuario2': 1 rounds, below the minimum of 600000
-                usuarios.txt:4: error: malformed entry for user 'bob': empty secret
-                usuarios.txt:5: error: duplicate entry for user 'valencia' (first at line 1); it never authenticates
+            #expect(
+                result.stdout == """
+                    usuarios.txt:1: warning: plaintext password; run 'credfile upgrade'
+                    usuarios.txt:3: warning: weak hash for user 'usuario2': 1 rounds, below the minimum of 600000
+                    usuarios.txt:4: error: malformed entry for user 'bob': empty secret
+                    usuarios.txt:5: error: duplicate entry for user 'valencia' (first at line 1); it never authenticates
 
-                """)
+                    """)
             let json = try run(session, ["check", "--json", "usuarios.txt"], stdin: nil)
             #expect(json.status == 1)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
@@ -126,7 +140,8 @@ import Testing
         try withSession { session in
             // chmod 000 does not stop root: a directory and a dangling symlink do.
             try FileManager.default.createDirectory(atPath: session.path("dir"), withIntermediateDirectories: false)
-            try FileManager.default.createSymbolicLink(atPath: session.path("link"), withDestinationPath: session.path("gone"))
+            try FileManager.default.createSymbolicLink(
+                atPath: session.path("link"), withDestinationPath: session.path("gone"))
             let pw = session.password("Io-Pass-7~~~~~~")
             for name in ["dir", "link"] {
                 let file = session.path(name)

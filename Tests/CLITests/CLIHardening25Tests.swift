@@ -14,7 +14,8 @@ import Glibc
 @Suite struct CLIHardening25Tests {
     /// A clean file (one hashed user, so `check` finds nothing) and its path.
     static func cleanFile(_ session: CLISession) throws -> String {
-        let hash = try PasswordHash(hashing: Password(session.password("Alice-Full-Disk-1")), policy: HashPolicy(rounds: 1))
+        let hash = try PasswordHash(
+            hashing: Password(session.password("Alice-Full-Disk-1")), policy: HashPolicy(rounds: 1))
         return try session.write("users.txt", "alice,\(hash.string)\n")
     }
 
@@ -44,7 +45,8 @@ import Glibc
             stdin: Array(stdin.utf8), environment: BuiltBinary.environment(), directory: session.directory)
     }
 
-    @Test("a command whose standard output cannot be written exits 5 and says so", arguments: 0..<printingCommands.count)
+    @Test(
+        "a command whose standard output cannot be written exits 5 and says so", arguments: 0..<printingCommands.count)
     func standardOutputThatFails(index: Int) throws {
         let command = Self.printingCommands[index]
         try withSession { session in
@@ -78,7 +80,9 @@ import Glibc
                 let result = try BuiltBinary.run(
                     ["upgrade", file, "--iterations", "1", "--json"], stdin: nil, in: session, environment: environment)
                 let after = CredentialFile(bytes: session.bytes("plain.txt") ?? [])
-                let plaintextLeft = after.lines.filter { if case .plaintext? = $0.entry?.secret { true } else { false } }
+                let plaintextLeft = after.lines.filter {
+                    if case .plaintext? = $0.entry?.secret { true } else { false }
+                }
                 let context = Comment(rawValue: "read \(call) fails: \(result)")
                 if plaintextLeft.isEmpty {
                     // Every hash is in the file: the run did its job.
@@ -102,15 +106,31 @@ import Glibc
     /// directory (`$CREDFILE` is the binary, `$F` the credential file, `$D` the
     /// directory): each runs `add` with `--blocklist` naming it.
     static let streamBlocklists: [(name: String, script: String)] = [
-        ("a FIFO with no writer (it must not hang)", #"mkfifo "$D/list" && exec "$CREDFILE" add "$F" carol --iterations 1 --blocklist "$D/list""#),
-        ("a FIFO with a writer", #"mkfifo "$D/list" && { printf 'Listed-Garden-Pass-1\n' > "$D/list" & } && exec "$CREDFILE" add "$F" carol --iterations 1 --blocklist "$D/list""#),
-        ("/dev/stdin on a pipe", #"printf 'Listed-Garden-Pass-1\n' | "$CREDFILE" add "$F" carol --iterations 1 --blocklist /dev/stdin"#),
-        ("a pipe as /dev/fd/3", #"printf 'Listed-Garden-Pass-1\n' | "$CREDFILE" add "$F" carol --iterations 1 --blocklist /dev/fd/3 3<&0 </dev/null"#),
+        (
+            "a FIFO with no writer (it must not hang)",
+            #"mkfifo "$D/list" && exec "$CREDFILE" add "$F" carol --iterations 1 --blocklist "$D/list""#
+        ),
+        (
+            "a FIFO with a writer",
+            #"mkfifo "$D/list" && { printf 'Listed-Garden-Pass-1\n' > "$D/list" & } && exec "$CREDFILE" add "$F" carol --iterations 1 --blocklist "$D/list""#
+        ),
+        (
+            "/dev/stdin on a pipe",
+            #"printf 'Listed-Garden-Pass-1\n' | "$CREDFILE" add "$F" carol --iterations 1 --blocklist /dev/stdin"#
+        ),
+        (
+            "a pipe as /dev/fd/3",
+            #"printf 'Listed-Garden-Pass-1\n' | "$CREDFILE" add "$F" carol --iterations 1 --blocklist /dev/fd/3 3<&0 </dev/null"#
+        ),
         ("/dev/null", #"exec "$CREDFILE" add "$F" carol --iterations 1 --blocklist /dev/null"#),
-        ("check --passwords with a FIFO", #"mkfifo "$D/list" && exec "$CREDFILE" check "$F" --passwords --blocklist "$D/list""#),
+        (
+            "check --passwords with a FIFO",
+            #"mkfifo "$D/list" && exec "$CREDFILE" check "$F" --passwords --blocklist "$D/list""#
+        ),
     ]
 
-    @Test("--blocklist that is a pipe, FIFO or device: refused (exit 2, naming the option), never an empty list, never a hang",
+    @Test(
+        "--blocklist that is a pipe, FIFO or device: refused (exit 2, naming the option), never an empty list, never a hang",
         arguments: 0..<streamBlocklists.count)
     func blocklistThatIsNotAFile(index: Int) throws {
         let row = Self.streamBlocklists[index]
@@ -158,10 +178,12 @@ import Glibc
             // Still a list: a listed password (in any case) is refused, with its line.
             let listed = try BuiltBinary.run(
                 ["import", file, "--iterations", "1", "--blocklist", listPath],
-                stdin: Array((users.prefix(3).map { $0 + "x" } + ["dora,LISTED-garden-pass-1"]).joined(separator: "\n").utf8),
+                stdin: Array(
+                    (users.prefix(3).map { $0 + "x" } + ["dora,LISTED-garden-pass-1"]).joined(separator: "\n").utf8),
                 in: session, environment: environment)
             #expect(listed.status == 2, "\(listed)")
-            #expect(listed.stderr.contains("standard input line 4: password refused: it is on the blocklist"), "\(listed)")
+            #expect(
+                listed.stderr.contains("standard input line 4: password refused: it is on the blocklist"), "\(listed)")
         }
     }
 
@@ -180,7 +202,9 @@ import Glibc
             let bounds = fields[0].split(separator: "-").compactMap { UInt(String($0), radix: 16) }
             guard bounds.count == 2, bounds[1] > bounds[0], bounds[1] - bounds[0] < 1 << 30 else { continue }
             var region = [UInt8](repeating: 0, count: Int(bounds[1] - bounds[0]))
-            let n = region.withUnsafeMutableBytes { pread(mem, $0.baseAddress, $0.count, off_t(Int64(bitPattern: UInt64(bounds[0])))) }
+            let n = region.withUnsafeMutableBytes {
+                pread(mem, $0.baseAddress, $0.count, off_t(Int64(bitPattern: UInt64(bounds[0]))))
+            }
             if n > 0 { regions.append(Array(region[..<n])) }
         }
         return regions
@@ -269,7 +293,8 @@ import Glibc
 
             """)
         let library = session.path("procstat-\(code).so")
-        let gcc = try session.spawn(try ExternalTool.path("gcc"), ["-shared", "-fPIC", "-O1", "-o", library, source, "-ldl"])
+        let gcc = try session.spawn(
+            try ExternalTool.path("gcc"), ["-shared", "-fPIC", "-O1", "-o", library, source, "-ldl"])
         guard gcc.status == 0 else { throw HarnessError("gcc: \(gcc)") }
         return library
     }
@@ -306,8 +331,10 @@ import Glibc
             let request = IntegrationHelperTests.request("alice", IntegrationHelperTests.alice.1)
             // PROG tries fd 3 itself, and the file behind it from its start.
             let result = try IntegrationHelperTests.checkpassword(
-                ["--iterations", "\(Integration.rounds)", file, "/bin/sh", "-c",
-                 "if { true <&3; } 2>/dev/null; then echo fd3-open; head -c 64 /proc/self/fd/3 | tr '\\0' ' '; else echo fd3-closed; fi"],
+                [
+                    "--iterations", "\(Integration.rounds)", file, "/bin/sh", "-c",
+                    "if { true <&3; } 2>/dev/null; then echo fd3-open; head -c 64 /proc/self/fd/3 | tr '\\0' ' '; else echo fd3-closed; fi",
+                ],
                 request: request, in: session)
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout == "fd3-closed\n", "\(result)")
@@ -328,7 +355,9 @@ import Glibc
 
             // The helper, with concurrency (its threads) and without.
             let helper = try IntegrationHelperTests.SquidHelperProcess([file] + rounds, launcher: prlimit)
-            let requests = ["0 \(user) \(password)", "1 \(user) wrong-\(password)", "\(user) \(password)", "2 nobody x"]
+            let requests = [
+                "0 \(user) \(password)", "1 \(user) wrong-\(password)", "\(user) \(password)", "2 nobody x",
+            ]
             var answers: [String] = []
             for request in requests {
                 try helper.send(request)
@@ -412,10 +441,13 @@ import Glibc
         return ""
     }
 
-    @Test("a writer waits for a held lock in the kernel's queue (blocked in flock, not polling with sleeps), gets it once it is free, and still gives up at --lock-timeout")
+    @Test(
+        "a writer waits for a held lock in the kernel's queue (blocked in flock, not polling with sleeps), gets it once it is free, and still gives up at --lock-timeout"
+    )
     func writerWaitsInTheKernel() throws {
         try withSession { session in
-            let file = try session.write("users.txt", "alice,Alice-Lock-Pass-1\nbob,Bob-Lock-Pass-22\ncarol,Carol-Lock-Pass-333\n")
+            let file = try session.write(
+                "users.txt", "alice,Alice-Lock-Pass-1\nbob,Bob-Lock-Pass-22\ncarol,Carol-Lock-Pass-333\n")
             let held = try Self.holdLock(of: file)
             let waiting = try ChildProcess.start(
                 try BuiltProduct.path("credfile"), ["delete", file, "bob", "--lock-timeout", "120"],
@@ -437,7 +469,9 @@ import Glibc
         }
     }
 
-    @Test("a signal while a writer waits for the lock does not end the wait: upgrade stopped by SIGINT commits its batch once the lock is free, then exits 130")
+    @Test(
+        "a signal while a writer waits for the lock does not end the wait: upgrade stopped by SIGINT commits its batch once the lock is free, then exits 130"
+    )
     func signalWhileWaitingForTheLock() throws {
         try withSession { session in
             let file = try session.write("users.txt", "alice,Alice-Plain-Pass-1\nbob,Bob-Plain-Pass-22\n")
@@ -453,11 +487,14 @@ import Glibc
             let result = try upgrade.wait(timeout: .seconds(60))
             #expect(result.status == 130, "\(result)")
             let after = CredentialFile(bytes: session.bytes("users.txt") ?? [])
-            #expect(after.lines.allSatisfy { if case .pbkdf2? = $0.entry?.secret { true } else { false } }, "the batch was committed")
+            #expect(
+                after.lines.allSatisfy { if case .pbkdf2? = $0.entry?.secret { true } else { false } },
+                "the batch was committed")
         }
     }
 
-    @Test("verify --upgrade and pam --upgrade answer while another writer holds the lock (the rehash is skipped), and upgrade once it is free",
+    @Test(
+        "verify --upgrade and pam --upgrade answer while another writer holds the lock (the rehash is skipped), and upgrade once it is free",
         arguments: ["verify", "pam"])
     func loginsDoNotWaitForTheLock(command: String) throws {
         try withSession { session in
@@ -513,7 +550,8 @@ import Glibc
             let size = Int(try statInfo(file).st_size)
             let json = format == "json" ? " --json" : ""
             let script = #""$0" -f %M -o "$1/rss" "$2" check "$3"\#(json) > "$1/out" 2>"$1/err"; echo $? > "$1/status""#
-            let (status, kilobytes) = try runMeasuringPeakRSS(script, [try BuiltProduct.path("credfile"), file], in: session)
+            let (status, kilobytes) = try runMeasuringPeakRSS(
+                script, [try BuiltProduct.path("credfile"), file], in: session)
             #expect(status == "1", "exit \(status); stderr: \(session.text("err"))")  // the duplicates are errors
             let out = session.bytes("out") ?? []
             let lines = out.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
@@ -544,7 +582,9 @@ import Glibc
                     environment: BuiltBinary.environment())
                 // Once the file is mapped, a moment into the passes over it, cut it in place
                 // (to nothing, or somewhere), then put it back.
-                while check.isRunning, !((try? String(contentsOfFile: "/proc/\(check.pid)/maps", encoding: .utf8)) ?? "").contains(file) {
+                while check.isRunning,
+                    !((try? String(contentsOfFile: "/proc/\(check.pid)/maps", encoding: .utf8)) ?? "").contains(file)
+                {
                     usleep(200)
                 }
                 usleep(useconds_t(random.next() % 50_000))
@@ -555,10 +595,13 @@ import Glibc
                 _ = original.withUnsafeBytes { pwrite(fd, $0.baseAddress! + cut, original.count - cut, off_t(cut)) }
                 close(fd)
                 let result = try check.wait(timeout: .seconds(300))
-                #expect(result.signal == nil, "round \(round): killed by signal \(result.signal ?? 0): \(result.stderr)")
+                #expect(
+                    result.signal == nil, "round \(round): killed by signal \(result.signal ?? 0): \(result.stderr)")
                 #expect([0, 1, 5].contains(result.status ?? -1), "round \(round): \(result)")
                 if result.status == 5 {
-                    #expect(result.stderr.contains("truncated or resized in place while it was read"), "round \(round): \(result)")
+                    #expect(
+                        result.stderr.contains("truncated or resized in place while it was read"),
+                        "round \(round): \(result)")
                 }
                 statuses[result.shellStatus, default: 0] += 1
             }

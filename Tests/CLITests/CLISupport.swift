@@ -118,7 +118,9 @@ final class CLISession {
     func expectNothingLeaked(sourceLocation: SourceLocation = #_sourceLocation) {
         for text in printed {
             for secret in passwords + Canary.all where !secret.isEmpty {
-                #expect(!text.contains(secret), "printed \(secret.debugDescription) in: \(text)", sourceLocation: sourceLocation)
+                #expect(
+                    !text.contains(secret), "printed \(secret.debugDescription) in: \(text)",
+                    sourceLocation: sourceLocation)
             }
         }
     }
@@ -235,7 +237,8 @@ extension CLISession {
         directory: String? = nil, timeout: Duration = .seconds(60)
     ) throws -> CLIResult {
         let result = CLIResult(
-            try ChildProcess.run(program, arguments, stdin: stdin, environment: environment, directory: directory, timeout: timeout))
+            try ChildProcess.run(
+                program, arguments, stdin: stdin, environment: environment, directory: directory, timeout: timeout))
         record(result.stdout, result.stderr)
         return result
     }
@@ -255,4 +258,3 @@ func runMeasuringPeakRSS(_ script: String, _ arguments: [String], in session: CL
     let kilobytes = Int(session.text("rss").split(separator: "\n").last { Int($0) != nil } ?? "") ?? Int.max
     return (status, kilobytes)
 }
-

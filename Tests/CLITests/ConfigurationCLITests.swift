@@ -14,9 +14,11 @@ import Glibc
 @Suite struct ConfigurationCLITests {
     /// Runs the binary with the password `password` (if any) on stdin.
     static func run(
-        _ session: CLISession, _ arguments: [String], password: String? = nil, environment: [String: String] = BuiltBinary.environment()
+        _ session: CLISession, _ arguments: [String], password: String? = nil,
+        environment: [String: String] = BuiltBinary.environment()
     ) throws -> CLIResult {
-        try BuiltBinary.run(arguments, stdin: password.map { Array(($0 + "\n").utf8) }, in: session, environment: environment)
+        try BuiltBinary.run(
+            arguments, stdin: password.map { Array(($0 + "\n").utf8) }, in: session, environment: environment)
     }
 
     /// The rounds `list` shows for `user` in `file`.
@@ -34,26 +36,37 @@ import Glibc
 
     /// `credfile.conf`, mode 0600.
     @discardableResult
-    static func configure(_ session: CLISession, _ text: String) throws -> String { try configure(session, "credfile.conf", text) }
+    static func configure(_ session: CLISession, _ text: String) throws -> String {
+        try configure(session, "credfile.conf", text)
+    }
 
     @Test func theCommandLineWinsOverASectionWhichWinsOverTheTopWhichWinsOverTheDefaults() throws {
         try withSession { session in
             let password = session.password("naranjo-en-flor-2026")
-            let conf = try Self.configure(session, """
+            let conf = try Self.configure(
+                session,
+                """
                 # site policy
                 iterations = 1000
                 [\(session.path("web.txt"))]
                 iterations = 2000
                 """)
             let file = session.path("web.txt")
-            #expect(try Self.run(session, ["add", file, "cli", "--config", conf, "--iterations", "3000"], password: password).status == 0)
+            #expect(
+                try Self.run(
+                    session, ["add", file, "cli", "--config", conf, "--iterations", "3000"], password: password
+                ).status == 0)
             #expect(try Self.run(session, ["add", file, "section", "--config", conf], password: password).status == 0)
-            #expect(try Self.run(session, ["add", session.path("other.txt"), "top", "--config", conf], password: password).status == 0)
+            #expect(
+                try Self.run(session, ["add", session.path("other.txt"), "top", "--config", conf], password: password)
+                    .status == 0)
             #expect(try Self.rounds(session, file, "cli") == 3000)
             #expect(try Self.rounds(session, file, "section") == 2000)
             #expect(try Self.rounds(session, session.path("other.txt"), "top") == 1000)
             // No configuration: the default.
-            #expect(try Self.run(session, ["add", file, "default", "--config", "/dev/null"], password: password).status == 0)
+            #expect(
+                try Self.run(session, ["add", file, "default", "--config", "/dev/null"], password: password).status == 0
+            )
             #expect(try Self.rounds(session, file, "default") == HashPolicy.defaultRounds)
         }
     }
@@ -65,14 +78,18 @@ import Glibc
             #expect(symlink(session.path("real.txt"), session.path("link.txt")) == 0)
             try session.write("real2.txt", "")
             #expect(symlink(session.path("real2.txt"), session.path("link2.txt")) == 0)
-            let conf = try Self.configure(session, """
+            let conf = try Self.configure(
+                session,
+                """
                 iterations = 1000
                 [\(session.path("link.txt"))]
                 iterations = 2000
                 [\(session.path("real2.txt"))]
                 iterations = 4000
                 """)
-            #expect(try Self.run(session, ["add", session.path("real.txt"), "a", "--config", conf], password: password).status == 0)
+            #expect(
+                try Self.run(session, ["add", session.path("real.txt"), "a", "--config", conf], password: password)
+                    .status == 0)
             #expect(try Self.run(session, ["add", "link2.txt", "b", "--config", conf], password: password).status == 0)
             #expect(try Self.rounds(session, session.path("real.txt"), "a") == 2000)
             #expect(try Self.rounds(session, session.path("real2.txt"), "b") == 4000)
@@ -90,12 +107,19 @@ import Glibc
     }
 
     @Test(arguments: [
-        Refusal(name: "unknown key", text: "iterations = 1000\n\niteration = 1000\n", place: ":3: unknown key 'iteration'"),
+        Refusal(
+            name: "unknown key", text: "iterations = 1000\n\niteration = 1000\n", place: ":3: unknown key 'iteration'"),
         Refusal(name: "bad value", text: "# ok\nlock-timeout = soon\n", place: ":2: lock-timeout takes seconds"),
         Refusal(name: "bad flag", text: "upgrade = maybe\n", place: ":1: upgrade takes yes, no, true or false"),
-        Refusal(name: "bad value in a section", text: "[/etc/x]\nmin-length = 0\n", place: ":2: min-length takes a whole number"),
-        Refusal(name: "group-writable", text: "iterations = 1000\n", mode: 0o620, place: ": its group or others can write it (mode 0620)"),
-        Refusal(name: "world-writable", text: "iterations = 1000\n", mode: 0o606, place: ": its group or others can write it (mode 0606)"),
+        Refusal(
+            name: "bad value in a section", text: "[/etc/x]\nmin-length = 0\n",
+            place: ":2: min-length takes a whole number"),
+        Refusal(
+            name: "group-writable", text: "iterations = 1000\n", mode: 0o620,
+            place: ": its group or others can write it (mode 0620)"),
+        Refusal(
+            name: "world-writable", text: "iterations = 1000\n", mode: 0o606,
+            place: ": its group or others can write it (mode 0606)"),
         Refusal(name: "foreign owner", text: "iterations = 1000\n", owner: 65534, place: ": it belongs to uid 65534"),
     ])
     func aBadConfigurationIsAUsageErrorNamingFileAndLineAndNothingIsWritten(_ refusal: Refusal) throws {
@@ -114,7 +138,9 @@ import Glibc
             let file = session.path("users.txt")
             for environment in [["CREDFILE_CONFIG": conf], [:]] {
                 let arguments = environment.isEmpty ? ["add", file, "ana", "--config", conf] : ["add", file, "ana"]
-                let result = try Self.run(session, arguments, password: password, environment: BuiltBinary.environment().merging(environment) { $1 })
+                let result = try Self.run(
+                    session, arguments, password: password,
+                    environment: BuiltBinary.environment().merging(environment) { $1 })
                 expectUsageError(result)
                 #expect(result.stderr.hasPrefix("credfile: \(shown)\(refusal.place)"), "\(result)")
                 #expect(!FileManager.default.fileExists(atPath: file), "a file was written on a refused configuration")
@@ -132,8 +158,12 @@ import Glibc
             let file = session.path("users.txt")
             var environment = BuiltBinary.environment()
             environment["CREDFILE_CONFIG"] = one
-            #expect(try Self.run(session, ["add", file, "env"], password: password, environment: environment).status == 0)
-            #expect(try Self.run(session, ["add", file, "flag", "--config", two], password: password, environment: environment).status == 0)
+            #expect(
+                try Self.run(session, ["add", file, "env"], password: password, environment: environment).status == 0)
+            #expect(
+                try Self.run(
+                    session, ["add", file, "flag", "--config", two], password: password, environment: environment
+                ).status == 0)
             #expect(try Self.rounds(session, file, "env") == 1000)
             #expect(try Self.rounds(session, file, "flag") == 2000)
             // Named but missing: refused. An empty CREDFILE_CONFIG is unset.
@@ -155,7 +185,8 @@ import Glibc
             expectUsageError(calibrate)  // a named file that is missing
             let advice = try Self.run(session, ["calibrate", "--target-ms", "2", "--config", "/dev/null"])
             #expect(advice.status == 0, "\(advice)")
-            let line = try #require(advice.stdoutLines.first { $0.hasPrefix("iterations = ") }.map(String.init), "\(advice)")
+            let line = try #require(
+                advice.stdoutLines.first { $0.hasPrefix("iterations = ") }.map(String.init), "\(advice)")
             #expect(advice.stdout.contains("Put in /dev/null, in its top part"), "\(advice)")
             let rounds = try #require(Int(line.dropFirst("iterations = ".count)))
             try Self.configure(session, "# from calibrate\n\(line)\nupgrade = yes\n")
@@ -163,7 +194,10 @@ import Glibc
             #expect(try Self.run(session, ["add", file, "new", "--config", conf], password: password).status == 0)
             #expect(try Self.rounds(session, file, "new") == rounds)
             // verify: `upgrade = yes` from the file, the policy's rounds from calibrate.
-            #expect(try Self.run(session, ["add", file, "old", "--iterations", "1", "--config", "/dev/null"], password: password).status == 0)
+            #expect(
+                try Self.run(
+                    session, ["add", file, "old", "--iterations", "1", "--config", "/dev/null"], password: password
+                ).status == 0)
             #expect(try Self.rounds(session, file, "old") == 1)
             #expect(try Self.run(session, ["verify", file, "old", "--config", conf], password: password).status == 0)
             #expect(try Self.rounds(session, file, "old") == rounds)
@@ -173,10 +207,12 @@ import Glibc
     @Test func aKeyForAnOptionTheCommandDoesNotTakeIsIgnored() throws {
         try withSession { session in
             let password = session.password("naranjo-en-flor-2026")
-            let conf = try Self.configure(session, "upgrade = yes\njobs = 2\nbase-dn = dc=example,dc=org\nbackup = yes\n")
+            let conf = try Self.configure(
+                session, "upgrade = yes\njobs = 2\nbase-dn = dc=example,dc=org\nbackup = yes\n")
             let file = session.path("users.txt")
             #expect(try Self.run(session, ["add", file, "ana", "--config", conf], password: password).status == 0)
-            #expect(FileManager.default.fileExists(atPath: file + ".bak") == false)  // a new file has no previous version
+            // a new file has no previous version
+            #expect(FileManager.default.fileExists(atPath: file + ".bak") == false)
             #expect(try Self.run(session, ["add", file, "bea", "--config", conf], password: password).status == 0)
             #expect(FileManager.default.fileExists(atPath: file + ".bak"), "backup = yes reaches add")
             let list = try Self.run(session, ["list", file, "--config", conf])
@@ -193,13 +229,17 @@ import Glibc
             let conf = try Self.configure(session, "blocklist = \(a)\nblocklist = \(b)\nmin-length = 6\n")
             let file = session.path("users.txt")
             for word in ["primera-palabra-larga", "segunda-palabra-larga"] {
-                let refused = try Self.run(session, ["add", file, "ana", "--config", conf], password: session.password(word))
+                let refused = try Self.run(
+                    session, ["add", file, "ana", "--config", conf], password: session.password(word))
                 expectUsageError(refused)
                 #expect(refused.stderr.contains("blocklist"), "\(refused)")
             }
-            let short = try Self.run(session, ["add", file, "ana", "--config", conf, "--iterations", "1"], password: session.password("abcdef7"))
+            let short = try Self.run(
+                session, ["add", file, "ana", "--config", conf, "--iterations", "1"],
+                password: session.password("abcdef7"))
             #expect(short.status == 0, "\(short)")
-            #expect(short.stderr.contains("warning: a minimum password length of 6 is below NIST's floor of 8"), "\(short)")
+            #expect(
+                short.stderr.contains("warning: a minimum password length of 6 is below NIST's floor of 8"), "\(short)")
         }
     }
 
@@ -210,7 +250,8 @@ import Glibc
             let refused = try Self.run(session, ["add", file, "ana", "--config", "/dev/null"], password: fourteen)
             expectUsageError(refused)
             #expect(refused.stderr.contains("at least 15 characters"), "\(refused)")
-            let eight = try Self.run(session, ["add", file, "ana", "--config", "/dev/null", "--min-length", "8", "--iterations", "1"],
+            let eight = try Self.run(
+                session, ["add", file, "ana", "--config", "/dev/null", "--min-length", "8", "--iterations", "1"],
                 password: fourteen)
             #expect(eight.status == 0 && !eight.stderr.contains("NIST"), "\(eight)")
         }

@@ -25,9 +25,10 @@ import Testing
     /// blocks are its own.
     static let pages: [String] = {
         let documentation = (try? FileManager.default.contentsOfDirectory(atPath: root + "/Documentation")) ?? []
-        return ["README.md"] + documentation.filter { $0.hasSuffix(".md") && $0 != "SPEC.md" }.sorted().map {
-            "Documentation/" + $0
-        }
+        return ["README.md"]
+            + documentation.filter { $0.hasSuffix(".md") && $0 != "SPEC.md" }.sorted().map {
+                "Documentation/" + $0
+            }
     }()
 
     /// The pages of one integration each (#28); each but the migration's (commands only)
@@ -76,12 +77,16 @@ import Testing
 
     @Test("the pages exist: the README, one page per integration, the decisions, the internals")
     func thePagesExist() {
-        for page in Self.integrationPages + ["Documentation/Decisions.md", "Documentation/Internals.md", "Benchmarks/README.md"] {
+        for page in Self.integrationPages + [
+            "Documentation/Decisions.md", "Documentation/Internals.md", "Benchmarks/README.md",
+        ] {
             #expect(FileManager.default.fileExists(atPath: Self.root + "/" + page), "\(page)")
         }
     }
 
-    @Test("every block marked as a file is that file, byte for byte; every other block is sh, text or swift", arguments: pages)
+    @Test(
+        "every block marked as a file is that file, byte for byte; every other block is sh, text or swift",
+        arguments: pages)
     func blocksAreTheExampleFiles(_ page: String) throws {
         let blocks = Self.blocks(in: try Self.text(page))
         for block in blocks {
@@ -91,11 +96,14 @@ import Testing
                 #expect(bytes != nil, "\(page):\(block.line): \(file) does not exist")
                 guard let bytes else { continue }
                 let same = Array(block.text.utf8) == bytes
-                #expect(same, "\(page):\(block.line): the block is not \(file) as it stands (python3 Scripts/sync-examples.py)")
+                #expect(
+                    same,
+                    "\(page):\(block.line): the block is not \(file) as it stands (python3 Scripts/sync-examples.py)")
             } else {
                 #expect(
                     ["sh", "text", "swift"].contains(block.info),
-                    "\(page):\(block.line): a ```\(block.info) block that is no file: make it Examples/… and mark it <!-- file: … -->")
+                    "\(page):\(block.line): a ```\(block.info) block that is no file: make it Examples/… and mark it <!-- file: … -->"
+                )
             }
         }
         if Self.integrationPages.contains(page) && page != "Documentation/migration.md" {
@@ -106,7 +114,9 @@ import Testing
     @Test("every example file a recipe page names exists, and every recipe under Examples/ is shown on a page")
     func everyRecipeIsShown() throws {
         var shown: Set<String> = []
-        for page in Self.pages { for block in Self.blocks(in: try Self.text(page)) { block.file.map { shown.insert($0) } } }
+        for page in Self.pages {
+            for block in Self.blocks(in: try Self.text(page)) { block.file.map { shown.insert($0) } }
+        }
         let examples = Self.root + "/Examples"
         for folder in try FileManager.default.contentsOfDirectory(atPath: examples).sorted() {
             guard let inside = try? FileManager.default.subpathsOfDirectory(atPath: examples + "/" + folder),
@@ -118,13 +128,17 @@ import Testing
         }
     }
 
-    @Test("every relative link of the pages leads to a file of the repository", arguments: pages + ["CONTRIBUTING.md", "SECURITY.md"])
+    @Test(
+        "every relative link of the pages leads to a file of the repository",
+        arguments: pages + ["CONTRIBUTING.md", "SECURITY.md"])
     func linksLeadSomewhere(_ page: String) throws {
         let text = try Self.text(page)
         let directory = (page as NSString).deletingLastPathComponent
         for match in text.matches(of: /\]\(([^)\s]+)\)/) {
             var target = String(match.1)
-            guard !target.hasPrefix("http://"), !target.hasPrefix("https://"), !target.hasPrefix("mailto:") else { continue }
+            guard !target.hasPrefix("http://"), !target.hasPrefix("https://"), !target.hasPrefix("mailto:") else {
+                continue
+            }
             if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
             guard !target.isEmpty else { continue }  // a link within the page
             let path = ((directory.isEmpty ? Self.root : Self.root + "/" + directory) as NSString)
@@ -141,10 +155,12 @@ import Testing
             let path = "Examples/\(caller)/credfile.conf"
             let section = try CredFileConfiguration(parsing: try readBytes(Self.root + "/" + path), source: path)
             let file = try #require(
-                try String(contentsOfFile: Self.root + "/" + path, encoding: .utf8).firstMatch(of: /\n\[([^\]]+)\]\n/)?.1,
+                try String(contentsOfFile: Self.root + "/" + path, encoding: .utf8).firstMatch(of: /\n\[([^\]]+)\]\n/)?
+                    .1,
                 "\(path) has no section")
             let state = section.value(of: .state, for: String(file))
-            #expect(state != nil && full.value(of: .state, for: String(file)) == state, "\(path) and the example disagree")
+            #expect(
+                state != nil && full.value(of: .state, for: String(file)) == state, "\(path) and the example disagree")
         }
     }
 }

@@ -21,7 +21,9 @@ import Glibc
     }
 
     /// Runs `executable arguments`, returning its exit status, stdout and stderr.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> CLIResult {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws
+        -> CLIResult
+    {
         CLIResult(try ChildProcess.run(executable, arguments, environment: environment))
     }
 
@@ -58,7 +60,9 @@ import Glibc
     }
 
     @Test func checkpasswordHandsEverythingAfterPROGToPROG() throws {
-        let invocation = try CredFileCLI.parse(["--upgrade", "checkpassword", "--", "F", "/bin/prog", "--help", "--json", "x"])
+        let invocation = try CredFileCLI.parse([
+            "--upgrade", "checkpassword", "--", "F", "/bin/prog", "--help", "--json", "x",
+        ])
         #expect(invocation.positionals == ["F"])
         #expect(invocation.programArguments == ["/bin/prog", "--help", "--json", "x"].map { Array($0.utf8) })
         #expect(invocation.upgrade && !invocation.help && !invocation.json)
@@ -66,8 +70,11 @@ import Glibc
         #expect(values.exportTarget == .ldif && values.baseDN == "dc=x" && values.skipUnexportable)
         let helper = try CredFileCLI.parse(["helper", "F", "--protocol", "squid"])
         #expect(helper.helperProtocol == .squid)
-        let passwords = try CredFileCLI.parse(["import", "F", "--from", "dovecot", "--min-length", "15", "--blocklist", "b", "--blocklist=c"])
-        #expect(passwords.importFormat == .dovecot && passwords.minimumLength == 15 && passwords.blocklists == ["b", "c"])
+        let passwords = try CredFileCLI.parse([
+            "import", "F", "--from", "dovecot", "--min-length", "15", "--blocklist", "b", "--blocklist=c",
+        ])
+        #expect(
+            passwords.importFormat == .dovecot && passwords.minimumLength == 15 && passwords.blocklists == ["b", "c"])
     }
 
     struct Misuse: CustomTestStringConvertible, Sendable {
@@ -120,24 +127,37 @@ import Glibc
             try session.write("credfile.1", generated.stdout)
             let rendered = try Self.run(
                 try ExternalTool.path("man"), ["--warnings", "-l", session.path("credfile.1")],
-                environment: ["MANWIDTH": "100", "MANPAGER": "cat", "PAGER": "cat", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"])
+                environment: [
+                    "MANWIDTH": "100", "MANPAGER": "cat", "PAGER": "cat", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
+                ])
             #expect(rendered.status == 0, "\(rendered.stderr)")
             #expect(rendered.stderr.isEmpty, "groff warnings: \(rendered.stderr)")
             let page = rendered.stdout
-            for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS", "FILE FORMAT", "EXIT STATUS",
-                            "ENVIRONMENT", "FILES", "SECURITY", "EXAMPLES", "SEE ALSO"] {
+            for section in [
+                "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS", "FILE FORMAT", "EXIT STATUS",
+                "ENVIRONMENT", "FILES", "SECURITY", "EXAMPLES", "SEE ALSO",
+            ] {
                 #expect(page.contains("\n\(section)\n"), "no \(section)")
             }
             // Every command the binary's help lists is documented.
             let help = try BuiltBinary.run(["--help"], stdin: nil, in: session)
-            let commands = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "Commands:" }.dropFirst()
-                .prefix { !$0.isEmpty }.compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil }
+            let commands = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).drop {
+                $0 != "Commands:"
+            }.dropFirst()
+                .prefix { !$0.isEmpty }.compactMap {
+                    $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil
+                }
             #expect(Set(commands) == Set(Command.allCases.map(\.name)))
-            for command in commands { #expect(page.contains("\n       \(command)"), "\(command) is not in the man page") }
+            for command in commands {
+                #expect(page.contains("\n       \(command)"), "\(command) is not in the man page")
+            }
             // --help and the man page list the same options.
             #expect(Self.optionNames(in: help.stdout) == Self.optionNames(in: page))
-            for needle in ["FILE.lock", "NO_COLOR", "LC_ALL", "pam_exec.so expose_authtok quiet /usr/bin/credfile pam /etc/app.cred",
-                           "htpasswd(1)", "chpasswd(8)", "pam_exec(8)", "credfile \(CredFileCLI.version)"] {
+            for needle in [
+                "FILE.lock", "NO_COLOR", "LC_ALL",
+                "pam_exec.so expose_authtok quiet /usr/bin/credfile pam /etc/app.cred",
+                "htpasswd(1)", "chpasswd(8)", "pam_exec(8)", "credfile \(CredFileCLI.version)",
+            ] {
                 #expect(page.contains(needle), "\(needle)")
             }
         }
@@ -167,14 +187,24 @@ import Glibc
             let bash = try ExternalTool.path("bash")
             let path = session.path("credfile.bash")
             #expect(try Self.complete(["credfile", "up"], script: path, bash: bash) == ["upgrade"])
-            #expect(try Self.complete(["credfile", "--iterations", "5", "ch"], script: path, bash: bash) == ["check", "checkpassword"])
-            #expect(try Self.complete(["credfile", "add", "--algorithm", ""], script: path, bash: bash) == ["sha256", "sha512", "argon2id"])
-            #expect(try Self.complete(["credfile", "import", "f", "--from", "h"], script: path, bash: bash) == ["htpasswd"])
+            #expect(
+                try Self.complete(["credfile", "--iterations", "5", "ch"], script: path, bash: bash) == [
+                    "check", "checkpassword",
+                ])
+            #expect(
+                try Self.complete(["credfile", "add", "--algorithm", ""], script: path, bash: bash) == [
+                    "sha256", "sha512", "argon2id",
+                ])
+            #expect(
+                try Self.complete(["credfile", "import", "f", "--from", "h"], script: path, bash: bash) == ["htpasswd"])
             #expect(try Self.complete(["credfile", "add", "--pl"], script: path, bash: bash) == ["--plaintext"])
             #expect(try Self.complete(["credfile", "list", "--pl"], script: path, bash: bash) == [])
             #expect(try Self.complete(["credfile", "list", "--lock"], script: path, bash: bash) == ["--lock-timeout"])
             try session.write("users.txt", "")
-            #expect(try Self.complete(["credfile", "list", session.path("us")], script: path, bash: bash) == [session.path("users.txt")])
+            #expect(
+                try Self.complete(["credfile", "list", session.path("us")], script: path, bash: bash) == [
+                    session.path("users.txt")
+                ])
         }
     }
 
@@ -187,35 +217,47 @@ import Glibc
             #expect(script.contains(spelled), "\(option)")
         }
         #expect(script.contains("sha256") && script.contains("sha512"))
-        for hidden in Setting.options where hidden.isHidden { #expect(!script.contains(hidden.optionName.dropFirst(2))) }
+        for hidden in Setting.options where hidden.isHidden {
+            #expect(!script.contains(hidden.optionName.dropFirst(2)))
+        }
     }
 
     /// The Debian package: builds, passes lintian with no error, installs and removes.
-    @Test(.enabled(
-        if: ExternalTool.runnable("dpkg-deb", "dpkg-shlibdeps", "lintian", "bash"),
-        Comment(rawValue: ExternalTool.skipNote("dpkg-deb", "dpkg-shlibdeps", "lintian", "bash"))))
+    @Test(
+        .enabled(
+            if: ExternalTool.runnable("dpkg-deb", "dpkg-shlibdeps", "lintian", "bash"),
+            Comment(rawValue: ExternalTool.skipNote("dpkg-deb", "dpkg-shlibdeps", "lintian", "bash"))))
     func theDebianPackageBuildsPassesLintianInstallsAndRemoves() throws {
         let root = BuiltProduct.packageRoot.path
         // deb.sh builds the release binary first: minutes in a fresh clone on loaded cores.
-        let built = CLIResult(try ChildProcess.run(try ExternalTool.path("bash"), [root + "/Scripts/deb.sh"], timeout: .seconds(1800)))
+        let built = CLIResult(
+            try ChildProcess.run(try ExternalTool.path("bash"), [root + "/Scripts/deb.sh"], timeout: .seconds(1800)))
         try #require(built.status == 0, "\(built.stderr)")
         let deb = root + "/" + built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(deb.hasSuffix(".build/credfile_\(CredFileCLI.version)_amd64.deb") || !deb.hasSuffix("_amd64.deb"), "\(deb)")
+        #expect(
+            deb.hasSuffix(".build/credfile_\(CredFileCLI.version)_amd64.deb") || !deb.hasSuffix("_amd64.deb"), "\(deb)")
         #expect(FileManager.default.fileExists(atPath: deb))
         let lint = try Self.run(try ExternalTool.path("lintian"), ["--tag-display-limit", "0", deb])
         let errors = (lint.stdout + lint.stderr).split(separator: "\n").filter { $0.hasPrefix("E: ") }
         #expect(errors.isEmpty, "\(errors)")
         let contents = try Self.run(try ExternalTool.path("dpkg-deb"), ["--contents", deb])
-        for path in ["./usr/bin/credfile", "./usr/share/man/man1/credfile.1.gz", "./usr/share/bash-completion/completions/credfile",
-                     "./usr/share/zsh/vendor-completions/_credfile", "./usr/share/fish/vendor_completions.d/credfile.fish",
-                     "./usr/share/doc/credfile/copyright", "./usr/share/doc/credfile/changelog.gz"] {
+        for path in [
+            "./usr/bin/credfile", "./usr/share/man/man1/credfile.1.gz",
+            "./usr/share/bash-completion/completions/credfile",
+            "./usr/share/zsh/vendor-completions/_credfile", "./usr/share/fish/vendor_completions.d/credfile.fish",
+            "./usr/share/doc/credfile/copyright", "./usr/share/doc/credfile/changelog.gz",
+        ] {
             #expect(contents.stdout.contains(path), "\(path)")
         }
         let fields = try Self.run(try ExternalTool.path("dpkg-deb"), ["--field", deb, "Version", "Depends"])
-        #expect(fields.stdout.contains("Version: \(CredFileCLI.version)\n") && fields.stdout.contains("libssl3"), "\(fields.stdout)")
+        #expect(
+            fields.stdout.contains("Version: \(CredFileCLI.version)\n") && fields.stdout.contains("libssl3"),
+            "\(fields.stdout)")
         try Self.expectLicenceNoticeAndDocs(in: deb, root: root)
         // Installing touches the system: only as root, and only when nothing else owns /usr/bin/credfile.
-        guard getuid() == 0, let dpkg = ExternalTool.find("dpkg"), !FileManager.default.fileExists(atPath: "/usr/bin/credfile") else { return }
+        guard getuid() == 0, let dpkg = ExternalTool.find("dpkg"),
+            !FileManager.default.fileExists(atPath: "/usr/bin/credfile")
+        else { return }
         let installed = try Self.run(dpkg, ["-i", deb])
         defer { _ = try? Self.run(dpkg, ["-r", "credfile"]) }
         #expect(installed.status == 0, "\(installed.stderr)")
@@ -224,8 +266,10 @@ import Glibc
         #expect(getpwnam("credfile") != nil && getgrnam("credfile") != nil, "the postinst made no user credfile")
         let removed = try Self.run(dpkg, ["-r", "credfile"])
         #expect(removed.status == 0, "\(removed.stderr)")
-        for path in ["/usr/bin/credfile", "/usr/share/man/man1/credfile.1.gz", "/usr/share/bash-completion/completions/credfile",
-                     "/usr/share/doc/credfile/copyright", "/usr/share/doc/credfile/NOTICE"] {
+        for path in [
+            "/usr/bin/credfile", "/usr/share/man/man1/credfile.1.gz", "/usr/share/bash-completion/completions/credfile",
+            "/usr/share/doc/credfile/copyright", "/usr/share/doc/credfile/NOTICE",
+        ] {
             #expect(!FileManager.default.fileExists(atPath: path), "\(path) left behind")
         }
     }
@@ -245,18 +289,24 @@ import Glibc
 
         let copyright = try String(contentsOfFile: doc + "/copyright", encoding: .utf8)
         let paragraphs = copyright.components(separatedBy: "\n\n")
-        #expect(paragraphs.first?.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n") == true)
-        #expect(paragraphs.contains { $0.hasPrefix("Files: *\n") && $0.contains("\nLicense: Apache-2.0") }, "\(copyright)")
+        #expect(
+            paragraphs.first?.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n")
+                == true)
+        #expect(
+            paragraphs.contains { $0.hasPrefix("Files: *\n") && $0.contains("\nLicense: Apache-2.0") }, "\(copyright)")
         let django = try #require(
             files.subpathsOfDirectory(atPath: root + "/Sources").first { $0.hasSuffix("/LICENSE.django") },
             "the blocklist's LICENSE.django is not under Sources/")
         let blocklist = (django as NSString).deletingLastPathComponent
-        #expect(paragraphs.contains {
-            $0.hasPrefix("Files: Sources/\(blocklist)/*\n") && $0.contains("\nCopyright: Django Software Foundation and individual contributors")
-                && $0.contains("\nLicense: BSD-3-clause")
-        }, "\(copyright)")
-        #expect(copyright.contains("\nLicense: Apache-2.0\n Licensed under the Apache License, Version 2.0")
-            && copyright.contains("/usr/share/common-licenses/Apache-2.0"))
+        #expect(
+            paragraphs.contains {
+                $0.hasPrefix("Files: Sources/\(blocklist)/*\n")
+                    && $0.contains("\nCopyright: Django Software Foundation and individual contributors")
+                    && $0.contains("\nLicense: BSD-3-clause")
+            }, "\(copyright)")
+        #expect(
+            copyright.contains("\nLicense: Apache-2.0\n Licensed under the Apache License, Version 2.0")
+                && copyright.contains("/usr/share/common-licenses/Apache-2.0"))
         let bsd = try #require(paragraphs.first { $0.hasPrefix("License: BSD-3-clause\n") })
         let licenceText = try String(contentsOfFile: root + "/Sources/" + django, encoding: .utf8)
         for line in licenceText.split(separator: "\n") {
@@ -266,10 +316,14 @@ import Glibc
 
         #expect(sameBytes(doc + "/NOTICE", root + "/NOTICE"))
         let changelog = try unzipped(doc + "/changelog.gz")
-        #expect(String(decoding: changelog, as: UTF8.self).hasPrefix("credfile (\(CredFileCLI.version)) unstable; urgency=medium\n"))
+        #expect(
+            String(decoding: changelog, as: UTF8.self).hasPrefix(
+                "credfile (\(CredFileCLI.version)) unstable; urgency=medium\n"))
         // Every page as it is in the repository, gzipped when over 4 KiB (as dh_compress does).
         var pages = ["README.md"]
-        pages += try files.contentsOfDirectory(atPath: root + "/Documentation").filter { $0.hasSuffix(".md") }.map { "Documentation/" + $0 }
+        pages += try files.contentsOfDirectory(atPath: root + "/Documentation").filter { $0.hasSuffix(".md") }.map {
+            "Documentation/" + $0
+        }
         for page in pages {
             let shipped = (try? readBytes(doc + "/" + page)) ?? (try? unzipped(doc + "/" + page + ".gz"))
             #expect(try shipped == readBytes(root + "/" + page), "\(page)")
@@ -277,7 +331,9 @@ import Glibc
         // Every example folder (not a Swift target's), file by file; the systemd units also installed.
         for folder in try files.contentsOfDirectory(atPath: root + "/Examples").sorted() {
             var isDirectory: ObjCBool = false
-            guard files.fileExists(atPath: root + "/Examples/" + folder, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
+            guard files.fileExists(atPath: root + "/Examples/" + folder, isDirectory: &isDirectory),
+                isDirectory.boolValue
+            else { continue }
             let inside = try files.subpathsOfDirectory(atPath: root + "/Examples/" + folder)
             guard !inside.contains(where: { $0.hasSuffix(".swift") }) else { continue }
             for file in inside where !isDirectoryAt(root + "/Examples/" + folder + "/" + file) {
@@ -285,7 +341,9 @@ import Glibc
                 #expect(sameBytes(shipped, root + "/Examples/" + folder + "/" + file), "\(shipped)")
             }
         }
-        let units = ((try? files.contentsOfDirectory(atPath: root + "/Examples/systemd")) ?? []).filter { $0.hasSuffix(".service") || $0.hasSuffix(".socket") }
+        let units = ((try? files.contentsOfDirectory(atPath: root + "/Examples/systemd")) ?? []).filter {
+            $0.hasSuffix(".service") || $0.hasSuffix(".socket")
+        }
         for unit in units {
             let installed = unpacked.path + "/lib/systemd/system/" + unit
             #expect(sameBytes(installed, root + "/Examples/systemd/" + unit), "\(installed)")
@@ -293,16 +351,21 @@ import Glibc
         // The system user the service runs as: the sysusers.d file, made by a postinst that
         // does only that (as dh_installsysusers writes it), never enabling a unit.
         #expect(
-            sameBytes(unpacked.path + "/usr/lib/sysusers.d/credfile.conf", root + "/Examples/systemd/sysusers.d/credfile.conf"))
+            sameBytes(
+                unpacked.path + "/usr/lib/sysusers.d/credfile.conf", root + "/Examples/systemd/sysusers.d/credfile.conf"
+            ))
         let postinst = try run(try ExternalTool.path("dpkg-deb"), ["--info", deb, "postinst"])
-        #expect(postinst.status == 0 && postinst.stdout.contains("\n      systemd-sysusers credfile.conf\n"), "\(postinst)")
+        #expect(
+            postinst.status == 0 && postinst.stdout.contains("\n      systemd-sysusers credfile.conf\n"), "\(postinst)")
         for enabling in ["systemctl", "deb-systemd-helper", "deb-systemd-invoke", "invoke-rc.d"] {
-            #expect(!postinst.stdout.contains(enabling), "the postinst would enable or start a unit: \(postinst.stdout)")
+            #expect(
+                !postinst.stdout.contains(enabling), "the postinst would enable or start a unit: \(postinst.stdout)")
         }
         let control = try run(try ExternalTool.path("dpkg-deb"), ["--info", deb])
         #expect(!control.stdout.contains(" prerm") && !control.stdout.contains(" postrm"), "\(control.stdout)")
         let depends = try run(try ExternalTool.path("dpkg-deb"), ["--field", deb, "Depends"])
-        #expect(depends.stdout.contains("systemd | systemd-standalone-sysusers | systemd-sysusers"), "\(depends.stdout)")
+        #expect(
+            depends.stdout.contains("systemd | systemd-standalone-sysusers | systemd-sysusers"), "\(depends.stdout)")
     }
 
     /// The bytes of a gzip file.
@@ -344,8 +407,10 @@ import Glibc
                 try ExternalTool.path("bash"), ["-euo", "pipefail", "-c", String(block)], environment: environment,
                 directory: root, timeout: .seconds(1800))
             #expect(install.status == 0, "\(install)")
-            for path in ["bin/credfile", "share/man/man1/credfile.1", "share/bash-completion/completions/credfile",
-                         "share/zsh/site-functions/_credfile", "share/fish/vendor_completions.d/credfile.fish"] {
+            for path in [
+                "bin/credfile", "share/man/man1/credfile.1", "share/bash-completion/completions/credfile",
+                "share/zsh/site-functions/_credfile", "share/fish/vendor_completions.d/credfile.fish",
+            ] {
                 #expect(FileManager.default.fileExists(atPath: prefix + "/" + path), "\(path)")
             }
             let version = try DocumentationTests.run(prefix + "/bin/credfile", ["--version"])
@@ -355,7 +420,8 @@ import Glibc
                 environment: ["MANPAGER": "cat", "PAGER": "cat", "PATH": "/usr/bin:/bin"])
             #expect(page.status == 0 && page.stdout.contains("credfile \(CredFileCLI.version)"))
             let uninstall = try ChildProcess.run(
-                try ExternalTool.path("bash"), ["-euo", "pipefail", "-c", String(blocks[1])], environment: environment, directory: root)
+                try ExternalTool.path("bash"), ["-euo", "pipefail", "-c", String(blocks[1])], environment: environment,
+                directory: root)
             #expect(uninstall.status == 0, "\(uninstall)")
             let left = try ChildProcess.run("/usr/bin/find", [prefix, "-not", "-type", "d"])
             #expect(left.status == 0 && left.stdout.isEmpty, "left after the uninstall: \(left.stdout)")

@@ -15,8 +15,11 @@ import Glibc
 
 /// The guard options of a short run: delays of a fraction of a second, logs on stderr.
 func guardOptions(free: Int = 2, maxFailures: Int = 100, maxDelay: String = "30") -> [String] {
-    ["--iterations", "1000", "--free-failures", "\(free)", "--max-failures", "\(maxFailures)", "--max-delay", maxDelay,
-     "--log", "stderr"]
+    [
+        "--iterations", "1000", "--free-failures", "\(free)", "--max-failures", "\(maxFailures)", "--max-delay",
+        maxDelay,
+        "--log", "stderr",
+    ]
 }
 
 @Suite("Guarding logins through the binary (SPEC §9)", .serialized)
@@ -28,12 +31,15 @@ struct GuardCLITests {
         var store = CredentialStore(path: session.path("app.cred"), policy: try HashPolicy(rounds: 1000))
         store.passwordPolicy = .permissive
         try store.register(username: bob.0, password: Password(session.password(bob.1)), storage: .hashed)
-        try store.register(username: "legacy", password: Password(session.password("Legacy-Pass-2026")), storage: .plaintext)
+        try store.register(
+            username: "legacy", password: Password(session.password("Legacy-Pass-2026")), storage: .plaintext)
         return store.path
     }
 
     /// `credfile verify FILE USER` with `password` on stdin.
-    static func verify(_ session: CLISession, _ file: String, _ user: String, _ password: String, _ options: [String]) throws -> CLIResult {
+    static func verify(_ session: CLISession, _ file: String, _ user: String, _ password: String, _ options: [String])
+        throws -> CLIResult
+    {
         try BuiltBinary.run(["verify", file, user] + options, stdin: Array((password + "\n").utf8), in: session)
     }
 
@@ -47,14 +53,19 @@ struct GuardCLITests {
         return try #require(parsed as? [[String: Any]], "\(result)")
     }
 
-    @Test("verify: throttled after the free failures (the right password denied alike, not counted), reset by failures --reset")
+    @Test(
+        "verify: throttled after the free failures (the right password denied alike, not counted), reset by failures --reset"
+    )
     func verifyThrottled() throws {
         try withSession { session in
             let file = try Self.file(session)
             let options = guardOptions(free: 2)
             let wrong = try Self.verify(session, file, Self.bob.0, "wrong-password-1", options)
             #expect(wrong.status == 1)
-            #expect(wrong.stderr.contains("authentication failure; service=verify user=bob rhost= file=\(file) reason=wrong-password"), "\(wrong)")
+            #expect(
+                wrong.stderr.contains(
+                    "authentication failure; service=verify user=bob rhost= file=\(file) reason=wrong-password"),
+                "\(wrong)")
             // Two free failures; the delays after the 3rd and 4th (1 and 2 s) waited out;
             // the right password within the 4 s after the 5th.
             _ = try Self.verify(session, file, Self.bob.0, "wrong-password-2", options)
@@ -67,7 +78,9 @@ struct GuardCLITests {
             #expect(throttled.status == 1 && throttled.stdout == wrong.stdout)
             #expect(throttled.stderr.contains("reason=throttled"), "\(throttled)")
             // The denial the caller sees is the same as for a wrong password (the log line aside).
-            func withoutLog(_ text: String) -> [Substring] { text.split(separator: "\n").filter { !$0.contains("authentication") } }
+            func withoutLog(_ text: String) -> [Substring] {
+                text.split(separator: "\n").filter { !$0.contains("authentication") }
+            }
             #expect(withoutLog(throttled.stderr) == withoutLog(wrong.stderr))
             let records = try Self.failures(session, file, options)
             #expect(records.count == 1)
@@ -76,7 +89,8 @@ struct GuardCLITests {
             #expect(record["user"] as? String == "bob" && record["failures"] as? Int == 5)
             #expect(record["locked_out"] as? Bool == false)
             let last = try #require(record["last_failure"] as? String)
-            #expect(last.count == 20 && last.hasSuffix("Z") && last.dropFirst(10).first == "T", "RFC 3339 in UTC: \(last)")
+            #expect(
+                last.count == 20 && last.hasSuffix("Z") && last.dropFirst(10).first == "T", "RFC 3339 in UTC: \(last)")
             #expect(record["throttled_until"] is String)
             let reset = try BuiltBinary.run(["failures", file, Self.bob.0, "--reset"], stdin: nil, in: session)
             #expect(reset.status == 0, "\(reset)")
@@ -85,7 +99,9 @@ struct GuardCLITests {
         }
     }
 
-    @Test("lockout at max-failures: every attempt denied until unlock; an unknown name is locked out alike; above 100 is a usage error")
+    @Test(
+        "lockout at max-failures: every attempt denied until unlock; an unknown name is locked out alike; above 100 is a usage error"
+    )
     func lockout() throws {
         try withSession { session in
             let file = try Self.file(session)
@@ -104,7 +120,8 @@ struct GuardCLITests {
             #expect(unlock.status == 0, "\(unlock)")
             #expect(try Self.verify(session, file, Self.bob.0, Self.bob.1, options).status == 0)
             #expect(try Self.failures(session, file, ["mallory"]).count == 1)
-            let over = try BuiltBinary.run(["verify", file, Self.bob.0, "--max-failures", "101"], stdin: Array("x\n".utf8), in: session)
+            let over = try BuiltBinary.run(
+                ["verify", file, Self.bob.0, "--max-failures", "101"], stdin: Array("x\n".utf8), in: session)
             #expect(over.status == 2, "\(over)")
         }
     }
@@ -115,7 +132,8 @@ struct GuardCLITests {
             let file = try Self.file(session)
             let options = guardOptions(free: 0, maxDelay: "60")
             func login(_ password: String) throws -> CLIResult {
-                try BuiltBinary.run(["login", file] + options, stdin: Array("\(Self.bob.0)\n\(password)\n".utf8), in: session)
+                try BuiltBinary.run(
+                    ["login", file] + options, stdin: Array("\(Self.bob.0)\n\(password)\n".utf8), in: session)
             }
             // Delays of 1 and 2 s waited out; the right password within the 4 s after the 3rd failure.
             let first = try login("wrong-password-1")
@@ -126,7 +144,9 @@ struct GuardCLITests {
             let throttled = try login(Self.bob.1)
             #expect(first.status == 1 && second.status == 1 && throttled.status == 1, "\(throttled)")
             #expect(throttled.stdout == first.stdout, "the throttled answer differs from a wrong password's")
-            #expect(throttled.stderr.contains("service=login user=bob rhost= file=\(file) reason=throttled"), "\(throttled)")
+            #expect(
+                throttled.stderr.contains("service=login user=bob rhost= file=\(file) reason=throttled"), "\(throttled)"
+            )
         }
     }
 
@@ -141,7 +161,9 @@ struct GuardCLITests {
         }
     }
 
-    @Test("a guard database that cannot be used: exit 5 (verify, pam), 111 (checkpassword), BH (helper), the log naming state")
+    @Test(
+        "a guard database that cannot be used: exit 5 (verify, pam), 111 (checkpassword), BH (helper), the log naming state"
+    )
     func unusableDatabase() throws {
         try withSession { session in
             let file = try Self.file(session)
@@ -149,14 +171,17 @@ struct GuardCLITests {
             let options = guardOptions() + ["--state", state]
             let verify = try Self.verify(session, file, Self.bob.0, Self.bob.1, options)
             #expect(verify.status == 5 && verify.stderr.contains("state"), "\(verify)")
-            #expect(verify.stderr.contains("guard database unusable, login refused; service=verify user=bob"), "\(verify)")
+            #expect(
+                verify.stderr.contains("guard database unusable, login refused; service=verify user=bob"), "\(verify)")
             var environment = BuiltBinary.environment()
             environment["PAM_USER"] = Self.bob.0
             environment["PAM_TYPE"] = "auth"
-            let pam = try BuiltBinary.run(["pam", file] + options, stdin: Array(Self.bob.1.utf8), in: session, environment: environment)
+            let pam = try BuiltBinary.run(
+                ["pam", file] + options, stdin: Array(Self.bob.1.utf8), in: session, environment: environment)
             #expect(pam.status == 5 && pam.stderr.contains("state="), "\(pam)")
             let helper = try BuiltBinary.run(
-                ["helper", file, "--protocol", "squid"] + options, stdin: Array("bob \(Self.bob.1)\n".utf8), in: session)
+                ["helper", file, "--protocol", "squid"] + options, stdin: Array("bob \(Self.bob.1)\n".utf8), in: session
+            )
             #expect(helper.status == 0 && helper.stdout.hasPrefix("BH message=\""), "\(helper)")
             #expect(helper.stderr.contains("state="), "\(helper)")
             // A FILE that is not there: the I/O error of an unguarded check, and no database beside it.
@@ -166,7 +191,8 @@ struct GuardCLITests {
         }
     }
 
-    @Test("run as a user who may read FILE but not write beside it: every login a temporary failure, never unguarded",
+    @Test(
+        "run as a user who may read FILE but not write beside it: every login a temporary failure, never unguarded",
         .enabled(if: isRoot && getpwnam("nobody") != nil, "needs root to run as nobody"))
     func unprivilegedCaller() throws {
         try withSession { session in
@@ -175,7 +201,9 @@ struct GuardCLITests {
             chmod(file, 0o644)
             let credfile = try Integration.credfile(in: session)
             let setpriv = try ExternalTool.path("setpriv")
-            let asNobody = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", credfile, "verify", file, Self.bob.0]
+            let asNobody = [
+                "--reuid=nobody", "--regid=nogroup", "--clear-groups", credfile, "verify", file, Self.bob.0,
+            ]
             let result = try session.spawn(setpriv, asNobody + guardOptions(), stdin: Array((Self.bob.1 + "\n").utf8))
             #expect(result.status == 5, "\(result)")
             #expect(result.stderr.contains("state"), "\(result)")
@@ -184,7 +212,9 @@ struct GuardCLITests {
             let state = session.path("nobody-state")
             mkdir(state, 0o700)
             chown(state, getpwnam("nobody")!.pointee.pw_uid, getpwnam("nobody")!.pointee.pw_gid)  // checked above
-            let good = try session.spawn(setpriv, asNobody + guardOptions() + ["--state", state + "/app.guard.db"], stdin: Array((Self.bob.1 + "\n").utf8))
+            let good = try session.spawn(
+                setpriv, asNobody + guardOptions() + ["--state", state + "/app.guard.db"],
+                stdin: Array((Self.bob.1 + "\n").utf8))
             #expect(good.status == 0, "\(good)")
         }
     }
@@ -194,11 +224,14 @@ struct GuardCLITests {
         try withSession { session in
             let file = try Self.file(session)
             let names = ["ann", "ben", "cat", "dan"]
-            let options = ["--iterations", "1000", "--free-failures", "100", "--max-failures", "100", "--max-delay", "0",
-                           "--log", "stderr", "--jobs", "4"]
+            let options = [
+                "--iterations", "1000", "--free-failures", "100", "--max-failures", "100", "--max-delay", "0",
+                "--log", "stderr", "--jobs", "4",
+            ]
             // Each process: 50 requests with channel IDs (answered on 4 threads), the names in turn.
             let children = try (0..<8).map { process in
-                let lines = (0..<50).map { i in "\(i) \(names[(process * 50 + i) % 4]) wrong-\(process)-\(i)\n" }.joined()
+                let lines = (0..<50).map { i in "\(i) \(names[(process * 50 + i) % 4]) wrong-\(process)-\(i)\n" }
+                    .joined()
                 return try ChildProcess.start(
                     try BuiltProduct.path("credfile"), ["helper", file, "--protocol", "squid"] + options,
                     stdin: Array(lines.utf8), environment: BuiltBinary.environment())
@@ -207,7 +240,9 @@ struct GuardCLITests {
             for child in children {
                 let result = try child.wait(timeout: .seconds(300))
                 #expect(result.status == 0, "\(result)")
-                #expect(result.stdout.split(separator: "\n").count == 50 && !result.stdout.contains("OK") && !result.stdout.contains("BH"))
+                #expect(
+                    result.stdout.split(separator: "\n").count == 50 && !result.stdout.contains("OK")
+                        && !result.stdout.contains("BH"))
                 logged += result.stderr.split(separator: "\n").filter { $0.contains("reason=unknown-user") }.count
             }
             let records = try Self.failures(session, file)
@@ -218,7 +253,9 @@ struct GuardCLITests {
         }
     }
 
-    @Test("a process per login keeps the database's log bounded: 2,000 logins, the log never past its limit, every failure counted")
+    @Test(
+        "a process per login keeps the database's log bounded: 2,000 logins, the log never past its limit, every failure counted"
+    )
     func logDoesNotGrow() throws {
         try withSession { session in
             let file = try Self.file(session)
@@ -237,7 +274,8 @@ struct GuardCLITests {
                 largest = max(largest, Int(try statInfo(file + ".guard.db-wal").st_size))
             }
             #expect(largest <= limit, "the write-ahead log reached \(largest) bytes (limit \(limit))")
-            #expect(largest > limit / 2, "the log never filled: \(largest) bytes")  // it was used, not emptied at every close
+            // it was used, not emptied at every close
+            #expect(largest > limit / 2, "the log never filled: \(largest) bytes")
             // 50 names: the database holds a few pages, however many logins went by.
             #expect(try statInfo(file + ".guard.db").st_size <= 64 * 1024)
             let records = try Self.failures(session, file, options)
@@ -246,7 +284,9 @@ struct GuardCLITests {
         }
     }
 
-    @Test("a reader that keeps an old snapshot: logins do not wait for it, and the first commit after it ends empties the log")
+    @Test(
+        "a reader that keeps an old snapshot: logins do not wait for it, and the first commit after it ends empties the log"
+    )
     func stuckReader() throws {
         try withSession { session in
             let file = try Self.file(session)
@@ -266,25 +306,30 @@ struct GuardCLITests {
             var n = 1
             while try statInfo(log).st_size <= limit && n < 400 {
                 let result = try BuiltBinary.run(
-                    ["verify", file, "someone-\(n % 50)"] + options, stdin: Array("wrong\n".utf8), in: session, timeout: .seconds(5))
+                    ["verify", file, "someone-\(n % 50)"] + options, stdin: Array("wrong\n".utf8), in: session,
+                    timeout: .seconds(5))
                 try #require(result.status == 1, "login \(n): \(result)")
                 n += 1
             }
             #expect(try statInfo(log).st_size > limit, "the reader held the log back")
             for m in n..<(n + 10) {
                 let result = try BuiltBinary.run(
-                    ["verify", file, "someone-\(m % 50)"] + options, stdin: Array("wrong\n".utf8), in: session, timeout: .seconds(5))
+                    ["verify", file, "someone-\(m % 50)"] + options, stdin: Array("wrong\n".utf8), in: session,
+                    timeout: .seconds(5))
                 try #require(result.status == 1, "login \(m): \(result)")
             }
             read.reset()
             try reader.execute("COMMIT")
             _ = try Self.verify(session, file, "someone-0", "wrong", options)
             #expect(try statInfo(log).st_size == 0, "the log was not emptied once the reader was done")
-            #expect(try Self.failures(session, file, options).compactMap { $0["failures"] as? Int }.reduce(0, +) == n + 11)
+            #expect(
+                try Self.failures(session, file, options).compactMap { $0["failures"] as? Int }.reduce(0, +) == n + 11)
         }
     }
 
-    @Test("lock and unlock: list shows locked, the right password is denied, export refuses it; unlock restores the login")
+    @Test(
+        "lock and unlock: list shows locked, the right password is denied, export refuses it; unlock restores the login"
+    )
     func lockAndUnlock() throws {
         try withSession { session in
             let file = try Self.file(session)
@@ -299,7 +344,9 @@ struct GuardCLITests {
             let check = try BuiltBinary.run(["check", file, "--no-guard"], stdin: nil, in: session)
             #expect(check.status == 0, "\(check)")
             let export = try BuiltBinary.run(["export", file, "--to", "ldif"], stdin: nil, in: session)
-            #expect(export.status == 4 && export.stderr.contains(":1: error: cannot export user 'bob': locked entry"), "\(export)")
+            #expect(
+                export.status == 4 && export.stderr.contains(":1: error: cannot export user 'bob': locked entry"),
+                "\(export)")
             #expect(try BuiltBinary.run(["lock", file, "nobody"], stdin: nil, in: session).status == 3)
             #expect(try BuiltBinary.run(["unlock", file, "nobody"], stdin: nil, in: session).status == 3)
             for (user, password) in [Self.bob, ("legacy", "Legacy-Pass-2026")] {
@@ -309,7 +356,8 @@ struct GuardCLITests {
         }
     }
 
-    @Test("check reports a guard database that FILE's group may not write",
+    @Test(
+        "check reports a guard database that FILE's group may not write",
         .enabled(if: isRoot && getgrnam("proxy") != nil, "needs root and the proxy group"))
     func checkReportsGuardDatabase() throws {
         try withSession { session in

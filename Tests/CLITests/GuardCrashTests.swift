@@ -42,12 +42,15 @@ struct GuardCrashTests {
             var arguments = ["verify", file, user] + GuardCrashTests.options
             if let killAt {
                 arguments =
-                    ["-qq", "-o", "/dev/null", "-P", killAt.path, "-e", "trace=\(killAt.call)",
-                     "-e", "inject=\(killAt.call):signal=SIGKILL:when=\(killAt.nth)", program] + arguments
+                    [
+                        "-qq", "-o", "/dev/null", "-P", killAt.path, "-e", "trace=\(killAt.call)",
+                        "-e", "inject=\(killAt.call):signal=SIGKILL:when=\(killAt.nth)", program,
+                    ] + arguments
                 program = try ExternalTool.path("strace")
             }
             let result = try session.spawn(
-                program, arguments, stdin: Array("wrong\n".utf8), environment: BuiltBinary.environment(), directory: session.directory)
+                program, arguments, stdin: Array("wrong\n".utf8), environment: BuiltBinary.environment(),
+                directory: session.directory)
             // strace ends as its tracee did: killed by SIGKILL, 128 + 9 as a shell says it.
             if result.status == 128 + SIGKILL { return true }
             try #require(result.status == 1, "\(result)")
@@ -78,7 +81,9 @@ struct GuardCrashTests {
             let connection = try SQLiteConnection(path: path, busyTimeout: GuardDatabase.busyTimeout)
             try connection.leaveLogOnClose()
             var lines: [String] = []
-            for query in ["PRAGMA integrity_check", "SELECT (SELECT count(*) FROM failures) = (SELECT count FROM names)"] {
+            for query in [
+                "PRAGMA integrity_check", "SELECT (SELECT count(*) FROM failures) = (SELECT count FROM names)",
+            ] {
                 let statement = try connection.prepare(query)
                 while try statement.step() { lines.append(String(decoding: statement.bytes(0), as: UTF8.self)) }
             }
@@ -121,8 +126,10 @@ struct GuardCrashTests {
             let names = ["ben", "cat", "dan", "eve"]
             var next = 0
             let steps =
-                [(database.log, "fdatasync", 1), (database.path, "ftruncate", 1), (database.path, "fdatasync", 1),
-                 (database.log, "ftruncate", 1)] + (1...40).map { (database.path, "pwrite64", $0) }
+                [
+                    (database.log, "fdatasync", 1), (database.path, "ftruncate", 1), (database.path, "fdatasync", 1),
+                    (database.log, "ftruncate", 1),
+                ] + (1...40).map { (database.path, "pwrite64", $0) }
             var killedInCheckpoint: [String] = []
             stepping: for step in steps {
                 // Until a commit reaches the limit (the log left full by a kill reaches it at once).
@@ -142,7 +149,9 @@ struct GuardCrashTests {
                 return
             }
             #expect(
-                killedInCheckpoint.starts(with: ["fdatasync 1", "ftruncate 1", "fdatasync 1", "ftruncate 1", "pwrite64 1"]),
+                killedInCheckpoint.starts(with: [
+                    "fdatasync 1", "ftruncate 1", "fdatasync 1", "ftruncate 1", "pwrite64 1",
+                ]),
                 "\(killedInCheckpoint)")
             #expect(try database.logSize() == 0, "the last checkpoint emptied the log")
 
@@ -158,7 +167,9 @@ struct GuardCrashTests {
         }
     }
 
-    @Test("kill -9 at random moments of 150 logins: the database opens whole, every answered failure counted, no attempt twice")
+    @Test(
+        "kill -9 at random moments of 150 logins: the database opens whole, every answered failure counted, no attempt twice"
+    )
     func killedAtRandom() throws {
         try withSession { session in
             let database = try Database(session)
@@ -192,7 +203,9 @@ struct GuardCrashTests {
             let records = try GuardCLITests.failures(session, database.file, Self.options)
             for user in names {
                 let count = try #require(records.first { $0["user"] as? String == user }?["failures"] as? Int)
-                #expect(count >= database.expected[user, default: 0] && count <= started[user, default: 0], "\(user): \(count)")
+                #expect(
+                    count >= database.expected[user, default: 0] && count <= started[user, default: 0],
+                    "\(user): \(count)")
             }
             #expect(killed > 0 && killed < 150, "\(killed) of 150 killed")
             #expect(try Database.integrity(of: database.path) == ["ok", "1"])

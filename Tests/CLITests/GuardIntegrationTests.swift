@@ -82,8 +82,10 @@ struct GuardIntegrationTests {
     @Test(
         "pamtester → pam_exec → credfile pam: names as typed, throttling and lockout, rhost from PAM_RHOST, syslog lines, fail2ban",
         .enabled(
-            if: ExternalTool.runnable("pamtester", "rsyslogd", "unshare", "fail2ban-regex") && (canWriteSystemPAM || ExternalTool.isCI),
-            Comment(rawValue: ExternalTool.skipNote("pamtester", "rsyslogd", "unshare", "fail2ban-regex") + " (and root)")))
+            if: ExternalTool.runnable("pamtester", "rsyslogd", "unshare", "fail2ban-regex")
+                && (canWriteSystemPAM || ExternalTool.isCI),
+            Comment(
+                rawValue: ExternalTool.skipNote("pamtester", "rsyslogd", "unshare", "fail2ban-regex") + " (and root)")))
     func pam() throws {
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: users)
@@ -99,7 +101,8 @@ struct GuardIntegrationTests {
             defer { service.remove() }
             let pamtester = try ExternalTool.path("pamtester")
             func attempt(_ user: String, _ password: String, rhost: String = "203.0.113.9") throws -> Bool {
-                let (program, arguments) = syslog.namespaced(pamtester, ["-I", "rhost=\(rhost)", service.name, user, "authenticate"])
+                let (program, arguments) = syslog.namespaced(
+                    pamtester, ["-I", "rhost=\(rhost)", service.name, user, "authenticate"])
                 let result = try Integration.run(program, arguments, stdin: Array((password + "\n").utf8), in: session)
                 return result.status == 0 && result.stdout.contains("successfully authenticated")
             }
@@ -112,19 +115,34 @@ struct GuardIntegrationTests {
             let (reasons, lockedOut) = loggedReasons(lines, user: "Carol")
             #expect(reasons == expectedReasons, "\(lines.joined(separator: "\n"))")
             #expect(lockedOut)
-            #expect(lines.contains { $0.contains("credfile[") && $0.contains("authentication success; service=pam user=José rhost=203.0.113.9 ") })
-            #expect(lines.contains {
-                $0.contains("authentication failure; service=pam user=Carol rhost=203.0.113.9 file=\(GuardLog.value(file)) reason=throttled")
-            }, "\(lines.joined(separator: "\n"))")
+            #expect(
+                lines.contains {
+                    $0.contains("credfile[")
+                        && $0.contains("authentication success; service=pam user=José rhost=203.0.113.9 ")
+                })
+            #expect(
+                lines.contains {
+                    $0.contains(
+                        "authentication failure; service=pam user=Carol rhost=203.0.113.9 file=\(GuardLog.value(file)) reason=throttled"
+                    )
+                }, "\(lines.joined(separator: "\n"))")
             #expect(lines.contains { $0.contains("user=eve\\x20rhost\\x3D192.0.2.66 rhost=198.51.100.7 ") })
             // Facility authpriv (only authpriv reaches auth.log), success at info, failures at notice.
             let levels = syslog.lines(of: syslog.levelLog)
-            #expect(levels.contains { $0.hasPrefix("authpriv.info credfile[") && $0.contains("authentication success; service=pam user=Carol") })
+            #expect(
+                levels.contains {
+                    $0.hasPrefix("authpriv.info credfile[")
+                        && $0.contains("authentication success; service=pam user=Carol")
+                })
             #expect(levels.contains { $0.hasPrefix("authpriv.notice credfile[") && $0.contains("reason=throttled") })
-            #expect(levels.contains { $0.hasPrefix("authpriv.warning credfile[") && $0.contains("locked out; user=Carol failures=5") })
+            #expect(
+                levels.contains {
+                    $0.hasPrefix("authpriv.warning credfile[") && $0.contains("locked out; user=Carol failures=5")
+                })
             Canary.expectNoLeak(lines.joined(separator: "\n"), of: "syslog")
             for (_, password) in users { #expect(!lines.contains { $0.contains(password) }) }
-            try checkFail2ban(session, authLog: syslog.authLog, banned: ["203.0.113.9", "198.51.100.7"], notBanned: ["192.0.2.66"])
+            try checkFail2ban(
+                session, authLog: syslog.authLog, banned: ["203.0.113.9", "198.51.100.7"], notBanned: ["192.0.2.66"])
         }
     }
 
@@ -146,13 +164,16 @@ struct GuardIntegrationTests {
         for address in notBanned { #expect(!found.contains(address)) }
         // Every failure line with an address matches; success lines and addressless ones do not.
         let summary = try Integration.run(regex, ["-c", configuration, authLog, "credfile"], in: session)
-        let failures = (try? String(contentsOfFile: authLog, encoding: .utf8))?.split(separator: "\n")
+        let failures =
+            (try? String(contentsOfFile: authLog, encoding: .utf8))?.split(separator: "\n")
             .filter { $0.contains("authentication failure;") && !$0.contains(" rhost= ") }.count ?? -1
         #expect(summary.stdout.contains("\(failures) matched"), "\(summary.stdout)")
         // The jail reads (fail2ban-client's configuration dump names its filter and log).
         let client = try ExternalTool.path("fail2ban-client")
         let dump = try Integration.run(client, ["-c", configuration, "-d"], in: session)
-        #expect(dump.stdout.contains("['add', 'credfile',") && dump.stdout.contains("authentication failure; service="), "\(dump)")
+        #expect(
+            dump.stdout.contains("['add', 'credfile',") && dump.stdout.contains("authentication failure; service="),
+            "\(dump)")
     }
 
     // MARK: Dovecot
@@ -189,21 +210,27 @@ struct GuardIntegrationTests {
             func attempt(_ user: String, _ password: String) throws -> Bool {
                 address += 1
                 let result = try Integration.run(
-                    doveadm, ["-c", base + "/dovecot.conf", "auth", "test", "-x", "rip=192.0.2.\(address)", user, password],
+                    doveadm,
+                    ["-c", base + "/dovecot.conf", "auth", "test", "-x", "rip=192.0.2.\(address)", user, password],
                     in: session)
                 #expect(!result.stdout.contains("temp_fail") && !result.stderr.contains("temp_fail"), "\(result)")
                 return result.status == 0 && result.stdout.contains("auth succeeded")
             }
-            for (user, password) in users { #expect(try attempt(user, session.password(password)), "\(user): \(daemon.output)") }
+            for (user, password) in users {
+                #expect(try attempt(user, session.password(password)), "\(user): \(daemon.output)")
+            }
             #expect(try !attempt("ALICE", users[2].1), "ALICE is not alice")
             try exerciseGuard(user: "José", password: users[1].1) { try attempt("José", $0) }
             let lines = syslog.waitForLines(in: syslog.authLog, containing: "locked-out", count: 1)
             let (reasons, lockedOut) = loggedReasons(lines, user: "José")
             #expect(reasons == expectedReasons, "\(lines.joined(separator: "\n"))")
             #expect(lockedOut)
-            #expect(lines.contains { $0.contains("service=checkpassword user=Jos\u{e9} rhost=192.0.2.\(address) ") }, "\(lines.joined(separator: "\n"))")
+            #expect(
+                lines.contains { $0.contains("service=checkpassword user=Jos\u{e9} rhost=192.0.2.\(address) ") },
+                "\(lines.joined(separator: "\n"))")
             // The database is the dovecot user's (root never touched it: Dovecot ran the checks).
-            #expect(try statInfo(state).st_uid == getpwnam("dovecot")!.pointee.pw_uid)  // the user exists: guardState found it
+            // the user exists: guardState found it
+            #expect(try statInfo(state).st_uid == getpwnam("dovecot")!.pointee.pw_uid)
         }
     }
 
@@ -213,7 +240,8 @@ struct GuardIntegrationTests {
         "Squid (helper as proxy, casesensitive on): Carol and José log in, ALICE is not alice, throttling and lockout",
         .enabled(
             if: ExternalTool.runnable("squid", "curl", "python3", "rsyslogd", "unshare") && isRoot,
-            Comment(rawValue: ExternalTool.skipNote("squid", "curl", "python3", "rsyslogd", "unshare") + " (and root)")))
+            Comment(rawValue: ExternalTool.skipNote("squid", "curl", "python3", "rsyslogd", "unshare") + " (and root)"))
+    )
     func squid() throws {
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: users)
@@ -230,7 +258,9 @@ struct GuardIntegrationTests {
                     #expect(code == "200" || code == "407", "status \(code)")
                     return code == "200"
                 }
-                for (user, password) in users { #expect(try attempt(user, session.password(password)), "\(user): \(proxy.output)") }
+                for (user, password) in users {
+                    #expect(try attempt(user, session.password(password)), "\(user): \(proxy.output)")
+                }
                 #expect(try !attempt("ALICE", users[2].1), "ALICE is not alice")
                 try exerciseGuard(user: "Carol", password: users[0].1) { try attempt("Carol", $0) }
                 let logged = syslog.waitForLines(in: syslog.authLog, containing: "locked-out", count: 1)
@@ -238,7 +268,8 @@ struct GuardIntegrationTests {
                 #expect(reasons == expectedReasons, "\(logged.joined(separator: "\n"))")
                 #expect(lockedOut)
                 #expect(logged.contains { $0.contains("authentication failure; service=helper user=Carol rhost= ") })
-                #expect(try statInfo(state).st_uid == getpwnam("proxy")!.pointee.pw_uid)  // the user exists: guardState found it
+                // the user exists: guardState found it
+                #expect(try statInfo(state).st_uid == getpwnam("proxy")!.pointee.pw_uid)
             }
         }
     }

@@ -19,12 +19,16 @@ import Glibc
 
     /// A file with alice (hashed) and bob, whose plaintext password must never show.
     static func file(_ session: CLISession) throws -> String {
-        let hash = try PasswordHash(hashing: Password(session.password("Alice-Tty-Pass-1")), policy: HashPolicy(rounds: 1)).string
+        let hash = try PasswordHash(
+            hashing: Password(session.password("Alice-Tty-Pass-1")), policy: HashPolicy(rounds: 1)
+        ).string
         return try session.write("users.txt", "alice,\(hash)\nbob,\(session.password(otherUsersPassword))\n")
     }
 
     /// What Swift's crash handler and backtracer print (none may appear).
-    static let backtraceMarks = ["crashed", "Crash", "Backtrace", "backtrace", "Thread 0", "💣", "0x0000", "swift-backtrace", "memory"]
+    static let backtraceMarks = [
+        "crashed", "Crash", "Backtrace", "backtrace", "Thread 0", "💣", "0x0000", "swift-backtrace", "memory",
+    ]
 
     struct SignalCase: CustomTestStringConvertible, Sendable {
         var name: String
@@ -46,7 +50,9 @@ import Glibc
             let file = try Self.file(session)
             var environment = BuiltBinary.environment()
             environment["SWIFT_BACKTRACE"] = signalCase.backtraceSetting
-            let tty = try PseudoTerminal(try BuiltProduct.path("credfile"), ["verify", file, "alice", "--iterations", "1"], environment: environment)
+            let tty = try PseudoTerminal(
+                try BuiltProduct.path("credfile"), ["verify", file, "alice", "--iterations", "1"],
+                environment: environment)
             try tty.expect("Password: ")
             #expect(!tty.echoIsOn, "the prompt turned echo off")
             tty.send(signal: signalCase.signal)
@@ -74,7 +80,9 @@ import Glibc
     @Test func aStopAtThePromptComesBackToTheSamePrompt() throws {
         try withSession { session in
             let file = try Self.file(session)
-            let tty = try PseudoTerminal(try BuiltProduct.path("credfile"), ["verify", file, "alice", "--iterations", "1"], environment: BuiltBinary.environment())
+            let tty = try PseudoTerminal(
+                try BuiltProduct.path("credfile"), ["verify", file, "alice", "--iterations", "1"],
+                environment: BuiltBinary.environment())
             try tty.expect("Password: ")
             tty.send(signal: SIGTSTP)
             try tty.expect("Password: ")
@@ -91,11 +99,16 @@ import Glibc
     @Test func noCoreDumpWhileAPromptWaits() throws {
         try withSession { session in
             let file = try Self.file(session)
-            let tty = try PseudoTerminal(try BuiltProduct.path("credfile"), ["verify", file, "alice", "--iterations", "1"], environment: BuiltBinary.environment())
+            let tty = try PseudoTerminal(
+                try BuiltProduct.path("credfile"), ["verify", file, "alice", "--iterations", "1"],
+                environment: BuiltBinary.environment())
             try tty.expect("Password: ")
             let limits = try String(contentsOfFile: "/proc/\(tty.pid)/limits", encoding: .utf8)
             let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
-            #expect(core.map { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"] } == true, "\(limits)")
+            #expect(
+                core.map {
+                    $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"]
+                } == true, "\(limits)")
             tty.send(signal: SIGINT)
             #expect(tty.finish() == 130)
         }
@@ -130,8 +143,9 @@ import Glibc
         LineCase(name: "4097 bytes and LF", input: x4096 + [0x78, 0x0A], limit: 4096, lines: [nil]),
         LineCase(name: "4097 bytes, no ending", input: x4096 + [0x78], limit: 4096, lines: [nil]),
         LineCase(name: "4096 bytes and a lone CR is 4097", input: x4096 + [0x0D], limit: 4096, lines: [nil]),
-        LineCase(name: "lines across blocks", input: Array("a\r\nbb\n\nccc".utf8) + [0x0A] + x4096 + [0x0A], limit: 4096,
-                 lines: [Array("a".utf8), Array("bb".utf8), [], Array("ccc".utf8), x4096]),
+        LineCase(
+            name: "lines across blocks", input: Array("a\r\nbb\n\nccc".utf8) + [0x0A] + x4096 + [0x0A], limit: 4096,
+            lines: [Array("a".utf8), Array("bb".utf8), [], Array("ccc".utf8), x4096]),
         LineCase(name: "empty input", input: [], limit: 10, lines: []),
     ]
 
@@ -163,12 +177,16 @@ import Glibc
     @Test func passwordsOnStandardInputAreBoundedAt4096Bytes() throws {
         try withSession { session in
             let file = try Self.file(session)
-            for (ending, count, status) in [("\n", 4096, Int32(1)), ("\r\n", 4096, 1), ("", 4096, 1), ("\n", 4097, 2), ("", 4097, 2)] {
+            for (ending, count, status) in [
+                ("\n", 4096, Int32(1)), ("\r\n", 4096, 1), ("", 4096, 1), ("\n", 4097, 2), ("", 4097, 2),
+            ] {
                 let result = try BuiltBinary.run(
                     ["verify", file, "alice", "--iterations", "1"],
                     stdin: Array(repeating: UInt8(ascii: "p"), count: count) + Array(ending.utf8), in: session)
                 #expect(result.status == status, "\(count) bytes + \(ending.debugDescription): \(result)")
-                if status == 2 { #expect(result.stderr.hasPrefix("credfile: password is longer than 4096 bytes\n"), "\(result)") }
+                if status == 2 {
+                    #expect(result.stderr.hasPrefix("credfile: password is longer than 4096 bytes\n"), "\(result)")
+                }
             }
         }
     }
@@ -182,7 +200,8 @@ import Glibc
                 head -c 1073741824 /dev/zero | tr '\\0' x | "$0" -f %M -o "$1/rss" "$2" verify "$3" alice --iterations 1 2>"$1/err"
                 echo "${PIPESTATUS[2]}" > "$1/status"
                 """
-            let (status, kilobytes) = try runMeasuringPeakRSS(script, [try BuiltProduct.path("credfile"), file], in: session)
+            let (status, kilobytes) = try runMeasuringPeakRSS(
+                script, [try BuiltProduct.path("credfile"), file], in: session)
             #expect(status == "2", "exit \(status); stderr: \(session.text("err"))")
             #expect(session.text("err").contains("credfile: password is longer than 4096 bytes"))
             #expect(kilobytes < 64 * 1024, "maximum resident set \(kilobytes) kB")
@@ -200,12 +219,16 @@ import Glibc
             let before = try FileManager.default.contentsOfDirectory(atPath: session.directory).sorted()
             let path = Array(session.directory.utf8) + [UInt8(ascii: "/")] + Self.notUTF8
             let user: [[UInt8]] = ["add", "verify", "passwd", "delete"].contains(command) ? [Array("alice".utf8)] : []
-            let fake = FakeTerminal(input: [Array("Some-Pass-77".utf8)], answers: [], isTerminal: false, environment: ["LANG": "C"])
-            let status = CredFileCLI.run([Array(command.utf8), path] + user + [Array("--iterations=1".utf8)], terminal: fake.terminal)
+            let fake = FakeTerminal(
+                input: [Array("Some-Pass-77".utf8)], answers: [], isTerminal: false, environment: ["LANG": "C"])
+            let status = CredFileCLI.run(
+                [Array(command.utf8), path] + user + [Array("--iterations=1".utf8)], terminal: fake.terminal)
             #expect(status == .usage, "\(fake.stderr)")
             #expect(fake.stderr.hasPrefix("credfile: argument 2 is not valid UTF-8"), "\(fake.stderr)")
             #expect(fake.input.count == 1, "nothing was read")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: session.directory).sorted() == before, "a file was written")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: session.directory).sorted() == before,
+                "a file was written")
         }
     }
 
@@ -214,9 +237,12 @@ import Glibc
             let file = try Self.file(session)
             let before = session.bytes("users.txt")
             for command in ["add", "verify", "passwd", "delete"] {
-                let fake = FakeTerminal(input: [Array("Some-Pass-77".utf8)], answers: [], isTerminal: false, environment: ["LANG": "C"])
+                let fake = FakeTerminal(
+                    input: [Array("Some-Pass-77".utf8)], answers: [], isTerminal: false, environment: ["LANG": "C"])
                 let user = Array("adm".utf8) + [0xFE] + Array("in".utf8)
-                let status = CredFileCLI.run([Array(command.utf8), Array(file.utf8), user, Array("--iterations=1".utf8)], terminal: fake.terminal)
+                let status = CredFileCLI.run(
+                    [Array(command.utf8), Array(file.utf8), user, Array("--iterations=1".utf8)], terminal: fake.terminal
+                )
                 #expect(status == .usage, "\(command): \(fake.stderr)")
                 #expect(fake.stderr.hasPrefix("credfile: username is not valid UTF-8"), "\(command): \(fake.stderr)")
                 #expect(!fake.stderr.contains("\u{FFFD}"))
@@ -232,7 +258,9 @@ import Glibc
                 ["-c", #""$0" add "$(printf 'caf\351.txt')" alice --iterations 1"#, try BuiltProduct.path("credfile")],
                 stdin: Array("Some-Pass-77\n".utf8), in: session, executable: "/bin/sh")
             #expect(result.status == 2, "\(result)")
-            let names = try FileManager.default.contentsOfDirectory(atPath: session.directory).filter { !$0.hasPrefix(".out-") && !$0.hasPrefix(".err-") }
+            let names = try FileManager.default.contentsOfDirectory(atPath: session.directory).filter {
+                !$0.hasPrefix(".out-") && !$0.hasPrefix(".err-")
+            }
             #expect(names.isEmpty, "\(names)")
         }
     }
@@ -253,11 +281,15 @@ import Glibc
         }
     }
 
-    @Test(arguments: ["add", "verify", "passwd", "delete", "import", "list", "check", "upgrade", "login", "register", "export", "pam", "helper"])
+    @Test(arguments: [
+        "add", "verify", "passwd", "delete", "import", "list", "check", "upgrade", "login", "register", "export", "pam",
+        "helper",
+    ])
     func anEmptyFileArgumentIsAUsageError(_ command: String) throws {
         try withSession { session in
             let user = ["add", "verify", "passwd", "delete"].contains(command) ? ["alice"] : []
-            let result = try BuiltBinary.run([command, ""] + user + ["--iterations", "1"], stdin: Array("Some-Pass-77\n".utf8), in: session)
+            let result = try BuiltBinary.run(
+                [command, ""] + user + ["--iterations", "1"], stdin: Array("Some-Pass-77\n".utf8), in: session)
             #expect(result.status == 2, "\(result)")
             #expect(!FileManager.default.fileExists(atPath: session.path(".lock")), "./.lock was created")
         }
@@ -270,7 +302,8 @@ import Glibc
         let invocation = try CredFileCLI.parse(["list", "users.txt", "--lock-timeout", text])
         #expect(invocation.lockTimeout == seconds)
         let fake = FakeTerminal(input: [], answers: [], isTerminal: false, environment: [:])
-        let context = CommandContext(invocation: invocation, terminal: fake.terminal, messages: Messages(environment: [:]))
+        let context = CommandContext(
+            invocation: invocation, terminal: fake.terminal, messages: Messages(environment: [:]))
         #expect(try context.store().lockTimeout == seconds)
     }
 
@@ -279,7 +312,8 @@ import Glibc
         try withSession { session in
             let result = session.run(["list", "users.txt", "--lock-timeout=\(text)"])
             expectUsageError(result)
-            #expect(result.stderr.hasPrefix("credfile: option --lock-timeout takes seconds from 0 to 86400"), "\(result)")
+            #expect(
+                result.stderr.hasPrefix("credfile: option --lock-timeout takes seconds from 0 to 86400"), "\(result)")
         }
     }
 }

@@ -12,13 +12,15 @@ import Testing
 
     /// A passlib hash of `password` with 1 round (cheap; `check` calls it weak).
     static func hash(_ password: String, _ algorithm: HashAlgorithm = .sha256) throws -> String {
-        try PasswordHash(hashing: Password(password), policy: HashPolicy(algorithm: .pbkdf2(algorithm), rounds: 1)).string
+        try PasswordHash(hashing: Password(password), policy: HashPolicy(algorithm: .pbkdf2(algorithm), rounds: 1))
+            .string
     }
 
     /// alice (hashed), bob (plaintext), a comment and a blank line.
     static func twoUsers(_ session: CLISession) throws -> String {
         let alice = try hash(session.password("Al1ce-Pass-1~~~"))
-        return try session.write("users.txt", "# usuarios\nalice,\(alice)\n\nbob,\(session.password("B0b-Plain-2~~~~"))\n")
+        return try session.write(
+            "users.txt", "# usuarios\nalice,\(alice)\n\nbob,\(session.password("B0b-Plain-2~~~~"))\n")
     }
 
     // MARK: Every command, with and without the common options
@@ -48,7 +50,8 @@ import Testing
             name: "verify --upgrade", arguments: ["verify", "FILE", "bob", "--upgrade"], stdin: ["B0b-Plain-2~~~~"],
             afterwards: ("bob", "B0b-Plain-2~~~~", true)),
         HappyPath(
-            name: "passwd", arguments: ["passwd", "FILE", "alice"], stdin: ["New-Al1ce-4~~~~"], stdout: ["password changed"],
+            name: "passwd", arguments: ["passwd", "FILE", "alice"], stdin: ["New-Al1ce-4~~~~"],
+            stdout: ["password changed"],
             afterwards: ("alice", "New-Al1ce-4~~~~", true)),
         HappyPath(
             name: "delete", arguments: ["delete", "FILE", "bob"], stdout: ["user removed (1 line)"],
@@ -81,8 +84,11 @@ import Testing
 
     static let optionPlacements: [Options] = [
         Options(name: "--iterations 1 after", before: [], after: ["--iterations", "1"]),
-        Options(name: "all common options before", before: ["--iterations=1", "--algorithm", "sha256", "--json"], after: []),
-        Options(name: "all common options after, sha512", before: [], after: ["--json", "--algorithm=sha512", "--iterations", "1"]),
+        Options(
+            name: "all common options before", before: ["--iterations=1", "--algorithm", "sha256", "--json"], after: []),
+        Options(
+            name: "all common options after, sha512", before: [],
+            after: ["--json", "--algorithm=sha512", "--iterations", "1"]),
     ]
 
     @Test(arguments: happyPaths, optionPlacements)
@@ -110,7 +116,9 @@ import Testing
             }
             if let (user, password, granted) = path.afterwards {
                 #expect(try libraryGrants(file, user, password) == granted)
-                if path.arguments.contains("--upgrade") || path.arguments[0] == "upgrade" && !path.arguments.contains("--dry-run") {
+                if path.arguments.contains("--upgrade")
+                    || path.arguments[0] == "upgrade" && !path.arguments.contains("--dry-run")
+                {
                     #expect(!session.text("users.txt").contains("B0b-Plain-2~~~~"), "still in plaintext")
                 }
             } else {
@@ -132,7 +140,8 @@ import Testing
             let file = try Self.twoUsers(session)
             let granted = session.run(["verify", file, "alice", "--iterations", "1"], stdin: ["Al1ce-Pass-1~~~"])
             #expect(granted == CLIResult(status: 0, stdout: "", stderr: ""))
-            let denied = session.run(["verify", file, "alice", "--iterations", "1"], stdin: [session.password("Al1ce-Pass-X~~~")])
+            let denied = session.run(
+                ["verify", file, "alice", "--iterations", "1"], stdin: [session.password("Al1ce-Pass-X~~~")])
             #expect(denied == CLIResult(status: 1, stdout: "", stderr: "credfile: Wrong username or password.\n"))
         }
     }
@@ -142,7 +151,10 @@ import Testing
             let file = try Self.twoUsers(session)
             let before = session.bytes("users.txt")
             let pw = session.password("Some-Pass-6~~~~")
-            for arguments in [["add", file, "alice"], ["add", file, "bob", "--plaintext"], ["passwd", file, "nobody"], ["delete", file, "nobody"]] {
+            for arguments in [
+                ["add", file, "alice"], ["add", file, "bob", "--plaintext"], ["passwd", file, "nobody"],
+                ["delete", file, "nobody"],
+            ] {
                 let result = session.run(arguments + ["--iterations", "1"], stdin: [pw])
                 #expect(result.status == 3, "\(arguments): \(result)")
                 expectErrorFormat(result)
@@ -158,7 +170,9 @@ import Testing
     @Test func exit4PasswdOfAMalformedFirstEntry() throws {
         try withSession { session in
             let file = try session.write(
-                "users.txt", "bob,$pbkdf2-sha256$x\nbob,\(session.password("Shadowed-Pass-7"))\ncarol,$2y$10$abcdefghijklmnopqrstuu\n")
+                "users.txt",
+                "bob,$pbkdf2-sha256$x\nbob,\(session.password("Shadowed-Pass-7"))\ncarol,$2y$10$abcdefghijklmnopqrstuu\n"
+            )
             let before = session.bytes("users.txt")
             let pw = session.password("Fresh-Pass-8~~~")
             for arguments in [["passwd", file, "bob"], ["passwd", file, "bob", "--plaintext"]] {
@@ -187,16 +201,21 @@ import Testing
             let file = session.path("target")
             switch kind {
             case "directory": try FileManager.default.createDirectory(atPath: file, withIntermediateDirectories: false)
-            case "dangling symlink": try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: session.path("nowhere"))
+            case "dangling symlink":
+                try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: session.path("nowhere"))
             default: break
             }
             let pw = session.password("Any-Pass-9~~~~~")
             var commands: [([String], [String])] = [
                 (["verify", file, "alice"], [pw]), (["passwd", file, "alice"], [pw]), (["delete", file, "alice"], []),
-                (["list", file], []), (["check", file], []), (["upgrade", file], []), (["login", file], ["alice", pw]),
+                (["list", file], []), (["check", file], []), (["upgrade", file], []),
+                (["login", file], ["alice", pw]),
             ]
             if kind != "missing" {  // add, import and register create a missing file
-                commands += [(["add", file, "alice"], [pw]), (["import", file], ["alice,\(pw)"]), (["register", file], ["alice", pw])]
+                commands += [
+                    (["add", file, "alice"], [pw]), (["import", file], ["alice,\(pw)"]),
+                    (["register", file], ["alice", pw]),
+                ]
             }
             for (arguments, stdin) in commands {
                 let result = session.run(arguments + ["--iterations", "1"], stdin: stdin)
@@ -211,7 +230,8 @@ import Testing
     @Test func addCreatesAMissingFileWithMode0600() throws {
         try withSession { session in
             let file = session.path("new.txt")
-            let result = session.run(["add", file, "alice", "--iterations", "1"], stdin: [session.password("First-Pass-0~~~")])
+            let result = session.run(
+                ["add", file, "alice", "--iterations", "1"], stdin: [session.password("First-Pass-0~~~")])
             #expect(result.status == 0, "\(result)")
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600)
@@ -305,8 +325,11 @@ import Testing
         try withSession { session in
             let file = try Self.twoUsers(session)
             let before = session.bytes("users.txt")
-            for user in ["a,b", " lead", "trail ", "#hash", "", "tab\tin", String(repeating: "x", count: 256), "nul\u{0}"] {
-                let result = session.run(["add", file, user, "--iterations", "1"], stdin: [session.password("Never-Read-11~~")])
+            for user in [
+                "a,b", " lead", "trail ", "#hash", "", "tab\tin", String(repeating: "x", count: 256), "nul\u{0}",
+            ] {
+                let result = session.run(
+                    ["add", file, user, "--iterations", "1"], stdin: [session.password("Never-Read-11~~")])
                 expectUsageError(result)
                 #expect(result.stderr.hasPrefix("credfile: username "), "\(result)")
                 #expect(session.lastUnreadInput == 1)
@@ -337,7 +360,9 @@ import Testing
         try withSession { session in
             let file = try Self.twoUsers(session)
             let before = session.bytes("users.txt")
-            for arguments in [["add", file, "carol"], ["verify", file, "alice"], ["passwd", file, "alice"], ["hash"]] {
+            for arguments in [
+                ["add", file, "carol"], ["verify", file, "alice"], ["passwd", file, "alice"], ["hash"],
+            ] {
                 let result = session.run(arguments + ["--iterations", "1"], stdin: [])
                 expectUsageError(result)
                 #expect(result.stderr.contains("no password on standard input"), "\(result)")
@@ -366,7 +391,10 @@ import Testing
                 #expect(result.status == 0, "\(arguments): \(result)")
             }
             let listed = session.run(["list", file])
-            #expect(listed.stdoutLines.map { $0.split(separator: "\t")[0] } == ["before", "between", "inside", "after", "-dash", "--json", "-"])
+            #expect(
+                listed.stdoutLines.map { $0.split(separator: "\t")[0] } == [
+                    "before", "between", "inside", "after", "-dash", "--json", "-",
+                ])
             for user in ["-dash", "--json", "-"] {
                 #expect(session.run(["verify", "--iterations", "1", file, "--", user], stdin: [pw]).status == 0)
                 #expect(try libraryGrants(file, user, pw))
@@ -386,7 +414,9 @@ import Testing
             }
             for command in Command.allCases {
                 let usage = "Usage: credfile " + ([command.name] + command.argumentNames).joined(separator: " ")
-                for arguments in [[command.name, "--help"], ["--help", command.name], [command.name, "-h", "--json"]] {
+                for arguments in [
+                    [command.name, "--help"], ["--help", command.name], [command.name, "-h", "--json"],
+                ] {
                     let result = session.run(arguments)
                     #expect(result.status == 0 && result.stderr.isEmpty, "\(arguments): \(result)")
                     #expect(result.stdout.hasPrefix(usage), "\(arguments): \(result)")
@@ -443,9 +473,13 @@ import Testing
                 #expect(line.hasPrefix("\(file):\(number): \(severity): "), "\(line)")
                 #expect(line.count > "\(file):\(number): \(severity): ".count)
             }
-            #expect(lines.contains { $0.hasPrefix("\(file):6: error: ") && $0.contains("line 2") }, "the duplicate names its first line")
+            #expect(
+                lines.contains { $0.hasPrefix("\(file):6: error: ") && $0.contains("line 2") },
+                "the duplicate names its first line")
             // Warnings only: exit 0.
-            let clean = try session.write("clean.txt", "alice,\(Self.hash(session.password("Weak-Pass-19~~~")))\nbob,\(session.password("Plain-B0b-20~~~"))")
+            let clean = try session.write(
+                "clean.txt",
+                "alice,\(Self.hash(session.password("Weak-Pass-19~~~")))\nbob,\(session.password("Plain-B0b-20~~~"))")
             let warned = session.run(["check", clean])
             #expect(warned.status == 0, "\(warned)")
             #expect(warned.stdoutLines.count == 2, "\(warned)")
@@ -463,12 +497,15 @@ import Testing
             let text = session.run(["check", file])
             let result = session.run(["check", "--json", file])
             #expect(result.status == 1, "\(result)")
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             #expect(object["file"] as? String == file)
             #expect(object["errors"] as? Int == 6)
             #expect(object["warnings"] as? Int == 2)
             let findings = try #require(object["findings"] as? [[String: Any]])
-            let fromJSON = findings.map { "\(file):\($0["line"] as? Int ?? -1): \($0["severity"] as? String ?? "?"): \($0["message"] as? String ?? "?")" }
+            let fromJSON = findings.map {
+                "\(file):\($0["line"] as? Int ?? -1): \($0["severity"] as? String ?? "?"): \($0["message"] as? String ?? "?")"
+            }
             #expect(fromJSON == text.stdoutLines.map(String.init))
         }
     }
@@ -488,16 +525,21 @@ import Testing
                     + "we\"ird\\name,\(session.password("Quote-Pass-27~~"))\n")
             let result = session.run(["list", file])
             #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
-            #expect(result.stdoutLines == [
-                "alice\tpbkdf2-sha256 1", "bob\tplaintext", "carol\tpbkdf2-sha512 1", "dan\tunsupported $H$", "eve\tmalformed",
-                "we\"ird\\u{5c}name\tplaintext",
-            ])
+            #expect(
+                result.stdoutLines == [
+                    "alice\tpbkdf2-sha256 1", "bob\tplaintext", "carol\tpbkdf2-sha512 1", "dan\tunsupported $H$",
+                    "eve\tmalformed",
+                    "we\"ird\\u{5c}name\tplaintext",
+                ])
             let json = session.run(["list", file, "--json"])
             #expect(json.status == 0, "\(json)")
             let items = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
             #expect(items.map { $0["user"] as? String } == ["alice", "bob", "carol", "dan", "eve", "we\"ird\\name"])
             #expect(items.map { $0["line"] as? Int } == [1, 2, 3, 4, 5, 7])
-            #expect(items.map { $0["storage"] as? String } == ["pbkdf2-sha256", "plaintext", "pbkdf2-sha512", "unsupported", "malformed", "plaintext"])
+            #expect(
+                items.map { $0["storage"] as? String } == [
+                    "pbkdf2-sha256", "plaintext", "pbkdf2-sha512", "unsupported", "malformed", "plaintext",
+                ])
             #expect(items[0]["rounds"] as? Int == 1 && items[0]["weak"] as? Bool == true)
             #expect(items[1]["rounds"] == nil)
             // No hash material either: no salt or checksum of any line.
@@ -522,9 +564,13 @@ import Testing
                 var results: [CLIResult] = []
                 for (user, password) in [
                     ("alice", "wrong-30"), ("bob", "wrong-30"), ("nobody", "wrong-30"), ("nobody", "Al1ce-Pass-28~~"),
-                    ("eve", "x-Guess-52"), ("dan", "abc-Guess-53"), ("ALICE", "Al1ce-Pass-28~~"), ("alic", "Al1ce-Pass-28~~"),
+                    ("eve", "x-Guess-52"), ("dan", "abc-Guess-53"), ("ALICE", "Al1ce-Pass-28~~"),
+                    ("alic", "Al1ce-Pass-28~~"),
                 ] {
-                    results.append(session.run(["verify", file, user, "--iterations", "1"], stdin: [session.password(password)], environment: environment))
+                    results.append(
+                        session.run(
+                            ["verify", file, user, "--iterations", "1"], stdin: [session.password(password)],
+                            environment: environment))
                 }
                 #expect(Set(results.map(\.description)).count == 1, "\(results)")
                 #expect(results[0].status == 1 && results[0].stdout.isEmpty)
@@ -546,15 +592,27 @@ import Testing
     }
 
     static let badImports: [BadImport] = [
-        BadImport(name: "no comma", lines: ["carol,C4rol-Pass-31~~", "NoComma-Secret-32", "dave,D4ve-Pass-33~~~"], badLine: 2, secret: "NoComma-Secret-32"),
-        BadImport(name: "empty username", lines: ["carol,C4rol-Pass-31~~", "", ",Empty-User-34"], badLine: 3, secret: "Empty-User-34"),
-        BadImport(name: "username with trailing space", lines: ["carol,C4rol-Pass-31~~", "dave ,Trail-Pass-35~~"], badLine: 2, secret: "Trail-Pass-35~~"),
-        BadImport(name: "empty password", lines: ["carol,C4rol-Pass-31~~", "dave,"], badLine: 2, secret: "C4rol-Pass-31~~"),
+        BadImport(
+            name: "no comma", lines: ["carol,C4rol-Pass-31~~", "NoComma-Secret-32", "dave,D4ve-Pass-33~~~"], badLine: 2,
+            secret: "NoComma-Secret-32"),
+        BadImport(
+            name: "empty username", lines: ["carol,C4rol-Pass-31~~", "", ",Empty-User-34"], badLine: 3,
+            secret: "Empty-User-34"),
+        BadImport(
+            name: "username with trailing space", lines: ["carol,C4rol-Pass-31~~", "dave ,Trail-Pass-35~~"], badLine: 2,
+            secret: "Trail-Pass-35~~"),
+        BadImport(
+            name: "empty password", lines: ["carol,C4rol-Pass-31~~", "dave,"], badLine: 2, secret: "C4rol-Pass-31~~"),
         BadImport(
             name: "plaintext with hash syntax", lines: ["carol,C4rol-Pass-31~~", "dave,$1$Hashlike-36"], badLine: 2,
             secret: "Hashlike-36", options: ["--plaintext"]),
-        BadImport(name: "same user twice", lines: ["carol,C4rol-Pass-31~~", "", "dave,D4ve-Pass-33~~~", "carol,Again-Pass-37~~"], badLine: 4, secret: "Again-Pass-37~~"),
-        BadImport(name: "last line bad", lines: ["carol,C4rol-Pass-31~~", "dave,D4ve-Pass-33~~~", "#comment-Pass-38"], badLine: 3, secret: "comment-Pass-38"),
+        BadImport(
+            name: "same user twice",
+            lines: ["carol,C4rol-Pass-31~~", "", "dave,D4ve-Pass-33~~~", "carol,Again-Pass-37~~"], badLine: 4,
+            secret: "Again-Pass-37~~"),
+        BadImport(
+            name: "last line bad", lines: ["carol,C4rol-Pass-31~~", "dave,D4ve-Pass-33~~~", "#comment-Pass-38"],
+            badLine: 3, secret: "comment-Pass-38"),
     ]
 
     @Test(arguments: badImports)
@@ -562,7 +620,11 @@ import Testing
         try withSession { session in
             let file = try Self.twoUsers(session)
             let before = session.bytes("users.txt")
-            for line in bad.lines { if let comma = line.firstIndex(of: ",") { _ = session.password(String(line[line.index(after: comma)...])) } }
+            for line in bad.lines {
+                if let comma = line.firstIndex(of: ",") {
+                    _ = session.password(String(line[line.index(after: comma)...]))
+                }
+            }
             _ = session.password(bad.secret)
             let result = session.run(["import", file, "--iterations", "1"] + bad.options, stdin: bad.lines)
             expectUsageError(result)
@@ -576,7 +638,10 @@ import Testing
             let file = try Self.twoUsers(session)
             let result = session.run(
                 ["import", file, "--iterations", "1"],
-                stdin: ["", "carol,\(session.password("C4rol-Pass-39~~"))", "", "dave,\(session.password("D-40-long-enough"))", "carol,\(session.password("C-41-long-enough"))"])
+                stdin: [
+                    "", "carol,\(session.password("C4rol-Pass-39~~"))", "",
+                    "dave,\(session.password("D-40-long-enough"))", "carol,\(session.password("C-41-long-enough"))",
+                ])
             expectUsageError(result)
             #expect(result.stderr.contains("standard input line 5"), "\(result)")
             #expect(result.stderr.contains("line 2"), "\(result)")
@@ -589,8 +654,15 @@ import Testing
             let file = try Self.twoUsers(session)
             let result = session.run(
                 ["import", file, "--iterations", "1"],
-                stdin: ["carol,\(session.password("C4rol-Pass-42~~"))", "", "bob,\(session.password("B0b-New-43~~~~~"))", "dave,\(session.password("x,y,z-44~~~~~~~"))"])
-            #expect(result == CLIResult(status: 0, stdout: "2 added, 1 updated\n", stderr: "credfile: warning: 1 iterations is below the minimum of 600000 (OWASP)\n"))
+                stdin: [
+                    "carol,\(session.password("C4rol-Pass-42~~"))", "", "bob,\(session.password("B0b-New-43~~~~~"))",
+                    "dave,\(session.password("x,y,z-44~~~~~~~"))",
+                ])
+            #expect(
+                result
+                    == CLIResult(
+                        status: 0, stdout: "2 added, 1 updated\n",
+                        stderr: "credfile: warning: 1 iterations is below the minimum of 600000 (OWASP)\n"))
             #expect(try libraryGrants(file, "carol", "C4rol-Pass-42~~"))
             #expect(try libraryGrants(file, "bob", "B0b-New-43~~~~~"))
             #expect(try libraryGrants(file, "dave", "x,y,z-44~~~~~~~"))
@@ -604,7 +676,9 @@ import Testing
     @Test func upgradeHashesPlaintextAndReports() throws {
         try withSession { session in
             let file = try session.write(
-                "users.txt", "a,\(session.password("Plain-A-45~~~~~"))\nb,\(session.password("Plain-B-46~~~~~"))\nc,$pbkdf2-sha256$x\n")
+                "users.txt",
+                "a,\(session.password("Plain-A-45~~~~~"))\nb,\(session.password("Plain-B-46~~~~~"))\nc,$pbkdf2-sha256$x\n"
+            )
             let before = session.bytes("users.txt")
             let dry = session.run(["upgrade", file, "--dry-run", "--json", "--iterations", "1"])
             #expect(dry.status == 0, "\(dry)")
@@ -632,16 +706,26 @@ import Testing
             let file = try Self.twoUsers(session)
             let pw = session.password("Screen-Pass-47~")
             let registered = session.run(["register", file, "--iterations", "1"], stdin: ["carol", pw])
-            #expect(registered == CLIResult(status: 0, stdout: "Register\nUsername: ✅ User registered\n", stderr: "credfile: warning: 1 iterations is below the minimum of 600000 (OWASP)\n"))
-            #expect(session.run(["login", file, "--iterations", "1"], stdin: ["carol", pw]).stdout == "Login\nUsername: ✅ Access granted\n")
-            let denied = session.run(["login", file, "--iterations", "1"], stdin: ["carol", session.password("Wrong-48~~~~~~~")])
-            #expect(denied == CLIResult(status: 1, stdout: "Login\nUsername: Wrong username or password.\n", stderr: ""))
+            #expect(
+                registered
+                    == CLIResult(
+                        status: 0, stdout: "Register\nUsername: ✅ User registered\n",
+                        stderr: "credfile: warning: 1 iterations is below the minimum of 600000 (OWASP)\n"))
+            #expect(
+                session.run(["login", file, "--iterations", "1"], stdin: ["carol", pw]).stdout
+                    == "Login\nUsername: ✅ Access granted\n")
+            let denied = session.run(
+                ["login", file, "--iterations", "1"], stdin: ["carol", session.password("Wrong-48~~~~~~~")])
+            #expect(
+                denied == CLIResult(status: 1, stdout: "Login\nUsername: Wrong username or password.\n", stderr: ""))
             let exists = session.run(["register", file, "--iterations", "1"], stdin: ["alice", pw])
             #expect(exists.status == 3 && exists.stdout.hasSuffix("The user already exists.\n"), "\(exists)")
             let empty = session.run(["register", file, "--iterations", "1"], stdin: ["", pw])
             #expect(empty.status == 2 && empty.stdout.hasSuffix("Username and password cannot be empty.\n"), "\(empty)")
             let noPassword = session.run(["register", file, "--iterations", "1"], stdin: ["dave", ""])
-            #expect(noPassword.status == 2 && noPassword.stdout.hasSuffix("Username and password cannot be empty.\n"), "\(noPassword)")
+            #expect(
+                noPassword.status == 2 && noPassword.stdout.hasSuffix("Username and password cannot be empty.\n"),
+                "\(noPassword)")
         }
     }
 
@@ -651,13 +735,16 @@ import Testing
             let before = session.bytes("users.txt")
             let es = ["LANG": "es_ES.UTF-8"]
             let pw = session.password("Twice-Pass-49~~")
-            let mismatch = session.run(["register", file, "--iterations", "1"], stdin: ["carol"], tty: [pw, session.password("Twice-Pass-50~~")], environment: es)
+            let mismatch = session.run(
+                ["register", file, "--iterations", "1"], stdin: ["carol"],
+                tty: [pw, session.password("Twice-Pass-50~~")], environment: es)
             #expect(mismatch.status == 2, "\(mismatch)")
             #expect(session.lastPrompts == ["Contraseña: ", "Repita la contraseña: "])
             #expect(mismatch.stderr.hasPrefix("credfile: Las contraseñas no coinciden.\n"), "\(mismatch)")
             #expect(session.bytes("users.txt") == before)
 
-            let ok = session.run(["register", file, "--iterations", "1"], stdin: ["carol"], tty: [pw, pw], environment: es)
+            let ok = session.run(
+                ["register", file, "--iterations", "1"], stdin: ["carol"], tty: [pw, pw], environment: es)
             #expect(ok.status == 0 && ok.stdout == "Registro\nUsuario: ✅ Usuario registrado con éxito\n", "\(ok)")
             let login = session.run(["login", file, "--iterations", "1"], stdin: ["carol"], tty: [pw], environment: es)
             #expect(login.stdout == "Iniciar sesión\nUsuario: ✅ Acceso permitido\n", "\(login)")
@@ -684,12 +771,15 @@ import Testing
             let english = "credfile: Wrong username or password.\n"
             let cases: [([String: String], String)] = [
                 ([:], english), (["LANG": "C"], english), (["LANG": "es_ES.UTF-8"], spanish), (["LANG": "es"], spanish),
-                (["LC_ALL": "C", "LANG": "es_ES.UTF-8"], english), (["LC_MESSAGES": "es_MX.UTF-8", "LANG": "C"], spanish),
+                (["LC_ALL": "C", "LANG": "es_ES.UTF-8"], english),
+                (["LC_MESSAGES": "es_MX.UTF-8", "LANG": "C"], spanish),
                 (["LC_ALL": "", "LC_MESSAGES": "es_AR", "LANG": "en_US.UTF-8"], spanish),
                 (["LC_ALL": "es_ES.UTF-8", "LC_MESSAGES": "C"], spanish),
             ]
             for (environment, expected) in cases {
-                let result = session.run(["verify", file, "alice", "--iterations", "1"], stdin: [session.password("Nope-51~~~~~~~~")], environment: environment)
+                let result = session.run(
+                    ["verify", file, "alice", "--iterations", "1"], stdin: [session.password("Nope-51~~~~~~~~")],
+                    environment: environment)
                 #expect(result.stderr == expected, "\(environment): \(result)")
             }
         }

@@ -28,7 +28,8 @@ import Glibc
         } else {
             script += " 3<&-"
         }
-        return try Integration.run("/bin/sh", ["-c", script, credfile] + arguments, environment: BuiltBinary.environment(), in: session)
+        return try Integration.run(
+            "/bin/sh", ["-c", script, credfile] + arguments, environment: BuiltBinary.environment(), in: session)
     }
 
     struct FramingCase: CustomTestStringConvertible, Sendable {
@@ -44,18 +45,28 @@ import Glibc
 
     static let framingCases: [FramingCase] = [
         FramingCase(name: "Dovecot's user\\0password\\0\\0", request: request("alice", "Alice-Pass-2026!"), status: 0),
-        FramingCase(name: "qmail's timestamp", request: request("alice", "Alice-Pass-2026!", Array("<1234.5678@host>".utf8) + [0]), status: 0),
+        FramingCase(
+            name: "qmail's timestamp",
+            request: request("alice", "Alice-Pass-2026!", Array("<1234.5678@host>".utf8) + [0]), status: 0),
         FramingCase(name: "no timestamp terminator", request: request("alice", "Alice-Pass-2026!", []), status: 0),
         FramingCase(name: "wrong password", request: request("alice", "Alice-Pass-2027!"), status: 1),
         FramingCase(name: "unknown user", request: request("mallory", "Alice-Pass-2026!"), status: 1),
         FramingCase(name: "empty password", request: request("alice", ""), status: 1),
-        FramingCase(name: "exactly 512 bytes", request: request("alice", "Alice-Pass-2026!", [UInt8](repeating: 0x30, count: 512 - 23)), status: 0),
-        FramingCase(name: "513 bytes: misuse", request: request("alice", "Alice-Pass-2026!", [UInt8](repeating: 0x30, count: 513 - 23)), status: 2),
+        FramingCase(
+            name: "exactly 512 bytes",
+            request: request("alice", "Alice-Pass-2026!", [UInt8](repeating: 0x30, count: 512 - 23)), status: 0),
+        FramingCase(
+            name: "513 bytes: misuse",
+            request: request("alice", "Alice-Pass-2026!", [UInt8](repeating: 0x30, count: 513 - 23)), status: 2),
         FramingCase(name: "no NUL at all: misuse", request: Array("alice".utf8), status: 2),
-        FramingCase(name: "no NUL after the password: misuse", request: Array("alice".utf8) + [0] + Array("Alice-Pass-2026!".utf8), status: 2),
+        FramingCase(
+            name: "no NUL after the password: misuse",
+            request: Array("alice".utf8) + [0] + Array("Alice-Pass-2026!".utf8), status: 2),
         FramingCase(name: "empty login: misuse", request: [0] + Array("Alice-Pass-2026!".utf8) + [0, 0], status: 2),
         FramingCase(name: "empty request: misuse", request: [], status: 2),
-        FramingCase(name: "login not UTF-8: misuse", request: [0xFF, 0xFE, 0] + Array("Alice-Pass-2026!".utf8) + [0, 0], status: 2),
+        FramingCase(
+            name: "login not UTF-8: misuse", request: [0xFF, 0xFE, 0] + Array("Alice-Pass-2026!".utf8) + [0, 0],
+            status: 2),
         FramingCase(name: "fd 3 closed: misuse", request: nil, status: 2),
     ]
 
@@ -65,7 +76,10 @@ import Glibc
             let file = try Integration.makeUserFile(in: session, users: [Self.alice])
             _ = session.password("Alice-Pass-2027!")
             let result = try Self.checkpassword(
-                ["--iterations", "\(Integration.rounds)", file, "/bin/sh", "-c", "echo granted \"$USER\" \"$0\" \"$1\"", "--json", "x y"],
+                [
+                    "--iterations", "\(Integration.rounds)", file, "/bin/sh", "-c",
+                    "echo granted \"$USER\" \"$0\" \"$1\"", "--json", "x y",
+                ],
                 request: row.request, in: session)
             #expect(result.status == row.status, "\(result)")
             if row.status == 0 {
@@ -83,7 +97,9 @@ import Glibc
     func checkpasswordTemporaryFailure() throws {
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: [Self.alice])
-            let missing = try Self.checkpassword([session.path("missing.txt"), "/bin/true"], request: Self.request("alice", "Alice-Pass-2026!"), in: session)
+            let missing = try Self.checkpassword(
+                [session.path("missing.txt"), "/bin/true"], request: Self.request("alice", "Alice-Pass-2026!"),
+                in: session)
             #expect(missing.status == 111, "\(missing)")
             expectErrorFormat(missing)
             let noProgram = try Self.checkpassword(
@@ -126,7 +142,8 @@ import Glibc
                 close(fromChild[1])
             }
             do {
-                let command = launcher + [try BuiltProduct.path("credfile"), "helper"] + arguments + ["--protocol", "squid"]
+                let command =
+                    launcher + [try BuiltProduct.path("credfile"), "helper"] + arguments + ["--protocol", "squid"]
                 pid = try ChildProcess.spawn(
                     command[0], Array(command.dropFirst()), environment: BuiltBinary.environment(), newSession: false
                 ) { actions in
@@ -196,10 +213,13 @@ import Glibc
         }
     }
 
-    @Test("without concurrency: in-order OK / ERR / BH, URL-escaped fields, no difference between unknown user and wrong password")
+    @Test(
+        "without concurrency: in-order OK / ERR / BH, URL-escaped fields, no difference between unknown user and wrong password"
+    )
     func squidSequential() throws {
         try withSession { session in
-            let file = try Integration.makeUserFile(in: session, users: [Self.alice, ("josé luis", "p@ss w:rd ñ 100%")])
+            let file = try Integration.makeUserFile(
+                in: session, users: [Self.alice, ("josé luis", "p@ss w:rd ñ 100%")])
             let helper = try SquidHelperProcess(["--iterations", "\(Integration.rounds)", file])
             let rows: [(String, String)] = [
                 ("alice Alice-Pass-2026%21", "OK"),
@@ -237,7 +257,9 @@ import Glibc
                 case 0: try helper.send("\(id) alice Alice-Pass-2026%21"); expected["\(id)"] = "OK"
                 case 1: try helper.send("\(id) alice wrong-one"); expected["\(id)"] = "ERR"
                 case 2: try helper.send("\(id) mallory Alice-Pass-2026%21"); expected["\(id)"] = "ERR"
-                default: try helper.send("\(id) alice %G0"); expected["\(id)"] = "BH message=\"bad %-escape in the password\""
+                default:
+                    try helper.send("\(id) alice %G0");
+                    expected["\(id)"] = "BH message=\"bad %-escape in the password\""
                 }
             }
             var seen: [String: String] = [:]
@@ -263,9 +285,11 @@ import Glibc
                 return try helper.answer()
             }
             #expect(try ask("bob B0b-Pass-2026%21~") == "7 ERR")
-            try store.register(username: "bob", password: Password(session.password("B0b-Pass-2026!~")), storage: .hashed)
+            try store.register(
+                username: "bob", password: Password(session.password("B0b-Pass-2026!~")), storage: .hashed)
             #expect(try ask("bob B0b-Pass-2026%21~") == "7 OK")
-            try store.changePassword(username: "alice", to: Password(session.password("Al1ce-New-2026!")), storage: .hashed)
+            try store.changePassword(
+                username: "alice", to: Password(session.password("Al1ce-New-2026!")), storage: .hashed)
             #expect(try ask("alice Alice-Pass-2026%21") == "7 ERR")
             #expect(try ask("alice Al1ce-New-2026%21") == "7 OK")
             try store.remove(username: "bob")

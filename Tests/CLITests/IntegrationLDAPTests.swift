@@ -66,7 +66,8 @@ import Glibc
     /// `modules` loaded; `body` gets a bind function (ldapwhoami's exit status, the
     /// password in a 0600 file, never on argv). slapd is stopped by PID at the end.
     static func withSlapd(
-        _ session: CLISession, modules: [String], ldif: String, _ body: ((String, String) throws -> Int32) throws -> Void
+        _ session: CLISession, modules: [String], ldif: String,
+        _ body: ((String, String) throws -> Int32) throws -> Void
     ) throws {
         let slapd = try ExternalTool.path("slapd")
         let ldapwhoami = try ExternalTool.path("ldapwhoami")
@@ -74,7 +75,8 @@ import Glibc
         try #require(base.added.status == 0, "slapadd: \(base.added)")
         let port = try Integration.freePort()
         // -d 0: stay in the foreground, so the test owns the PID.
-        let daemon = try Daemon(slapd, ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-F", base.path + "/slapd.d"], logIn: session)
+        let daemon = try Daemon(
+            slapd, ["-d", "0", "-h", "ldap://127.0.0.1:\(port)/", "-F", base.path + "/slapd.d"], logIn: session)
         defer { daemon.stop() }
         try Integration.waitForPort(port)
         try body { dn, password in
@@ -82,7 +84,9 @@ import Glibc
             unlink(pwfile)
             try session.write("ldap/pw", password)
             chmod(pwfile, 0o600)
-            return try Integration.run(ldapwhoami, ["-x", "-H", "ldap://127.0.0.1:\(port)/", "-D", dn, "-y", pwfile], in: session).status
+            return try Integration.run(
+                ldapwhoami, ["-x", "-H", "ldap://127.0.0.1:\(port)/", "-D", dn, "-y", pwfile], in: session
+            ).status
         }
     }
 
@@ -121,7 +125,8 @@ import Glibc
         try session.write("\(folder)/slapd.conf", config)
         let slapdDirectory = base + "/slapd.d"
         let converted = try Integration.run(
-            try ExternalTool.path("slaptest"), ["-n", "0", "-f", base + "/slapd.conf", "-F", slapdDirectory], in: session)
+            try ExternalTool.path("slaptest"), ["-n", "0", "-f", base + "/slapd.conf", "-F", slapdDirectory],
+            in: session)
         try #require(converted.status == 0, "slaptest: \(converted)")
         if modules.contains("pw-pbkdf2") {
             let recipe = BuiltProduct.packageRoot.appendingPathComponent("Examples/openldap/pw-pbkdf2.ldif").path
@@ -141,12 +146,18 @@ import Glibc
     @Test(
         "slapd binds the peers' hashes as the export writes them",
         .enabled(
-            if: ExternalTool.runnable("slapd", "slapadd", "slaptest", "slapmodify", "ldapwhoami", "slappasswd", "doveadm", "argon2", "mkpasswd"),
-            Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "slaptest", "slapmodify", "ldapwhoami", "slappasswd", "doveadm", "argon2", "mkpasswd"))))
+            if: ExternalTool.runnable(
+                "slapd", "slapadd", "slaptest", "slapmodify", "ldapwhoami", "slappasswd", "doveadm", "argon2",
+                "mkpasswd"),
+            Comment(
+                rawValue: ExternalTool.skipNote(
+                    "slapd", "slapadd", "slaptest", "slapmodify", "ldapwhoami", "slappasswd", "doveadm", "argon2",
+                    "mkpasswd"))))
     func slapdBindsPeerHashes() throws {
         try withSession { session in
             func tool(_ name: String, _ arguments: [String], stdin: String? = nil) throws -> String {
-                let result = try Integration.run(try ExternalTool.path(name), arguments, stdin: stdin.map { Array($0.utf8) }, in: session)
+                let result = try Integration.run(
+                    try ExternalTool.path(name), arguments, stdin: stdin.map { Array($0.utf8) }, in: session)
                 try #require(result.status == 0, "\(name): \(result)")
                 return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             }
@@ -156,10 +167,23 @@ import Glibc
                 ("sha", try tool("slappasswd", ["-h", "{SHA}", "-s", password]), "{SHA}"),
                 ("ssha", try tool("slappasswd", ["-h", "{SSHA}", "-s", password]), "{SSHA}"),
                 ("ssha512", try tool("doveadm", ["pw", "-s", "SSHA512", "-p", password]), "{SSHA512}"),
-                ("ldappbkdf2", try tool("slappasswd", modules + ["-o", "module-load=pw-pbkdf2", "-h", "{PBKDF2-SHA256}", "-s", password]), "{PBKDF2-SHA256}"),
+                (
+                    "ldappbkdf2",
+                    try tool(
+                        "slappasswd",
+                        modules + ["-o", "module-load=pw-pbkdf2", "-h", "{PBKDF2-SHA256}", "-s", password]),
+                    "{PBKDF2-SHA256}"
+                ),
                 ("dovecotpbkdf2", try tool("doveadm", ["pw", "-s", "PBKDF2", "-p", password]), "{PBKDF2-SHA1}"),
-                ("argon2id", try tool("argon2", ["somesaltsalt", "-id", "-e", "-m", "12"], stdin: password), "{ARGON2}$argon2id$"),
-                ("ldapargon2", try tool("slappasswd", modules + ["-o", "module-load=argon2", "-h", "{ARGON2}", "-s", password]), "{ARGON2}$argon2i$"),
+                (
+                    "argon2id", try tool("argon2", ["somesaltsalt", "-id", "-e", "-m", "12"], stdin: password),
+                    "{ARGON2}$argon2id$"
+                ),
+                (
+                    "ldapargon2",
+                    try tool("slappasswd", modules + ["-o", "module-load=argon2", "-h", "{ARGON2}", "-s", password]),
+                    "{ARGON2}$argon2i$"
+                ),
                 ("sha512crypt", try tool("mkpasswd", ["-m", "sha512crypt", "--stdin"], stdin: password), "{CRYPT}$6$"),
             ]
             let file = try session.write("users.txt", hashes.map { "\($0.user),\($0.hash)\n" }.joined())
@@ -189,10 +213,15 @@ import Glibc
     /// that prepares strings as the RFC says would merge them).
     @Test(
         "look-alike DNs are refused, both of them, and slapd agrees they are one",
-        .enabled(if: ExternalTool.runnable("slapd", "slapadd", "slaptest", "slapmodify"), Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "slaptest", "slapmodify"))))
+        .enabled(
+            if: ExternalTool.runnable("slapd", "slapadd", "slaptest", "slapmodify"),
+            Comment(rawValue: ExternalTool.skipNote("slapd", "slapadd", "slaptest", "slapmodify"))))
     func lookalikeDNs() throws {
-        let pairs = [("admin", "ADMIN"), ("john smith", "john  smith"), ("bob", "\u{FF42}\u{FF4F}\u{FF42}"), ("soft", "so\u{AD}ft"),
-                     ("stra\u{DF}e", "STRASSE"), ("nb sp", "nb\u{A0}sp")]
+        let pairs = [
+            ("admin", "ADMIN"), ("john smith", "john  smith"), ("bob", "\u{FF42}\u{FF4F}\u{FF42}"),
+            ("soft", "so\u{AD}ft"),
+            ("stra\u{DF}e", "STRASSE"), ("nb sp", "nb\u{A0}sp"),
+        ]
         try withSession { session in
             var lines: [String] = []
             for (a, b) in pairs { lines += ["\(a),\(Self.hash(saltCount: 16))", "\(b),\(Self.hash(saltCount: 16))"] }
@@ -207,15 +236,19 @@ import Glibc
                 #expect(refused.stderr.contains("same to LDAP as line \(second)'s"), "line \(first) names \(second)")
                 #expect(refused.stderr.contains("same to LDAP as line \(first)'s"), "line \(second) names \(first)")
             }
-            let skipped = try BuiltBinary.run(["export", file, "--to", "ldif", "--skip-unexportable"], stdin: nil, in: session)
+            let skipped = try BuiltBinary.run(
+                ["export", file, "--to", "ldif", "--skip-unexportable"], stdin: nil, in: session)
             #expect(skipped.status == 0, "\(skipped)")
             #expect(skipped.stderr.components(separatedBy: "warning: skipped").count == 2 * pairs.count + 1)
-            #expect(skipped.stdout.components(separatedBy: "objectClass: inetOrgPerson").count == 3, "alice and alicia only")
+            #expect(
+                skipped.stdout.components(separatedBy: "objectClass: inetOrgPerson").count == 3, "alice and alicia only"
+            )
             // slapd: each pair it folds is one DN (the second add fails), the control pair two.
             let rfcOnly: Set<String> = ["soft", "stra\u{DF}e"]
             for (a, b) in pairs + [("alice", "alicia")] where !rfcOnly.contains(a) {
                 let ldif = [a, b].map { name in
-                    LDIFExport.attribute("dn", "uid=" + LDIFExport.escapedRDNValue(name) + ",ou=people,dc=example,dc=org")
+                    LDIFExport.attribute(
+                        "dn", "uid=" + LDIFExport.escapedRDNValue(name) + ",ou=people,dc=example,dc=org")
                         + "objectClass: inetOrgPerson\n" + LDIFExport.attribute("uid", name) + "cn: x\nsn: x\n\n"
                 }.joined()
                 let added = try Self.slapadd(session, folder: "dn-check", modules: [], ldif: ldif).added
@@ -243,20 +276,24 @@ import Glibc
         RefusalCase(name: "16-byte salt: exported", line: "u," + hash(saltCount: 16), exportable: true),
         RefusalCase(name: "15-byte salt: refused", line: "u," + hash(saltCount: 15), exportable: false),
         RefusalCase(name: "17-byte salt: refused", line: "u," + hash(saltCount: 17), exportable: false),
-        RefusalCase(name: "12-byte salt (mosquitto's size): refused", line: "u," + hash(saltCount: 12), exportable: false),
+        RefusalCase(
+            name: "12-byte salt (mosquitto's size): refused", line: "u," + hash(saltCount: 12), exportable: false),
         RefusalCase(name: "plaintext: refused", line: "u,Legacy-Pass-9", exportable: false),
         RefusalCase(name: "malformed pbkdf2: refused", line: "u,$pbkdf2-sha256$0$$", exportable: false),
         RefusalCase(name: "unsupported hash: refused", line: "u,{SSHA}abcdefgh", exportable: false),
         RefusalCase(name: "no comma: refused", line: "just-a-name", exportable: false),
     ]
 
-    @Test("refusals: exit 4 with the line and nothing printed; --skip-unexportable leaves them out", arguments: refusalCases)
+    @Test(
+        "refusals: exit 4 with the line and nothing printed; --skip-unexportable leaves them out",
+        arguments: refusalCases)
     func refusal(_ row: RefusalCase) throws {
         try withSession { session in
             let good = "alice," + Self.hash(saltCount: 16)
             let file = try session.write("users.txt", "# comment\n\(good)\n\(row.line)\n")
             let plain = try BuiltBinary.run(["export", file, "--to", "ldif"], stdin: nil, in: session)
-            let skip = try BuiltBinary.run(["export", file, "--to", "ldif", "--skip-unexportable"], stdin: nil, in: session)
+            let skip = try BuiltBinary.run(
+                ["export", file, "--to", "ldif", "--skip-unexportable"], stdin: nil, in: session)
             #expect(skip.status == 0, "\(skip)")
             #expect(skip.stdout.contains("dn: uid=alice,ou=people,dc=example,dc=org\n"))
             if row.exportable {
@@ -278,32 +315,45 @@ import Glibc
         try withSession { session in
             let hash = Self.hash(saltCount: 16)
             let file = try session.write("users.txt", "alice,\(hash)\nalice,other-Legacy-1\n")
-            let custom = try BuiltBinary.run(["export", file, "--to", "ldif", "--base-dn", "ou=staff,dc=corp,dc=test"], stdin: nil, in: session)
+            let custom = try BuiltBinary.run(
+                ["export", file, "--to", "ldif", "--base-dn", "ou=staff,dc=corp,dc=test"], stdin: nil, in: session)
             #expect(custom.status == 0, "\(custom)")
-            #expect(custom.stdout.hasPrefix("dn: uid=alice,ou=staff,dc=corp,dc=test\nobjectClass: inetOrgPerson\nuid: alice\ncn: alice\nsn: alice\nuserPassword: {PBKDF2-SHA256}" + hash.dropFirst("$pbkdf2-sha256$".count) + "\n\n"), "\(custom)")
+            #expect(
+                custom.stdout.hasPrefix(
+                    "dn: uid=alice,ou=staff,dc=corp,dc=test\nobjectClass: inetOrgPerson\nuid: alice\ncn: alice\nsn: alice\nuserPassword: {PBKDF2-SHA256}"
+                        + hash.dropFirst("$pbkdf2-sha256$".count) + "\n\n"), "\(custom)")
             let json = try BuiltBinary.run(["export", file, "--to", "ldif", "--json"], stdin: nil, in: session)
             #expect(json.status == 0, "\(json)")
-            #expect(json.stdout.hasPrefix("{\"baseDN\":\"ou=people,dc=example,dc=org\",\"entries\":[{\"line\":1,\"user\":\"alice\""), "\(json)")
-            for arguments in [["export", file], ["export", file, "--to", "csv"], ["export", file, "--to", "ldif", "--base-dn", ""],
-                              ["export", file, "--to", "ldif", "--base-dn", "no-equals-sign"], ["export", file, "--to", "ldif", "--base-dn", "ou=a\nb,dc=x"]] {
+            #expect(
+                json.stdout.hasPrefix(
+                    "{\"baseDN\":\"ou=people,dc=example,dc=org\",\"entries\":[{\"line\":1,\"user\":\"alice\""),
+                "\(json)")
+            for arguments in [
+                ["export", file], ["export", file, "--to", "csv"], ["export", file, "--to", "ldif", "--base-dn", ""],
+                ["export", file, "--to", "ldif", "--base-dn", "no-equals-sign"],
+                ["export", file, "--to", "ldif", "--base-dn", "ou=a\nb,dc=x"],
+            ] {
                 expectUsageError(try BuiltBinary.run(arguments, stdin: nil, in: session))
             }
-            let missing = try BuiltBinary.run(["export", session.path("missing.txt"), "--to", "ldif"], stdin: nil, in: session)
+            let missing = try BuiltBinary.run(
+                ["export", session.path("missing.txt"), "--to", "ldif"], stdin: nil, in: session)
             #expect(missing.status == 5, "\(missing)")
         }
     }
 
-    @Test("RFC 2849 safe strings and RFC 4514 escapes", arguments: [
-        ("alice", "alice", true),
-        (" lead", "\\ lead", false),
-        ("trail ", "trail\\ ", false),
-        ("#x", "\\#x", true),
-        ("a#b", "a#b", true),
-        (":colon", ":colon", false),
-        ("<lt", "\\<lt", false),
-        ("ñ", "ñ", false),
-        ("a,b+c;d", "a\\,b\\+c\\;d", true),
-    ])
+    @Test(
+        "RFC 2849 safe strings and RFC 4514 escapes",
+        arguments: [
+            ("alice", "alice", true),
+            (" lead", "\\ lead", false),
+            ("trail ", "trail\\ ", false),
+            ("#x", "\\#x", true),
+            ("a#b", "a#b", true),
+            (":colon", ":colon", false),
+            ("<lt", "\\<lt", false),
+            ("ñ", "ñ", false),
+            ("a,b+c;d", "a\\,b\\+c\\;d", true),
+        ])
     func escaping(_ name: String, _ escaped: String, _ safe: Bool) {
         #expect(LDIFExport.escapedRDNValue(name) == escaped)
         #expect(LDIFExport.isSafeString(Array(name.utf8)) == safe)

@@ -64,14 +64,16 @@ import Glibc
         .enabled(if: ExternalTool.runnable("gcc"), Comment(rawValue: ExternalTool.skipNote("gcc"))))
     func pamExecPrivateService() throws {
         try withSession { session in
-            let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose], plaintext: [("legacy", "Legacy-Pass-9")])
+            let file = try Integration.makeUserFile(
+                in: session, users: [Self.alice, Self.jose], plaintext: [("legacy", "Legacy-Pass-9")])
             let harness = try Self.harness(in: session)
             let confdir = session.path("pam.d")
             mkdir(confdir, 0o755)
             try session.write("pam.d/credfile-test", try Self.service(session, file: file))
             let before = session.bytes("users.txt")
             func check(_ user: String, _ password: String) throws -> Int {
-                try Self.authenticate(harness, service: "credfile-test", confdir: confdir, user: user, password: password, in: session)
+                try Self.authenticate(
+                    harness, service: "credfile-test", confdir: confdir, user: user, password: password, in: session)
             }
             #expect(try check(Self.alice.0, Self.alice.1) == 0)
             #expect(try check(Self.jose.0, Self.jose.1) == 0)
@@ -94,9 +96,15 @@ import Glibc
             let confdir = session.path("pam.d")
             mkdir(confdir, 0o755)
             try session.write("pam.d/credfile-test", try Self.service(session, file: file, preamble: "upgrade = yes\n"))
-            #expect(try Self.authenticate(harness, service: "credfile-test", confdir: confdir, user: "legacy", password: "wrong-one", in: session) == 4)
+            #expect(
+                try Self.authenticate(
+                    harness, service: "credfile-test", confdir: confdir, user: "legacy", password: "wrong-one",
+                    in: session) == 4)
             #expect(session.text("users.txt") == "legacy,Legacy-Pass-9\n", "a failed login changed the file")
-            #expect(try Self.authenticate(harness, service: "credfile-test", confdir: confdir, user: "legacy", password: "Legacy-Pass-9", in: session) == 0)
+            #expect(
+                try Self.authenticate(
+                    harness, service: "credfile-test", confdir: confdir, user: "legacy", password: "Legacy-Pass-9",
+                    in: session) == 0)
             #expect(session.text("users.txt").hasPrefix("legacy,$pbkdf2-sha256$\(Integration.rounds)$"))
             #expect(try libraryGrants(file, "legacy", "Legacy-Pass-9"))
         }
@@ -104,19 +112,25 @@ import Glibc
 
     @Test(
         "pamtester with a service in /etc/pam.d",
-        .enabled(if: ExternalTool.runnable("pamtester") && (canWriteSystemPAM || ExternalTool.isCI),
-                 Comment(rawValue: ExternalTool.skipNote("pamtester") + " (and root, to write /etc/pam.d)")))
+        .enabled(
+            if: ExternalTool.runnable("pamtester") && (canWriteSystemPAM || ExternalTool.isCI),
+            Comment(rawValue: ExternalTool.skipNote("pamtester") + " (and root, to write /etc/pam.d)")))
     func pamtester() throws {
         try withSession { session in
             let pamtester = try ExternalTool.path("pamtester")
             let file = try Integration.makeUserFile(in: session, users: [Self.alice])
             let service = try SystemPAMService(text: try Self.service(session, file: file))
             defer { service.remove() }
-            let good = try Integration.run(pamtester, [service.name, Self.alice.0, "authenticate"], stdin: Array((Self.alice.1 + "\n").utf8), in: session)
+            let good = try Integration.run(
+                pamtester, [service.name, Self.alice.0, "authenticate"], stdin: Array((Self.alice.1 + "\n").utf8),
+                in: session)
             #expect(good.status == 0 && good.stdout.contains("successfully authenticated"), "\(good)")
-            let bad = try Integration.run(pamtester, [service.name, Self.alice.0, "authenticate"], stdin: Array("nope-nope\n".utf8), in: session)
+            let bad = try Integration.run(
+                pamtester, [service.name, Self.alice.0, "authenticate"], stdin: Array("nope-nope\n".utf8), in: session)
             #expect(bad.status != 0 && (bad.stdout + bad.stderr).contains("System error"), "\(bad)")
-            let unknown = try Integration.run(pamtester, [service.name, "mallory", "authenticate"], stdin: Array((Self.alice.1 + "\n").utf8), in: session)
+            let unknown = try Integration.run(
+                pamtester, [service.name, "mallory", "authenticate"], stdin: Array((Self.alice.1 + "\n").utf8),
+                in: session)
             #expect(unknown.status != 0, "\(unknown)")
         }
     }
@@ -146,13 +160,17 @@ import Glibc
         StdinCase(name: "LF then NUL", stdin: Array("Alice-Pass-2026!\n".utf8) + [0], status: 0),
         // HMAC pads its key with zeros, so PBKDF2 alone cannot tell "pw" from "pw\0":
         // a password holding a NUL (no stored one can) is denied before any hash.
-        StdinCase(name: "two NULs: only one is removed, the other denies", stdin: Array("Alice-Pass-2026!".utf8) + [0, 0], status: 1),
+        StdinCase(
+            name: "two NULs: only one is removed, the other denies", stdin: Array("Alice-Pass-2026!".utf8) + [0, 0],
+            status: 1),
         StdinCase(name: "a NUL inside", stdin: Array("Alice-Pass-2026!".utf8) + [0] + Array("x".utf8), status: 1),
         StdinCase(name: "two LFs: only one is removed", stdin: Array("Alice-Pass-2026!\n\n".utf8), status: 1),
         StdinCase(name: "a prefix of the password", stdin: Array("Alice-Pass-2026".utf8), status: 1),
         StdinCase(name: "empty", stdin: [], status: 1),
         StdinCase(name: "4,096 bytes: read, denied", stdin: Array(repeating: 0x61, count: 4096), status: 1),
-        StdinCase(name: "4,096 bytes + CRLF + NUL: read, denied", stdin: Array(repeating: 0x61, count: 4096) + [0x0D, 0x0A, 0], status: 1),
+        StdinCase(
+            name: "4,096 bytes + CRLF + NUL: read, denied",
+            stdin: Array(repeating: 0x61, count: 4096) + [0x0D, 0x0A, 0], status: 1),
         StdinCase(name: "4,097 bytes: refused", stdin: Array(repeating: 0x61, count: 4097), status: 2),
     ]
 
@@ -174,16 +192,21 @@ import Glibc
             let file = try Integration.makeUserFile(in: session, users: [Self.alice])
             let stdin = Array(Self.alice.1.utf8)
             for type in ["account", "password", "session", "open_session", nil] as [String?] {
-                let result = try BuiltBinary.run(["pam", file], stdin: stdin, in: session, environment: Self.pamEnvironment(user: "alice", type: type))
+                let result = try BuiltBinary.run(
+                    ["pam", file], stdin: stdin, in: session,
+                    environment: Self.pamEnvironment(user: "alice", type: type))
                 expectUsageError(result)
                 #expect(result.stderr.contains("PAM_TYPE"), "\(result)")
             }
             for user in ["", nil] as [String?] {
-                let result = try BuiltBinary.run(["pam", file], stdin: stdin, in: session, environment: Self.pamEnvironment(user: user))
+                let result = try BuiltBinary.run(
+                    ["pam", file], stdin: stdin, in: session, environment: Self.pamEnvironment(user: user))
                 expectUsageError(result)
                 #expect(result.stderr.contains("PAM_USER"), "\(result)")
             }
-            let missing = try BuiltBinary.run(["pam", session.path("missing.txt")], stdin: stdin, in: session, environment: Self.pamEnvironment(user: "alice"))
+            let missing = try BuiltBinary.run(
+                ["pam", session.path("missing.txt")], stdin: stdin, in: session,
+                environment: Self.pamEnvironment(user: "alice"))
             #expect(missing.status == 5, "\(missing)")
             expectErrorFormat(missing)
         }

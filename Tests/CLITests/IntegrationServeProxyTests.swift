@@ -121,7 +121,8 @@ import Glibc
         service.waitForLog("user=forger")
         let lines = service.log.split(separator: "\n").filter { $0.contains("user=forger") }
         #expect(lines.count == 1 && lines.allSatisfy { $0.contains(" rhost=127.0.0.1 ") }, "\(service.log)")
-        #expect(!service.log.contains("192.0.2.66"), "a header the client sent chose the logged address: \(service.log)")
+        #expect(
+            !service.log.contains("192.0.2.66"), "a header the client sent chose the logged address: \(service.log)")
     }
 
     @Test(
@@ -271,8 +272,11 @@ import Glibc
             #expect(good.status == "200", "\(good.headers) \(service.log)")
             for header in copied { #expect(good.header(header) != nil, "\(header) missing: \(good.headers)") }
             #expect(good.header("X-Credfile-User") == "alice")
-            let wrong = try Serve.ask(session, url, user: (Serve.alice.0, "Naranjo-en-flor-2027"), extraHeaders: forwarded)
-            #expect(wrong.status == "401" && wrong.header("WWW-Authenticate")?.hasPrefix("Basic realm=") == true, "\(wrong.headers)")
+            let wrong = try Serve.ask(
+                session, url, user: (Serve.alice.0, "Naranjo-en-flor-2027"), extraHeaders: forwarded)
+            #expect(
+                wrong.status == "401" && wrong.header("WWW-Authenticate")?.hasPrefix("Basic realm=") == true,
+                "\(wrong.headers)")
             service.waitForLog("authentication failure")
             #expect(service.log.contains("user=alice rhost=198.51.100.7 "), "\(service.log)")
         }

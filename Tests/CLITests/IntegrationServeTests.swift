@@ -359,7 +359,8 @@ import Glibc
     @Test(
         "the shipped sysusers.d file makes the system user and group credfile, with no login shell and no home",
         .enabled(
-            if: ExternalTool.runnable("systemd-sysusers"), Comment(rawValue: ExternalTool.skipNote("systemd-sysusers"))))
+            if: ExternalTool.runnable("systemd-sysusers"), Comment(rawValue: ExternalTool.skipNote("systemd-sysusers")))
+    )
     func sysusersMakesTheUser() throws {
         try withSession { session in
             let sysusers = try ExternalTool.path("systemd-sysusers")
@@ -375,7 +376,10 @@ import Glibc
             // A system uid and gid (below 1000), the home /, no login shell.
             #expect(fields.count == 7 && (Int(fields[2]) ?? 1000) < 1000 && fields[2] == fields[3], "\(passwd)")
             #expect(fields.count == 7 && fields[5] == "/" && fields[6].hasSuffix("/nologin"), "\(passwd)")
-            #expect(session.text("root/etc/group").split(separator: "\n").contains { $0.hasPrefix("credfile:x:\(fields.count == 7 ? fields[3] : ""):") })
+            #expect(
+                session.text("root/etc/group").split(separator: "\n").contains {
+                    $0.hasPrefix("credfile:x:\(fields.count == 7 ? fields[3] : ""):")
+                })
         }
     }
 

@@ -26,19 +26,24 @@ import Glibc
         .enabled(
             if: ExternalTool.runnable("nginx", "curl") && (access(nginxPAMModule, R_OK) == 0 || ExternalTool.isCI)
                 && (canWriteSystemPAM || ExternalTool.isCI),
-            Comment(rawValue: ExternalTool.skipNote("nginx", "curl", "libnginx-mod-http-auth-pam") + " (and root, to write /etc/pam.d)")))
+            Comment(
+                rawValue: ExternalTool.skipNote("nginx", "curl", "libnginx-mod-http-auth-pam")
+                    + " (and root, to write /etc/pam.d)")))
     func nginx() throws {
         try withSession { session in
             let nginx = try ExternalTool.path("nginx")
             let curl = try ExternalTool.path("curl")
-            try #require(access(Self.nginxPAMModule, R_OK) == 0, "\(Self.nginxPAMModule) is missing: install libnginx-mod-http-auth-pam (Scripts/setup.sh)")
+            try #require(
+                access(Self.nginxPAMModule, R_OK) == 0,
+                "\(Self.nginxPAMModule) is missing: install libnginx-mod-http-auth-pam (Scripts/setup.sh)")
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
             // As the recipe says: FILE readable by the workers' group, in a directory only
             // root can write, and a guard database in a directory of www-data's own.
             let wwwData = try #require(getgrnam("www-data"), "no group www-data").pointee.gr_gid
             chown(file, 0, wwwData)
             chmod(file, 0o640)
-            let service = try SystemPAMService(text: try IntegrationPAMTests.service(session, file: file, guardUser: "www-data"))
+            let service = try SystemPAMService(
+                text: try IntegrationPAMTests.service(session, file: file, guardUser: "www-data"))
             defer { service.remove() }
             let prefix = session.path("nginx")
             for folder in ["", "/logs", "/html", "/html/private", "/tmp"] { mkdir(prefix + folder, 0o755) }
@@ -132,10 +137,13 @@ import Glibc
 
     @Test(
         "Dovecot passdb checkpassword (run as the dovecot user): succeeded, failed, temporary failure",
-        .enabled(if: ExternalTool.runnable("dovecot", "doveadm"), Comment(rawValue: ExternalTool.skipNote("dovecot", "doveadm"))))
+        .enabled(
+            if: ExternalTool.runnable("dovecot", "doveadm"),
+            Comment(rawValue: ExternalTool.skipNote("dovecot", "doveadm"))))
     func dovecot() throws {
         try withSession { session in
-            let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose], plaintext: [("legacy", "Legacy-Pass-9")])
+            let file = try Integration.makeUserFile(
+                in: session, users: [Self.alice, Self.jose], plaintext: [("legacy", "Legacy-Pass-9")])
             let before = session.bytes("users.txt")
             let state = try Integration.guardState(in: session, for: "dovecot")
             let configuration = try Integration.configuration(
@@ -148,9 +156,13 @@ import Glibc
                     #expect(good.status == 0 && good.stdout.contains("passdb: \(user) auth succeeded"), "\(good)")
                 }
                 let wrong = try authTest(Self.alice.0, "Alice-Pass-2027!")
-                #expect(wrong.status != 0 && wrong.stdout.contains("auth failed") && !wrong.stdout.contains("temp_fail"), "\(wrong)")
+                #expect(
+                    wrong.status != 0 && wrong.stdout.contains("auth failed") && !wrong.stdout.contains("temp_fail"),
+                    "\(wrong)")
                 let unknown = try authTest("mallory", Self.alice.1)
-                #expect(unknown.status != 0 && unknown.stdout.contains("auth failed") && !unknown.stdout.contains("temp_fail"), "\(unknown)")
+                #expect(
+                    unknown.status != 0 && unknown.stdout.contains("auth failed")
+                        && !unknown.stdout.contains("temp_fail"), "\(unknown)")
             }
             #expect(session.bytes("users.txt") == before)
             // A FILE that cannot be read is a temporary failure (111), not a wrong password.
@@ -165,7 +177,9 @@ import Glibc
 
     @Test(
         "Squid auth_param basic (helpers as proxy, concurrency=4): 200 through the proxy for a good login, 407 otherwise; a new user is seen",
-        .enabled(if: ExternalTool.runnable("squid", "curl", "python3"), Comment(rawValue: ExternalTool.skipNote("squid", "curl", "python3"))))
+        .enabled(
+            if: ExternalTool.runnable("squid", "curl", "python3"),
+            Comment(rawValue: ExternalTool.skipNote("squid", "curl", "python3"))))
     func squid() throws {
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
@@ -175,7 +189,8 @@ import Glibc
                     "/etc/credfile/proxy.cred": file,
                     "/var/lib/credfile/proxy/proxy.guard.db": try Integration.guardState(in: session, for: "proxy"),
                 ])
-            let recipe = try squidRecipe(credfile: try Integration.credfile(in: session, configuration: configuration), file: file)
+            let recipe = try squidRecipe(
+                credfile: try Integration.credfile(in: session, configuration: configuration), file: file)
             try withSquid(session, recipe: recipe) { status, proxy in
                 #expect(try status(Self.alice.0, Self.alice.1) == "200", "\(proxy.output)")
                 #expect(try status(Self.jose.0, Self.jose.1) == "200")
@@ -183,7 +198,8 @@ import Glibc
                 #expect(try status("mallory", Self.alice.1) == "407")
                 #expect(try status("bob", "B0b-Pass-2026!~") == "407")
                 try CredentialStore(path: file, policy: HashPolicy(rounds: Integration.rounds))
-                    .register(username: "bob", password: Password(session.password("B0b-Pass-2026!~")), storage: .hashed)
+                    .register(
+                        username: "bob", password: Password(session.password("B0b-Pass-2026!~")), storage: .hashed)
                 #expect(try status("bob", "B0b-Pass-2026!~") == "200", "a user added to FILE was not seen")
             }
         }

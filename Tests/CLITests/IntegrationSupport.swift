@@ -115,7 +115,9 @@ enum Integration {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw HarnessError.system("bind", "127.0.0.1:0") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -139,7 +141,9 @@ enum Integration {
             if connected { return }
             usleep(100_000)
         }
-        throw HarnessError("nothing listens on 127.0.0.1:\(port) after \(timeout); \(daemon?.name ?? "") said: \(daemon?.output ?? "")")
+        throw HarnessError(
+            "nothing listens on 127.0.0.1:\(port) after \(timeout); \(daemon?.name ?? "") said: \(daemon?.output ?? "")"
+        )
     }
 
     /// Waits until `path` exists.
@@ -188,17 +192,20 @@ func withSquid(
     try session.write("www/index.html", "origin page\n")
     chmod(www + "/index.html", 0o644)
     let originPort = try Integration.freePort()
-    let origin = try Daemon(python, ["-m", "http.server", "\(originPort)", "--bind", "127.0.0.1", "--directory", www], logIn: session)
+    let origin = try Daemon(
+        python, ["-m", "http.server", "\(originPort)", "--bind", "127.0.0.1", "--directory", www], logIn: session)
     defer { origin.stop() }
     let proxyPort = try Integration.freePort()
     let base = session.path("squid")
     mkdir(base, 0o755)
     chmod(base, 0o777)  // squid drops to the proxy user, which writes its logs here
-    let config = [
-        "http_port 127.0.0.1:\(proxyPort)", "pid_filename \(base)/squid.pid", "cache_log \(base)/cache.log",
-        "access_log \(base)/access.log", "cache_store_log none", "coredump_dir \(base)", "cache deny all", "cache_mem 8 MB",
-        "shutdown_lifetime 1 seconds",
-    ].joined(separator: "\n") + "\n" + recipe + "auth_param basic credentialsttl 1 second\nhttp_access deny all\n"
+    let config =
+        [
+            "http_port 127.0.0.1:\(proxyPort)", "pid_filename \(base)/squid.pid", "cache_log \(base)/cache.log",
+            "access_log \(base)/access.log", "cache_store_log none", "coredump_dir \(base)", "cache deny all",
+            "cache_mem 8 MB",
+            "shutdown_lifetime 1 seconds",
+        ].joined(separator: "\n") + "\n" + recipe + "auth_param basic credentialsttl 1 second\nhttp_access deny all\n"
     try session.write("squid/squid.conf", config)
     let command = (squid, ["-N", "-f", base + "/squid.conf"])
     let (program, arguments) = namespaced?(command.0, command.1) ?? command
@@ -206,12 +213,17 @@ func withSquid(
     defer { proxy.stop() }
     try Integration.waitForPort(originPort, of: origin)
     try Integration.waitForPort(proxyPort, of: proxy)
-    try body({ user, password in
-        try session.write("curl.cfg", "proxy-user = \"\(user):\(password)\"\n")
-        return try Integration.run(
-            curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-K", session.path("curl.cfg"),
-                   "-x", "http://127.0.0.1:\(proxyPort)", "http://127.0.0.1:\(originPort)/"], in: session).stdout
-    }, proxy)
+    try body(
+        { user, password in
+            try session.write("curl.cfg", "proxy-user = \"\(user):\(password)\"\n")
+            return try Integration.run(
+                curl,
+                [
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "-K", session.path("curl.cfg"),
+                    "-x", "http://127.0.0.1:\(proxyPort)", "http://127.0.0.1:\(originPort)/",
+                ], in: session
+            ).stdout
+        }, proxy)
 }
 
 /// A server started in the foreground by a test (a ``ChildProcess``) and stopped by its
@@ -221,7 +233,9 @@ final class Daemon {
     let name: String
     private let child: ChildProcess
 
-    init(_ program: String, _ arguments: [String], logIn session: CLISession, environment: [String: String]? = nil) throws {
+    init(_ program: String, _ arguments: [String], logIn session: CLISession, environment: [String: String]? = nil)
+        throws
+    {
         name = (program as NSString).lastPathComponent
         child = try ChildProcess.start(program, arguments, environment: environment)
     }
@@ -252,7 +266,10 @@ struct SystemPAMService {
     /// A service file holding `text`.
     init(text: String) throws {
         name = "credfile-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        guard FileManager.default.createFile(atPath: "/etc/pam.d/" + name, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: "/etc/pam.d/" + name, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644])
+        else {
             throw HarnessError("cannot create /etc/pam.d/\(name) (these tests run as root in CI)")
         }
     }

@@ -28,8 +28,10 @@ final class PseudoTerminal {
         var description: String {
             switch self {
             case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
-            case .timedOut(let text, let transcript): "timed out waiting for \(text.debugDescription); the terminal showed:\n\(transcript)"
-            case .ended(let text, let transcript): "the terminal closed before \(text.debugDescription); it showed:\n\(transcript)"
+            case .timedOut(let text, let transcript):
+                "timed out waiting for \(text.debugDescription); the terminal showed:\n\(transcript)"
+            case .ended(let text, let transcript):
+                "the terminal closed before \(text.debugDescription); it showed:\n\(transcript)"
             }
         }
     }
@@ -141,7 +143,8 @@ final class PseudoTerminal {
                 return -1
             }
             if ContinuousClock.now > deadline {
-                Issue.record("credfile did not exit in time; the terminal showed:\n\(text)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "credfile did not exit in time; the terminal showed:\n\(text)", sourceLocation: sourceLocation)
                 kill(pid, SIGKILL)
                 _ = waitpid(pid, &status, 0)
                 break
@@ -159,7 +162,8 @@ final class PseudoTerminal {
     private func readMore(until deadline: ContinuousClock.Instant) -> Bool {
         let left = deadline - ContinuousClock.now
         guard left > .zero else { return false }
-        let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+        let milliseconds = Int32(
+            min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
         var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, milliseconds)
         if ready < 0 { return errno == EINTR }

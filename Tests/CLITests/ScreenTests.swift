@@ -99,7 +99,10 @@ import Testing
                 #expect(!tty.text.contains(language.granted))
                 session.record(tty.text)
                 // Everything after the echoed username is the same whoever it was.
-                screens.append(String(tty.text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).joined(separator: "\n")))
+                screens.append(
+                    String(
+                        tty.text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).joined(
+                            separator: "\n")))
             }
             #expect(Set(screens).count == 1, "\(screens)")
             #expect(session.bytes("usuarios.txt") == before)

@@ -113,9 +113,11 @@ import Testing
         try Self.withService(guardPolicy: try GuardPolicy(freeFailures: 1, maximumFailures: 3, maximumDelay: 60)) {
             service, _ in
             let (alice, password) = IntegrationServeTests.alice
-            #expect(Self.answer(service, Self.request(alice, password)) == (.granted(user: alice), false))  // now cached
+            // now cached
+            #expect(Self.answer(service, Self.request(alice, password)) == (.granted(user: alice), false))
             #expect(Self.answer(service, Self.request(alice, "wrong-1")) == (.denied, false))  // 1: free
-            #expect(Self.answer(service, Self.request(alice, "wrong-2")) == (.denied, false))  // 2: delays the next by 1 s
+            // 2: delays the next by 1 s
+            #expect(Self.answer(service, Self.request(alice, "wrong-2")) == (.denied, false))
             #expect(
                 Self.answer(service, Self.request(alice, password)).0 == .granted(user: alice),
                 "a cached login was delayed")

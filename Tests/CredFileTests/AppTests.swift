@@ -90,7 +90,12 @@ struct AppTests {
         let busy = Counter()
         var blockers: [Task<Void, any Error>] = []
         for _ in 0..<pool.threadCount {
-            blockers.append(Task { try await pool.run { busy.increment(); release.wait() } })
+            blockers.append(
+                Task {
+                    try await pool.run {
+                        busy.increment(); release.wait()
+                    }
+                })
         }
         while busy.value < pool.threadCount { try await Task.sleep(for: .milliseconds(5)) }
         let ran = CancellationFlag()  // used here as a plain "it ran" flag
@@ -149,7 +154,9 @@ struct AppTests {
             try writeText(path, "#bob,x\r\nbob,first\r\nbob,second\nJose\u{301},acento\nmal\u{1},x\n")
             let plain = CredentialStore(path: path, policy: try policy(rounds: 1))
             let cached = CredentialStore(path: path, policy: try policy(rounds: 1), caching: true)
-            let cases = [("bob", "first"), ("bob", "second"), ("#bob", "x"), ("Jos\u{E9}", "acento"), ("mal\u{1}", "x")]
+            let cases = [
+                ("bob", "first"), ("bob", "second"), ("#bob", "x"), ("Jos\u{E9}", "acento"), ("mal\u{1}", "x"),
+            ]
             for (user, password) in cases {
                 #expect(
                     try plain.authenticate(username: user, password: password)
@@ -164,7 +171,8 @@ struct AppTests {
     @MainActor func loginModelSpanish() async throws {
         try await withTemporaryDirectoryAsync { directory in
             let path = directory.file("usuarios.txt")
-            let model = LoginModel(store: CredentialStore(path: path, policy: try policy(rounds: 1)), language: .spanish)
+            let model = LoginModel(
+                store: CredentialStore(path: path, policy: try policy(rounds: 1)), language: .spanish)
 
             // Registration: empty fields, success, duplicate.
             model.username = "valencia"
@@ -189,7 +197,10 @@ struct AppTests {
             #expect(model.isAuthenticated)
             #expect(model.errorMessage == nil)
             #expect(model.password.isEmpty)
-            for (user, password) in [("ncia", "contrasena123-segura"), ("valencia", "contrasena123-segur"), ("valencia", ""), ("", "contrasena123-segura")] {
+            for (user, password) in [
+                ("ncia", "contrasena123-segura"), ("valencia", "contrasena123-segur"), ("valencia", ""),
+                ("", "contrasena123-segura"),
+            ] {
                 model.username = user
                 model.password = password
                 await model.login()
@@ -206,7 +217,8 @@ struct AppTests {
             // The path is a directory: a login cannot read it, a registration cannot write it.
             let folder = directory.file("usuarios.txt")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-            let spanish = LoginModel(store: CredentialStore(path: folder, policy: try policy(rounds: 1)), language: .spanish)
+            let spanish = LoginModel(
+                store: CredentialStore(path: folder, policy: try policy(rounds: 1)), language: .spanish)
             spanish.username = "valencia"
             spanish.password = "contrasena123"
             await spanish.login()
@@ -233,7 +245,8 @@ struct AppTests {
     @MainActor func loginModelObservation() async throws {
         try await withTemporaryDirectoryAsync { directory in
             let path = try seedFile(directory)
-            let model = LoginModel(store: CredentialStore(path: path, policy: try policy(rounds: 1)), language: .english)
+            let model = LoginModel(
+                store: CredentialStore(path: path, policy: try policy(rounds: 1)), language: .english)
             let fired = Mutex<[String]>([])
             withObservationTracking {
                 _ = model.isAuthenticated

@@ -11,6 +11,8 @@ import Testing
 @Suite("argon2id as the policy's algorithm")
 struct Argon2PolicyLibraryTests {
     /// A cheap argon2id policy for tests.
+    // swift-format-ignore: NeverUseForceTry
+    // (a fixed, valid policy or hash of a test table: built where no error can be thrown)
     static let cheap = try! HashPolicy(algorithm: .argon2id, argon2: Argon2Parameters(memoryKiB: 64, time: 2))
 
     struct Boundary: CustomTestStringConvertible, Sendable {

@@ -148,14 +148,19 @@ struct ConcurrencyTests {
             for n in 0..<perWriter {
                 for w in 0..<writers {
                     let ending = (n + w) % 5 == 0 ? "\r\n" : "\n"
-                    seeded.append(Seeded(writer: w, n: n, bytes: Array("seed\(w)_\(n),\(Canary.marker)-seed-\(w)-\(n)\(ending)".utf8)))
+                    seeded.append(
+                        Seeded(
+                            writer: w, n: n, bytes: Array("seed\(w)_\(n),\(Canary.marker)-seed-\(w)-\(n)\(ending)".utf8)
+                        ))
                 }
             }
             let header = CredentialFile.bom + Array("# seeded for the mixed test\n\n".utf8)
             let trailer = Array("# end of the seed, without a line ending".utf8)
             try writeBytes(path, header + seeded.flatMap(\.bytes) + trailer)
 
-            let children = try (0..<writers).map { try CLI.shell(WriterScripts.mixed, ["\($0)", "\(perWriter)", path]) }
+            let children = try (0..<writers).map {
+                try CLI.shell(WriterScripts.mixed, ["\($0)", "\(perWriter)", path])
+            }
             let (results, _) = try waitReading(children, path: path, growing: false, unterminatedEnd: trailer)
             for result in results {
                 #expect(result.status == 0, "\(result.stdout)")
@@ -215,14 +220,22 @@ struct ConcurrencyTests {
                 }
                 #expect(byWriter[w] == expected, "writer \(w)")
                 for n in 0..<perWriter {
-                    #expect(try store.authenticate(username: "new\(w)_\(n)", password: "\(Canary.marker)-added-\(w)-\(n)"))
+                    #expect(
+                        try store.authenticate(username: "new\(w)_\(n)", password: "\(Canary.marker)-added-\(w)-\(n)"))
                     let seedName = "seed\(w)_\(n)"
                     switch n % 5 {
-                    case 0: #expect(try store.authenticate(username: seedName, password: "\(Canary.marker)-hashed-\(w)-\(n)"))
+                    case 0:
+                        #expect(
+                            try store.authenticate(username: seedName, password: "\(Canary.marker)-hashed-\(w)-\(n)"))
                     case 1: #expect(try store.read().entries(named: seedName).isEmpty)
-                    case 2: #expect(try store.authenticate(username: seedName, password: "\(Canary.marker)-plain-\(w)-\(n)"))
-                    case 3: #expect(try store.authenticate(username: seedName, password: "\(Canary.marker)-again-\(w)-\(n)"))
-                    default: #expect(try store.authenticate(username: seedName, password: "\(Canary.marker)-seed-\(w)-\(n)"))
+                    case 2:
+                        #expect(
+                            try store.authenticate(username: seedName, password: "\(Canary.marker)-plain-\(w)-\(n)"))
+                    case 3:
+                        #expect(
+                            try store.authenticate(username: seedName, password: "\(Canary.marker)-again-\(w)-\(n)"))
+                    default:
+                        #expect(try store.authenticate(username: seedName, password: "\(Canary.marker)-seed-\(w)-\(n)"))
                     }
                 }
             }
@@ -246,7 +259,9 @@ struct ConcurrencyTests {
             // Three ways to the same file: the link, the real path, and the real path
             // with a detour through "..": all must lock the same FILE.lock.
             let paths = [link, real, dir.file("other/../real/./creds.txt")]
-            let children = try paths.enumerated().map { try CLI.shell(WriterScripts.adds, ["\($0.offset)", "\(perWriter)", $0.element]) }
+            let children = try paths.enumerated().map {
+                try CLI.shell(WriterScripts.adds, ["\($0.offset)", "\(perWriter)", $0.element])
+            }
             let (results, _) = try waitReading(children, path: real, growing: true)
             for result in results {
                 #expect(result.status == 0 && !result.stdout.contains("FAIL"), "\(result.stdout)")
@@ -256,7 +271,10 @@ struct ConcurrencyTests {
             #expect(file.lineCount == 1 + paths.count * perWriter)
             #expect(Set(file.effectiveEntries().compactMap { $0.entry?.usernameText }).count == paths.count * perWriter)
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("other")) == ["link.txt"])
-            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("real")).sorted() == ["creds.txt", "creds.txt.lock"])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: dir.file("real")).sorted() == [
+                    "creds.txt", "creds.txt.lock",
+                ])
         }
     }
 

@@ -103,7 +103,9 @@ struct CrashTests {
         case afterRename
     }
 
-    @Test("A writer of a 200,000-line file killed at 100 random instants: old or new bytes, stray temporary files removed")
+    @Test(
+        "A writer of a 200,000-line file killed at 100 random instants: old or new bytes, stray temporary files removed"
+    )
     func killWriterAtRandomInstants() throws {
         // On the disk, not tmpfs: fsync of the 3.4 MB temporary file widens the window in
         // which a kill leaves a stray temporary file.
@@ -200,7 +202,8 @@ struct CrashTests {
                     current = op.expected
                 } else {
                     Issue.record(
-                        "after kill \(kills) (\(instant)) the file is neither the \(renamed ? "new" : "old or the new") version")
+                        "after kill \(kills) (\(instant)) the file is neither the \(renamed ? "new" : "old or the new") version"
+                    )
                     break
                 }
                 let temporaries = try dir.temporaryFiles(of: name)
@@ -217,7 +220,9 @@ struct CrashTests {
 
             // The final file: whole, and `check` finds no error (the first version had none).
             if mustComplete {
-                #expect(try CLI.run(["add", "--plaintext", path, "final"], stdin: Canary.password("final") + "\n").status == 0)
+                #expect(
+                    try CLI.run(["add", "--plaintext", path, "final"], stdin: Canary.password("final") + "\n").status
+                        == 0)
                 cleanups += 1
             }
             #expect(try dir.temporaryFiles(of: name).isEmpty)
@@ -235,7 +240,8 @@ struct CrashTests {
     func killedLockHolder() throws {
         try withTemporaryDirectory(onTmpfs: true) { dir in
             let path = dir.file("creds.txt")
-            #expect(try CLI.run(["add", "--iterations", "1", path, "a"], stdin: Canary.password("a") + "\n").status == 0)
+            #expect(
+                try CLI.run(["add", "--iterations", "1", path, "a"], stdin: Canary.password("a") + "\n").status == 0)
             let before = try readBytes(path)
             // A process that holds flock(LOCK_EX) on FILE.lock: the shell opens it as fd 9,
             // flock(1) locks that open file, and the shell becomes `sleep`, keeping fd 9.
@@ -274,7 +280,9 @@ struct CrashTests {
             _ = try holder.checkedWait()
             let result = try blocked.checkedWait()
             #expect(result.status == 0, "\(result)")
-            #expect(try CredentialStore(path: path, policy: oneRound).authenticate(username: "b", password: Canary.password("b")))
+            #expect(
+                try CredentialStore(path: path, policy: oneRound).authenticate(
+                    username: "b", password: Canary.password("b")))
             #expect(try mode(path + ".lock") == 0o600)
         }
     }

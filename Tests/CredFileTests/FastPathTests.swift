@@ -187,7 +187,9 @@ struct FastPathTests {
         #expect(agreed.accepted > 100 && agreed.refused > 1_000)
     }
 
-    @Test("a mapped file that shrinks while it is read is read again when nothing was handed on yet; one that shrinks or grows after is an I/O error; never a crash")
+    @Test(
+        "a mapped file that shrinks while it is read is read again when nothing was handed on yet; one that shrinks or grows after is an I/O error; never a crash"
+    )
     func mappedFileChanges() throws {
         try withTemporaryDirectory { directory in
             let path = directory.path + "/changing.txt"

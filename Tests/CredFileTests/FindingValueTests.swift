@@ -44,8 +44,12 @@ struct FindingValueTests {
         .init(name: "no comma", line: b("bob"), reason: .noComma),
         .init(name: "control byte, column", line: b("bob,p\u{01}w"), reason: .controlByte(0x01, column: 6)),
         .init(name: "invalid UTF-8", line: b("bob,p") + [0xC0, 0xAF], reason: .invalidUTF8),
-        .init(name: "65,537 bytes", line: b("bob,") + [UInt8](repeating: 0x61, count: 65_533), reason: .lineTooLong(limit: 65_536)),
-        .init(name: "$ without an id", line: b("bob,$abc"), reason: .malformedHash("secret starts with '$' but is not a $id$ hash")),
+        .init(
+            name: "65,537 bytes", line: b("bob,") + [UInt8](repeating: 0x61, count: 65_533),
+            reason: .lineTooLong(limit: 65_536)),
+        .init(
+            name: "$ without an id", line: b("bob,$abc"),
+            reason: .malformedHash("secret starts with '$' but is not a $id$ hash")),
     ]
 
     @Test("malformed entries carry their reason as a value", arguments: reasonRows)
@@ -62,11 +66,12 @@ struct FindingValueTests {
     @Test("the values of each message: user, first line, rounds, count")
     func detailValues() {
         let file = CredentialFile("a,pw\nbob,\(LintTests.weak)\nbob,x\nc,pw\n")
-        #expect(file.findings().map(\.detail) == [
-            .plaintext(count: 2),
-            .weakHash(user: b("bob"), scheme: "pbkdf2-sha256", rounds: 1000, minimumRounds: 600_000),
-            .duplicate(user: b("bob"), firstLine: 2),
-        ])
+        #expect(
+            file.findings().map(\.detail) == [
+                .plaintext(count: 2),
+                .weakHash(user: b("bob"), scheme: "pbkdf2-sha256", rounds: 1000, minimumRounds: 600_000),
+                .duplicate(user: b("bob"), firstLine: 2),
+            ])
     }
 
     @Test("a library finding never tells an app to run credfile")
@@ -81,11 +86,15 @@ struct FindingValueTests {
         try ParserFixture.withFile(b("alice,pw\n")) { path in
             let store = try ParserFixture.store(path)
             let same = #expect(throws: CredFileError.self) {
-                try store.importUsers([("bob", Password("Bob-Pass-1")), ("carol", Password("C-2")), ("bob", Password("B-3"))], storage: .plaintext)
+                try store.importUsers(
+                    [("bob", Password("Bob-Pass-1")), ("carol", Password("C-2")), ("bob", Password("B-3"))],
+                    storage: .plaintext)
             }
             #expect(same?.item == 2)
             #expect(same?.refusal == .sameUser(asItem: 0))
-            #expect(same?.message.hasPrefix("item") == false, "the message does not name the failing item; description does")
+            #expect(
+                same?.message.hasPrefix("item") == false, "the message does not name the failing item; description does"
+            )
             #expect(same?.description.hasPrefix("item 3: ") == true)
             let badName = #expect(throws: CredFileError.self) {
                 try store.importUsers([("ok", Password("Ok-Pass-1")), ("a,b", Password("A-2"))], storage: .plaintext)
@@ -104,9 +113,12 @@ struct FindingValueTests {
         try ParserFixture.withFile(b("# c\nbob,old\nalice,a\nbob,shadow\ncafe\u{301},x\n")) { path in
             let store = try ParserFixture.store(path)
             let counts = try store.importUsers(
-                [("bob", Password("new-1")), ("caf\u{E9}", Password("new-2")), ("dan", Password("new-3"))], storage: .plaintext)
+                [("bob", Password("new-1")), ("caf\u{E9}", Password("new-2")), ("dan", Password("new-3"))],
+                storage: .plaintext)
             #expect(counts.added == 1 && counts.updated == 2)
-            #expect(try ParserFixture.contents(path) == b("# c\nbob,new-1\nalice,a\nbob,shadow\ncafe\u{301},new-2\ndan,new-3\n"))
+            #expect(
+                try ParserFixture.contents(path)
+                    == b("# c\nbob,new-1\nalice,a\nbob,shadow\ncafe\u{301},new-2\ndan,new-3\n"))
         }
     }
 }
@@ -125,9 +137,14 @@ struct EscapedTests {
         .init(name: "accents and emoji stay", bytes: b("caf\u{E9} \u{1F600}"), shown: "caf\u{E9} \u{1F600}"),
         .init(name: "zero-width space", bytes: b("admin\u{200B}"), shown: "admin\\u{200b}"),
         .init(name: "right-to-left override", bytes: b("\u{202E}nimda"), shown: "\\u{202e}nimda"),
-        .init(name: "bidi isolates and marks", bytes: b("a\u{2066}\u{2069}\u{200E}\u{200F}\u{061C}"), shown: "a\\u{2066}\\u{2069}\\u{200e}\\u{200f}\\u{61c}"),
-        .init(name: "joiners, word joiner, BOM, soft hyphen", bytes: b("a\u{200C}\u{200D}\u{2060}\u{FEFF}\u{AD}"), shown: "a\\u{200c}\\u{200d}\\u{2060}\\u{feff}\\u{ad}"),
-        .init(name: "C0, ESC, DEL, C1", bytes: b("a\u{0}\u{1B}[2J\u{7F}\u{85}"), shown: "a\\u{0}\\u{1b}[2J\\u{7f}\\u{85}"),
+        .init(
+            name: "bidi isolates and marks", bytes: b("a\u{2066}\u{2069}\u{200E}\u{200F}\u{061C}"),
+            shown: "a\\u{2066}\\u{2069}\\u{200e}\\u{200f}\\u{61c}"),
+        .init(
+            name: "joiners, word joiner, BOM, soft hyphen", bytes: b("a\u{200C}\u{200D}\u{2060}\u{FEFF}\u{AD}"),
+            shown: "a\\u{200c}\\u{200d}\\u{2060}\\u{feff}\\u{ad}"),
+        .init(
+            name: "C0, ESC, DEL, C1", bytes: b("a\u{0}\u{1B}[2J\u{7F}\u{85}"), shown: "a\\u{0}\\u{1b}[2J\\u{7f}\\u{85}"),
         .init(name: "line breaks", bytes: b("a\nb\rc\u{2028}"), shown: "a\\u{a}b\\u{d}c\\u{2028}"),
         .init(name: "no-break space", bytes: b("admin\u{A0}"), shown: "admin\\u{a0}"),
         .init(name: "Hangul filler", bytes: b("a\u{3164}"), shown: "a\\u{3164}"),
@@ -143,7 +160,9 @@ struct EscapedTests {
 
     @Test("admin and admin with a zero-width space never print alike")
     func distinctAdmins() {
-        let names = ["admin", "admin\u{200B}", "\u{202E}nimda", "adm\u{200D}in", "admin\u{FEFF}"].map { Escaped.name(b($0)) }
+        let names = ["admin", "admin\u{200B}", "\u{202E}nimda", "adm\u{200D}in", "admin\u{FEFF}"].map {
+            Escaped.name(b($0))
+        }
         #expect(Set(names).count == names.count)
         #expect(names.dropFirst().allSatisfy { $0.contains("\\u{") })
     }
@@ -182,12 +201,16 @@ struct LibraryBoundaryTests {
     @Test("append refuses what would write another line or a malformed one", arguments: appends)
     func appendRefuses(_ row: Injection) {
         var changes = CredentialFile.Changes()
-        let error = #expect(throws: CredFileError.self) { try changes.append(username: row.username, secret: row.secret) }
+        let error = #expect(throws: CredFileError.self) {
+            try changes.append(username: row.username, secret: row.secret)
+        }
         #expect(error?.code == .usage)
         #expect(changes.isEmpty)
     }
 
-    @Test("replaceSecret refuses a secret that would write another line", arguments: appends.filter { $0.username == "bob" })
+    @Test(
+        "replaceSecret refuses a secret that would write another line",
+        arguments: appends.filter { $0.username == "bob" })
     func replaceRefuses(_ row: Injection) throws {
         let file = CredentialFile("bob,old\n")
         var changes = CredentialFile.Changes()
@@ -202,7 +225,9 @@ struct LibraryBoundaryTests {
     func longestLine() throws {
         var changes = CredentialFile.Changes()
         try changes.append(username: "bob", secret: String(repeating: "x", count: 65_532))
-        #expect(CredentialFile(bytes: try CredentialFile(bytes: []).render(applying: changes)).line(1).entry?.isMalformed == false)
+        #expect(
+            CredentialFile(bytes: try CredentialFile(bytes: []).render(applying: changes)).line(1).entry?.isMalformed
+                == false)
     }
 
     @Test("a policy cannot leave its ranges, by any path")
@@ -237,9 +262,15 @@ struct PermissionFindingTests {
     static let rows: [Row] = [
         .init(name: "0600 in a 0700 directory", fileMode: 0o600, directoryMode: 0o700, expected: []),
         .init(name: "0400", fileMode: 0o400, directoryMode: 0o755, expected: []),
-        .init(name: "group-readable", fileMode: 0o640, directoryMode: 0o700, expected: [.permissions(.fileAccessibleToOthers(mode: 0o640))]),
-        .init(name: "world-readable", fileMode: 0o604, directoryMode: 0o700, expected: [.permissions(.fileAccessibleToOthers(mode: 0o604))]),
-        .init(name: "group-writable", fileMode: 0o620, directoryMode: 0o700, expected: [.permissions(.fileAccessibleToOthers(mode: 0o620))]),
+        .init(
+            name: "group-readable", fileMode: 0o640, directoryMode: 0o700,
+            expected: [.permissions(.fileAccessibleToOthers(mode: 0o640))]),
+        .init(
+            name: "world-readable", fileMode: 0o604, directoryMode: 0o700,
+            expected: [.permissions(.fileAccessibleToOthers(mode: 0o604))]),
+        .init(
+            name: "group-writable", fileMode: 0o620, directoryMode: 0o700,
+            expected: [.permissions(.fileAccessibleToOthers(mode: 0o620))]),
         .init(name: "executable by others is not reading", fileMode: 0o601, directoryMode: 0o700, expected: []),
         .init(
             name: "world-writable directory", fileMode: 0o600, directoryMode: 0o777,

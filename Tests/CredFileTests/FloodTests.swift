@@ -74,7 +74,9 @@ struct FloodTests {
 
     /// The names compared byte for byte when `FirstLines` indexes `keys` (all distinct).
     static func comparisons(_ keys: [[UInt8]]) -> Int {
-        let index = FirstLines(count: keys.count, file: UnsafeRawBufferPointer(start: nil, count: 0)) { .normalized(keys[$0]) }
+        let index = FirstLines(count: keys.count, file: UnsafeRawBufferPointer(start: nil, count: 0)) {
+            .normalized(keys[$0])
+        }
         for number in 1...keys.count { #expect(index.earlierLine(of: number) == nil) }
         return index.comparisons
     }
@@ -97,8 +99,12 @@ struct FloodTests {
         // ones (a 32-bit hash shared by two of 20,000 random names: ~0.05 pairs expected).
         let newCrafted = Self.comparisons(crafted)
         let newRandom = Self.comparisons(randoms)
-        print("flood: old hash \(oldCrafted) vs \(oldRandom) probes for \(count / 10) crafted vs random names; keyed index \(newCrafted) vs \(newRandom) comparisons for \(count)")
-        #expect(newCrafted <= max(2 * newRandom, 20), "crafted names cost \(newCrafted) comparisons, random ones \(newRandom)")
+        print(
+            "flood: old hash \(oldCrafted) vs \(oldRandom) probes for \(count / 10) crafted vs random names; keyed index \(newCrafted) vs \(newRandom) comparisons for \(count)"
+        )
+        #expect(
+            newCrafted <= max(2 * newRandom, 20),
+            "crafted names cost \(newCrafted) comparisons, random ones \(newRandom)")
     }
 
     @Test("the index finds every duplicate, of names in the file and of normalized copies")
@@ -106,7 +112,9 @@ struct FloodTests {
         let file = Array("alice,x\nbob,y\n".utf8)
         let extra = ["alice"] + (0..<1000).map { "user\($0)" } + ["user7", "bob"]
         let keys: [FirstLines.Key] = [.inFile(0..<5), .inFile(8..<11)] + extra.map { .normalized(Array($0.utf8)) }
-        let index = file.withUnsafeBytes { buffer in FirstLines(count: keys.count + 1, file: buffer) { $0 < keys.count ? keys[$0] : nil } }
+        let index = file.withUnsafeBytes { buffer in
+            FirstLines(count: keys.count + 1, file: buffer) { $0 < keys.count ? keys[$0] : nil }
+        }
         #expect(index.earlierLine(of: 1) == nil && index.isFirst(1))
         #expect(index.earlierLine(of: 2) == nil)
         #expect(index.earlierLine(of: 3) == 1, "a normalized copy of a name in the file")
@@ -121,7 +129,9 @@ struct FloodTests {
         // Many duplicates of few names, in random order, all of one hash, against a dictionary.
         var generator = SystemRandomNumberGenerator()
         let names = (0..<5000).map { _ in "n\(Int.random(in: 0..<300, using: &generator))" }
-        let index = FirstLines(count: names.count, file: UnsafeRawBufferPointer(start: nil, count: 0), testHash: { _ in 7 }) {
+        let index = FirstLines(
+            count: names.count, file: UnsafeRawBufferPointer(start: nil, count: 0), testHash: { _ in 7 }
+        ) {
             .normalized(Array(names[$0].utf8))
         }
         #expect(index.comparisons > 0)

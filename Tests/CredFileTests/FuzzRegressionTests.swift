@@ -46,7 +46,8 @@ struct FuzzRegressionTests {
     @Test func theTargetsAreTheFolders() throws {
         let names = Set(FuzzTarget.allCases.map(\.rawValue))
         for folder in ["Sources", "Corpus"] {
-            let listed = try FileManager.default.contentsOfDirectory(atPath: Self.fuzzDirectory.appendingPathComponent(folder).path)
+            let listed = try FileManager.default.contentsOfDirectory(
+                atPath: Self.fuzzDirectory.appendingPathComponent(folder).path)
             #expect(Set(listed.filter { !$0.hasPrefix(".") && !$0.hasPrefix("README") }) == names, "Fuzz/\(folder)")
         }
     }

@@ -22,12 +22,14 @@ private func guardedStore(
     try writeText(path, "plain,legacy-password-1\n")
     var store = CredentialStore(path: path, policy: try policy(rounds: 1))
     try store.register(username: "bob", password: Password("tangerine-river-stone"), storage: .hashed)
-    store.loginGuard = try LoginGuard(credentialFile: path, state: state, policy: guardPolicy, log: .none, service: "test")
+    store.loginGuard = try LoginGuard(
+        credentialFile: path, state: state, policy: guardPolicy, log: .none, service: "test")
     return store
 }
 
 /// One login through the store's guard.
-private func login(_ store: CredentialStore, _ user: String, _ password: String) throws -> CredentialStore.Verification {
+private func login(_ store: CredentialStore, _ user: String, _ password: String) throws -> CredentialStore.Verification
+{
     try store.verify(username: user, password: Password(password), upgradeOnSuccess: false, client: "192.0.2.1")
 }
 
@@ -82,18 +84,24 @@ struct GuardTests {
         #expect(GuardLog.value([0x4A, 0xE9, 0x20]) == "J\\xE9\\x20")
         #expect(
             GuardLog.failureLine(
-                service: "pam", user: Array("bob".utf8), client: "203.0.113.9", file: "/etc/app.cred", reason: .wrongPassword)
-                == "authentication failure; service=pam user=bob rhost=203.0.113.9 file=/etc/app.cred reason=wrong-password")
+                service: "pam", user: Array("bob".utf8), client: "203.0.113.9", file: "/etc/app.cred",
+                reason: .wrongPassword)
+                == "authentication failure; service=pam user=bob rhost=203.0.113.9 file=/etc/app.cred reason=wrong-password"
+        )
         #expect(
-            GuardLog.failureLine(service: "helper", user: Array("eve rhost=192.0.2.66".utf8), client: nil, file: "/a b", reason: .throttled)
-                == "authentication failure; service=helper user=eve\\x20rhost\\x3D192.0.2.66 rhost= file=/a\\x20b reason=throttled")
+            GuardLog.failureLine(
+                service: "helper", user: Array("eve rhost=192.0.2.66".utf8), client: nil, file: "/a b",
+                reason: .throttled)
+                == "authentication failure; service=helper user=eve\\x20rhost\\x3D192.0.2.66 rhost= file=/a\\x20b reason=throttled"
+        )
         #expect(
             GuardLog.successLine(service: "serve", user: Array("bob".utf8), client: "::1", file: "/etc/app.cred")
                 == "authentication success; service=serve user=bob rhost=::1 file=/etc/app.cred")
         #expect(GuardLog.lockedOutLine(user: Array("bob".utf8), failures: 100) == "locked out; user=bob failures=100")
-        #expect(LoginDenial.allCases.map(\.rawValue) == [
-            "wrong-password", "unknown-user", "locked", "throttled", "locked-out", "malformed", "unsupported",
-        ])
+        #expect(
+            LoginDenial.allCases.map(\.rawValue) == [
+                "wrong-password", "unknown-user", "locked", "throttled", "locked-out", "malformed", "unsupported",
+            ])
     }
 
     // MARK: Throttling and lockout
@@ -101,7 +109,8 @@ struct GuardTests {
     @Test("after the free failures an early attempt is denied unchecked and not counted; waiting is enough")
     func throttling() throws {
         try withTemporaryDirectory { directory in
-            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 2, maximumFailures: 100, maximumDelay: 60))
+            let store = try guardedStore(
+                directory, policy: try GuardPolicy(freeFailures: 2, maximumFailures: 100, maximumDelay: 60))
             let guardian = try #require(store.loginGuard)
             for _ in 0..<2 { #expect(try login(store, "bob", "wrong").denial == .wrongPassword) }
             // Free failures: the third attempt is checked at once (and fails).
@@ -118,7 +127,9 @@ struct GuardTests {
             #expect(record.failures == 9)
             #expect(record.throttledUntil.map { $0 - record.lastFailure } == 60)
             // The failure moved 61 s back (as if the client had waited): checked, granted, reset.
-            try guardian.database.insert([.init(name: Array("bob".utf8), count: 9, lastFailure: now - 61_000, lockedOut: false)])
+            try guardian.database.insert([
+                .init(name: Array("bob".utf8), count: 9, lastFailure: now - 61_000, lockedOut: false)
+            ])
             let later = try login(store, "bob", "tangerine-river-stone")
             #expect(later.granted && later.denial == nil)
             #expect(try guardian.failureRecord(username: "bob") == nil)
@@ -128,7 +139,8 @@ struct GuardTests {
     @Test("the delay is measured on the real clock: after max-delay the next attempt is checked")
     func realClock() throws {
         try withTemporaryDirectory { directory in
-            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 0, maximumFailures: 100, maximumDelay: 0.2))
+            let store = try guardedStore(
+                directory, policy: try GuardPolicy(freeFailures: 0, maximumFailures: 100, maximumDelay: 0.2))
             _ = try login(store, "bob", "wrong")
             usleep(250_000)  // waiting is always enough
             #expect(try login(store, "bob", "tangerine-river-stone").granted)
@@ -138,7 +150,8 @@ struct GuardTests {
     @Test("unknown names are counted, throttled and locked out exactly as known ones")
     func unknownNames() throws {
         try withTemporaryDirectory { directory in
-            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 1, maximumFailures: 3, maximumDelay: 0))
+            let store = try guardedStore(
+                directory, policy: try GuardPolicy(freeFailures: 1, maximumFailures: 3, maximumDelay: 0))
             let guardian = try #require(store.loginGuard)
             for user in ["bob", "nobody"] {
                 let reasons = try (0..<4).map { _ in try login(store, user, "wrong").denial }
@@ -153,7 +166,8 @@ struct GuardTests {
     @Test("a locked-out name is denied even with the right password until its failures are reset")
     func lockout() throws {
         try withTemporaryDirectory { directory in
-            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 5, maximumFailures: 5, maximumDelay: 900))
+            let store = try guardedStore(
+                directory, policy: try GuardPolicy(freeFailures: 5, maximumFailures: 5, maximumDelay: 900))
             let guardian = try #require(store.loginGuard)
             for _ in 0..<5 { _ = try login(store, "bob", "wrong") }
             let denied = try login(store, "bob", "tangerine-river-stone")
@@ -180,12 +194,14 @@ struct GuardTests {
     @Test("a throttled or locked-out answer never reads the credential file: it stands with the file unreadable")
     func throttledWithoutFile() throws {
         try withTemporaryDirectory { directory in
-            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 0, maximumFailures: 100, maximumDelay: 60))
+            let store = try guardedStore(
+                directory, policy: try GuardPolicy(freeFailures: 0, maximumFailures: 100, maximumDelay: 60))
             // Ten failures a moment ago: throttled for a minute (recorded directly: the
             // guard would not count ten in a row so fast).
-            try store.loginGuard?.database.insert(["bob", "nobody"].map {
-                .init(name: Array($0.utf8), count: 10, lastFailure: LoginGuard.now(), lockedOut: false)
-            })
+            try store.loginGuard?.database.insert(
+                ["bob", "nobody"].map {
+                    .init(name: Array($0.utf8), count: 10, lastFailure: LoginGuard.now(), lockedOut: false)
+                })
             // A directory in the file's place: it exists, but any read of it fails.
             unlink(store.path)
             mkdir(store.path, 0o700)
@@ -221,7 +237,9 @@ struct GuardTests {
             // Through a symlink, the database is still beside the file it points to.
             try FileManager.default.createDirectory(atPath: directory.file("links"), withIntermediateDirectories: false)
             symlink(store.path, directory.file("links/app.cred"))
-            #expect(try LoginGuard.defaultDatabasePath(forCredentialFile: directory.file("links/app.cred")) == store.path + ".guard.db")
+            #expect(
+                try LoginGuard.defaultDatabasePath(forCredentialFile: directory.file("links/app.cred")) == store.path
+                    + ".guard.db")
             _ = try login(store, "bob", "wrong")
             let database = store.path + ".guard.db"
             #expect(store.loginGuard?.databasePath == database)
@@ -235,7 +253,8 @@ struct GuardTests {
         }
     }
 
-    @Test("created by root: FILE's owner and group beside FILE, the directory's owner and group elsewhere; -wal and -shm follow",
+    @Test(
+        "created by root: FILE's owner and group beside FILE, the directory's owner and group elsewhere; -wal and -shm follow",
         .enabled(if: isRoot, "needs root to give files away"))
     func ownership() throws {
         try withTemporaryDirectory { directory in
@@ -245,7 +264,8 @@ struct GuardTests {
             let stateDirectory = directory.file("state")
             mkdir(stateDirectory, 0o700)
             chown(stateDirectory, 4321, 8765)
-            let elsewhere = try LoginGuard(credentialFile: store.path, state: stateDirectory + "/web.guard.db", log: .none, service: "test")
+            let elsewhere = try LoginGuard(
+                credentialFile: store.path, state: stateDirectory + "/web.guard.db", log: .none, service: "test")
             for (guardian, owner) in [(beside, (uid_t(1234), gid_t(5678))), (elsewhere, (4321, 8765))] {
                 var guarded = store
                 guarded.loginGuard = guardian
@@ -259,7 +279,8 @@ struct GuardTests {
         }
     }
 
-    @Test("check: FILE's group and others who may read it but not write the guard database are reported",
+    @Test(
+        "check: FILE's group and others who may read it but not write the guard database are reported",
         .enabled(if: isRoot && getpwnam("proxy") != nil, "needs root and the proxy user"))
     func accessFindings() throws {
         try withTemporaryDirectory { directory in
@@ -270,16 +291,18 @@ struct GuardTests {
             chmod(store.path, 0o640)
             // The default database beside FILE, made by root: FILE's owner and group, 0600.
             let beside = try LoginGuard(credentialFile: store.path, log: .none, service: "test")
-            #expect(beside.accessFindings().map(\.detail) == [
-                .guardDatabase(.groupCannotWrite(gid: proxy.pw_gid, path: beside.databasePath))
-            ])
+            #expect(
+                beside.accessFindings().map(\.detail) == [
+                    .guardDatabase(.groupCannotWrite(gid: proxy.pw_gid, path: beside.databasePath))
+                ])
             _ = try beside.failureRecords()  // created now: still not the group's to write
             #expect(beside.accessFindings().map(\.kind) == [.guardDatabase])
             // A state directory of the proxy user's own: the database root creates there is proxy's.
             let state = directory.file("proxy-state")
             mkdir(state, 0o700)
             chown(state, proxy.pw_uid, proxy.pw_gid)
-            let own = try LoginGuard(credentialFile: store.path, state: state + "/app.guard.db", log: .none, service: "test")
+            let own = try LoginGuard(
+                credentialFile: store.path, state: state + "/app.guard.db", log: .none, service: "test")
             #expect(own.accessFindings().isEmpty, "\(own.accessFindings().map(\.message))")
             _ = try own.failureRecords()
             #expect(try statInfo(own.databasePath).st_uid == proxy.pw_uid)
@@ -311,12 +334,15 @@ struct GuardTests {
                 let error = #expect(throws: CredFileError.self, "\(state)") {
                     try store.loginGuard?.attempt(username: Array("bob".utf8), client: nil) {
                         checked = true
-                        return try store.verifyUnguarded(username: "bob", password: Password("legacy-password-1"), upgradeOnSuccess: false)
+                        return try store.verifyUnguarded(
+                            username: "bob", password: Password("legacy-password-1"), upgradeOnSuccess: false)
                     }
                 }
                 #expect(error?.code == .guardDatabase && error?.message.contains("`state`") == true, "\(state)")
                 #expect(!checked, "\(state): the password was looked at")
-                #expect(throws: CredFileError.self) { try store.authenticate(username: "bob", password: "legacy-password-1") }
+                #expect(throws: CredFileError.self) {
+                    try store.authenticate(username: "bob", password: "legacy-password-1")
+                }
             }
             #expect(!fileExists(directory.file("elsewhere.db")))
         }
@@ -335,17 +361,26 @@ struct GuardTests {
             ])
             #expect(try database.reserve(Array("new".utf8), now: 5_000, policy: policy) == .admitted(count: 1))
             #expect(try database.nameCount() == 4)
-            #expect(Set(try database.rows().map { String(decoding: $0.name, as: UTF8.self) }) == ["old-locked", "middle", "recent", "new"])
+            #expect(
+                Set(try database.rows().map { String(decoding: $0.name, as: UTF8.self) }) == [
+                    "old-locked", "middle", "recent", "new",
+                ])
             // Existing names never push anyone out.
             #expect(try database.reserve(Array("middle".utf8), now: 6_000, policy: policy) == .admitted(count: 3))
             #expect(try database.row(Array("middle".utf8))?.lockedOut == true)
             #expect(try database.nameCount() == 4)
             // With only locked-out names left to drop, the oldest of them goes.
-            let locked = (0..<4).map { GuardDatabase.Row(name: Array("l\($0)".utf8), count: 3, lastFailure: Int64(10_000 + $0), lockedOut: true) }
+            let locked = (0..<4).map {
+                GuardDatabase.Row(
+                    name: Array("l\($0)".utf8), count: 3, lastFailure: Int64(10_000 + $0), lockedOut: true)
+            }
             _ = try database.clearAll()
             try database.insert(locked)
             _ = try database.reserve(Array("another".utf8), now: 20_000, policy: policy)
-            #expect(Set(try database.rows().map { String(decoding: $0.name, as: UTF8.self) }) == ["l1", "l2", "l3", "another"])
+            #expect(
+                Set(try database.rows().map { String(decoding: $0.name, as: UTF8.self) }) == [
+                    "l1", "l2", "l3", "another",
+                ])
             #expect(GuardDatabase.defaultNameLimit == 100_000)
         }
     }
@@ -354,7 +389,9 @@ struct GuardTests {
     func realBound() throws {
         try withTemporaryDirectory { directory in
             let database = GuardDatabase(path: directory.file("big.guard.db"), owner: nil)
-            let rows = (0..<100_000).map { GuardDatabase.Row(name: Array("n\($0)".utf8), count: 1, lastFailure: Int64($0), lockedOut: false) }
+            let rows = (0..<100_000).map {
+                GuardDatabase.Row(name: Array("n\($0)".utf8), count: 1, lastFailure: Int64($0), lockedOut: false)
+            }
             try database.insert(rows)
             #expect(try database.nameCount() == 100_000)
             _ = try database.reserve(Array("newcomer".utf8), now: 1_000_000, policy: .standard)
@@ -369,7 +406,8 @@ struct GuardTests {
     @MainActor
     func asyncAndModel() async throws {
         try await withTemporaryDirectoryAsync { directory in
-            let store = try guardedStore(directory, policy: try GuardPolicy(freeFailures: 1, maximumFailures: 100, maximumDelay: 60))
+            let store = try guardedStore(
+                directory, policy: try GuardPolicy(freeFailures: 1, maximumFailures: 100, maximumDelay: 60))
             #expect(try await store.authenticate(username: "bob", password: "wrong") == false)
             try store.loginGuard?.database.insert([
                 .init(name: Array("bob".utf8), count: 10, lastFailure: LoginGuard.now(), lockedOut: false)

@@ -120,7 +120,8 @@ struct PasslibVector: Sendable, CustomTestStringConvertible {
 
 @Suite("passlib interoperability")
 struct PasslibTests {
-    @Test("a passlib hash parses, formats back, verifies, and refuses wrong passwords",
+    @Test(
+        "a passlib hash parses, formats back, verifies, and refuses wrong passwords",
         arguments: try PasslibVector.all())
     func passlibHash(_ v: PasslibVector) throws {
         let hash = try PasswordHash(parsing: Array(v.hash.utf8))
@@ -148,7 +149,9 @@ struct PasslibTests {
     @Test(
         "hashes credfile writes verify in passlib",
         // Recorded as skipped (not passed) where the peers' Python is missing; fails under CI=true.
-        .enabled(if: ExternalTool.runnable(ExternalTool.peerPython), Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
+        .enabled(
+            if: ExternalTool.runnable(ExternalTool.peerPython),
+            Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
     func credfileHashesVerifyInPasslib() throws {
         var rows: [(typed: String, hash: String)] = []
         let typed = ["password", "valencia,contrasena123", "pa$$word", "cafe\u{301}", "🔑 密码 пароль", " x "]
@@ -357,7 +360,8 @@ enum Spellings {
         refused("sha256 checksum of 33 bytes", spell(checksum: ab64(checksum32 + [0])), length(33, expected: 32)),
         refused("sha256 with a 64-byte checksum", spell(checksum: ab64(checksum64)), length(64, expected: 32)),
         refused("sha256 with an empty checksum", spell(checksum: ""), length(0, expected: 32)),
-        refused("sha512 checksum of 63 bytes", spell512(checksum: ab64(prefix(checksum64, 63))), length(63, expected: 64)),
+        refused(
+            "sha512 checksum of 63 bytes", spell512(checksum: ab64(prefix(checksum64, 63))), length(63, expected: 64)),
         refused("sha512 checksum of 65 bytes", spell512(checksum: ab64(checksum64 + [0])), length(65, expected: 64)),
         refused("sha512 with a 32-byte checksum", spell512(checksum: ab64(checksum32)), length(32, expected: 64)),
     ]
@@ -466,7 +470,9 @@ struct AdaptedBase64Tests {
     @Test("encode matches base64 with . for + and no padding; decode inverts it", arguments: 0...70)
     func roundTrip(length: Int) {
         var rng = SeededRandom(seed: UInt64(length))
-        var samples = [rng.bytes(length), [UInt8](repeating: 0, count: length), [UInt8](repeating: 0xFF, count: length)]
+        var samples = [
+            rng.bytes(length), [UInt8](repeating: 0, count: length), [UInt8](repeating: 0xFF, count: length),
+        ]
         if length > 0 { samples.append([0xF8] + rng.bytes(length - 1)) }  // starts with "."
         for bytes in samples {
             let text = AdaptedBase64.encode(bytes)

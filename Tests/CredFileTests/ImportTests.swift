@@ -8,7 +8,8 @@ import Testing
 /// by the peers themselves (Vectors/peers/README.md), stored byte for byte, all or nothing.
 @Suite("Import of hashes")
 struct ImportTests {
-    static let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Vectors/peers")
+    static let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Vectors/peers")
 
     static func peerFile(_ name: String) throws -> [UInt8] {
         try [UInt8](Data(contentsOf: peers.appendingPathComponent(name)))
@@ -94,40 +95,100 @@ struct ImportTests {
     ]
 
     static let badCases: [BadCase] = [
-        .init(name: "hashed: plaintext secret", format: .hashed, input: "ann,\(pbkdf2)\nbob,hunter2-garden\n", message: "line 2: the secret is not a hash"),
-        .init(name: "hashed: malformed pbkdf2", format: .hashed, input: "ann,$pbkdf2-sha256$0$AA$AA\n", message: "line 1:"),
+        .init(
+            name: "hashed: plaintext secret", format: .hashed, input: "ann,\(pbkdf2)\nbob,hunter2-garden\n",
+            message: "line 2: the secret is not a hash"),
+        .init(
+            name: "hashed: malformed pbkdf2", format: .hashed, input: "ann,$pbkdf2-sha256$0$AA$AA\n", message: "line 1:"
+        ),
         .init(name: "hashed: $ without $id$", format: .hashed, input: "ann,$notahash\n", message: "line 1:"),
         .init(name: "hashed: unknown crypt id", format: .hashed, input: "ann,$zz9$abc$def\n", message: "line 1:"),
         .init(name: "hashed: no comma", format: .hashed, input: "# c\nann\n", message: "line 2: expected user,secret"),
-        .init(name: "hashed: empty username", format: .hashed, input: ",\(pbkdf2)\n", message: "line 1: username is empty"),
-        .init(name: "hashed: duplicate names both lines", format: .hashed, input: "ann,\(pbkdf2)\n\nann,\(pbkdf2)\n", message: "line 3: the same user as line 1"),
-        .init(name: "hashed: duplicate after NFC", format: .hashed, input: "\u{C9}mile,\(pbkdf2)\nE\u{301}mile,\(pbkdf2)\n", message: "line 2: the same user as line 1"),
-        .init(name: "htpasswd: plaintext (htpasswd -p) refused", format: .htpasswd, input: "ann:hunter2-garden\n", message: "line 1: the secret is not a hash htpasswd writes"),
-        .init(name: "htpasswd: 12-character DES refused", format: .htpasswd, input: "ann:zkwV5jyzYo5h\n", message: "line 1:"),
-        .init(name: "htpasswd: username with a comma", format: .htpasswd, input: "a,b:$apr1$SOCH89go$U6qDV0JWPS7RyZbW/8aUL.\n", message: "line 1: username contains a comma"),
-        .init(name: "htpasswd: no separator", format: .htpasswd, input: "ann\n", message: "line 1: expected user:secret"),
-        .init(name: "mosquitto: bcrypt is not mosquitto", format: .mosquitto, input: "ann:$2y$05$5s6UTPiI.KE.p3cMtnNfS.7m8ghVqxLw.JhkcnC9LWIIdEckm/kdC\n", message: "line 1: a mosquitto secret starts with $7$ or $6$"),
-        .init(name: "dovecot: {PLAIN.B64} refused", format: .dovecot, input: "ann:{PLAIN.B64}aGVsbG8=\n", message: "line 1: the secret is a hash"),
+        .init(
+            name: "hashed: empty username", format: .hashed, input: ",\(pbkdf2)\n", message: "line 1: username is empty"
+        ),
+        .init(
+            name: "hashed: duplicate names both lines", format: .hashed, input: "ann,\(pbkdf2)\n\nann,\(pbkdf2)\n",
+            message: "line 3: the same user as line 1"),
+        .init(
+            name: "hashed: duplicate after NFC", format: .hashed,
+            input: "\u{C9}mile,\(pbkdf2)\nE\u{301}mile,\(pbkdf2)\n", message: "line 2: the same user as line 1"),
+        .init(
+            name: "htpasswd: plaintext (htpasswd -p) refused", format: .htpasswd, input: "ann:hunter2-garden\n",
+            message: "line 1: the secret is not a hash htpasswd writes"),
+        .init(
+            name: "htpasswd: 12-character DES refused", format: .htpasswd, input: "ann:zkwV5jyzYo5h\n",
+            message: "line 1:"),
+        .init(
+            name: "htpasswd: username with a comma", format: .htpasswd,
+            input: "a,b:$apr1$SOCH89go$U6qDV0JWPS7RyZbW/8aUL.\n", message: "line 1: username contains a comma"),
+        .init(
+            name: "htpasswd: no separator", format: .htpasswd, input: "ann\n", message: "line 1: expected user:secret"),
+        .init(
+            name: "mosquitto: bcrypt is not mosquitto", format: .mosquitto,
+            input: "ann:$2y$05$5s6UTPiI.KE.p3cMtnNfS.7m8ghVqxLw.JhkcnC9LWIIdEckm/kdC\n",
+            message: "line 1: a mosquitto secret starts with $7$ or $6$"),
+        .init(
+            name: "dovecot: {PLAIN.B64} refused", format: .dovecot, input: "ann:{PLAIN.B64}aGVsbG8=\n",
+            message: "line 1: the secret is a hash"),
         // Secrets credfile never verifies are refused, never stored as an account that can
         // never log in (issue #25 item 6), naming the scheme.
-        .init(name: "hashed: {MD5}", format: .hashed, input: "ann,{MD5}Xr4ilOzQ4PCOq3aQ0qbuaQ==\n", message: "line 1: {MD5} is a hash scheme credfile does not verify"),
-        .init(name: "hashed: {SMD5}", format: .hashed, input: "ann,{SMD5}UjFY34os/pnZQ3oQOzjqGu4yeXE=\n", message: "line 1: {SMD5} is a hash scheme"),
-        .init(name: "hashed: {NTLM}", format: .hashed, input: "ann,{NTLM}8846f7eaee8fb117ad06bdd830b7586c\n", message: "line 1: {NTLM} is a hash scheme"),
-        .init(name: "hashed: phpass $P$", format: .hashed, input: "ann,$P$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0\n", message: "line 1: $P$ is a hash scheme"),
-        .init(name: "hashed: Django crypt$", format: .hashed, input: "ann,crypt$$ab1Hv2Lg7ltQo\n", message: "line 1: django crypt is a hash scheme"),
-        .init(name: "hashed: Django unsalted_md5$", format: .hashed, input: "ann,unsalted_md5$eb270b7784844768bcfc9966497fc966\n", message: "line 1: django unsalted_md5 is a hash scheme"),
-        .init(name: "hashed: bare $2x$ (verified inside {CRYPT} only)", format: .hashed, input: "ann,\(crypt2x)\n", message: "line 1: $2x$ is a hash scheme credfile does not verify (credfile verifies it inside {CRYPT}"),
-        .init(name: "hashed: bare NT $3$", format: .hashed, input: "ann,\(nt)\n", message: "line 1: $3$ is a hash scheme credfile does not verify (credfile verifies it inside {CRYPT}"),
-        .init(name: "hashed: a yescrypt salt libxcrypt cannot decode", format: .hashed, input: "ann,$y$j9T$z$XQDNaFQpn3YFD.KptOy3mg8JRkO6ILUsDQHKxzxKL90\n", message: "line 1: the secret is a malformed hash: yescrypt salt does not decode"),
-        .init(name: "dovecot: {MD5} is not a scheme credfile verifies", format: .dovecot, input: "ann:{MD5}$1$wmyrgRuV$kImF6.9MAFQNHe23kq5vI/\n", message: "line 1: {MD5} is a hash scheme"),
-        .init(name: "shadow: phpass is not crypt(3)", format: .shadow, input: "ann:$P$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0:1::::::\n", message: "line 1: $P$ is a hash scheme"),
-        .init(name: "dovecot: {PLAIN} that looks like a hash", format: .dovecot, input: "ann:{PLAIN}$6$abc$def\n", message: "line 1: {PLAIN}"),
-        .init(name: "dovecot: unprefixed plaintext", format: .dovecot, input: "ann:hunter2-garden:::\n", message: "line 1:"),
-        .init(name: "shadow: 3 fields", format: .shadow, input: "ann:$6$abc$def:19700\n", message: "line 1: a shadow line has 9 fields"),
-        .init(name: "shadow: 10 fields", format: .shadow, input: "ann:$6$abc$def:1:2:3:4:5:6:7:8\n", message: "line 1: a shadow line has 9 fields"),
-        .init(name: "a combining mark after ':' does not hide the separator", format: .htpasswd, input: "ann:\u{301}zkwV5jyzYo5h\n", message: "line 1: the secret is not a hash htpasswd writes"),
-        .init(name: "control character", format: .htpasswd, input: "ann:$apr1$a\u{7}b$c\n", message: "line 1: contains a control character"),
-        .init(name: "shadow duplicate, even of a skipped user", format: .shadow, input: "root:*:1::::::\nroot:$6$abc$def:1::::::\n", message: "line 2: the same user as line 1"),
+        .init(
+            name: "hashed: {MD5}", format: .hashed, input: "ann,{MD5}Xr4ilOzQ4PCOq3aQ0qbuaQ==\n",
+            message: "line 1: {MD5} is a hash scheme credfile does not verify"),
+        .init(
+            name: "hashed: {SMD5}", format: .hashed, input: "ann,{SMD5}UjFY34os/pnZQ3oQOzjqGu4yeXE=\n",
+            message: "line 1: {SMD5} is a hash scheme"),
+        .init(
+            name: "hashed: {NTLM}", format: .hashed, input: "ann,{NTLM}8846f7eaee8fb117ad06bdd830b7586c\n",
+            message: "line 1: {NTLM} is a hash scheme"),
+        .init(
+            name: "hashed: phpass $P$", format: .hashed, input: "ann,$P$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0\n",
+            message: "line 1: $P$ is a hash scheme"),
+        .init(
+            name: "hashed: Django crypt$", format: .hashed, input: "ann,crypt$$ab1Hv2Lg7ltQo\n",
+            message: "line 1: django crypt is a hash scheme"),
+        .init(
+            name: "hashed: Django unsalted_md5$", format: .hashed,
+            input: "ann,unsalted_md5$eb270b7784844768bcfc9966497fc966\n",
+            message: "line 1: django unsalted_md5 is a hash scheme"),
+        .init(
+            name: "hashed: bare $2x$ (verified inside {CRYPT} only)", format: .hashed, input: "ann,\(crypt2x)\n",
+            message: "line 1: $2x$ is a hash scheme credfile does not verify (credfile verifies it inside {CRYPT}"),
+        .init(
+            name: "hashed: bare NT $3$", format: .hashed, input: "ann,\(nt)\n",
+            message: "line 1: $3$ is a hash scheme credfile does not verify (credfile verifies it inside {CRYPT}"),
+        .init(
+            name: "hashed: a yescrypt salt libxcrypt cannot decode", format: .hashed,
+            input: "ann,$y$j9T$z$XQDNaFQpn3YFD.KptOy3mg8JRkO6ILUsDQHKxzxKL90\n",
+            message: "line 1: the secret is a malformed hash: yescrypt salt does not decode"),
+        .init(
+            name: "dovecot: {MD5} is not a scheme credfile verifies", format: .dovecot,
+            input: "ann:{MD5}$1$wmyrgRuV$kImF6.9MAFQNHe23kq5vI/\n", message: "line 1: {MD5} is a hash scheme"),
+        .init(
+            name: "shadow: phpass is not crypt(3)", format: .shadow,
+            input: "ann:$P$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0:1::::::\n", message: "line 1: $P$ is a hash scheme"),
+        .init(
+            name: "dovecot: {PLAIN} that looks like a hash", format: .dovecot, input: "ann:{PLAIN}$6$abc$def\n",
+            message: "line 1: {PLAIN}"),
+        .init(
+            name: "dovecot: unprefixed plaintext", format: .dovecot, input: "ann:hunter2-garden:::\n",
+            message: "line 1:"),
+        .init(
+            name: "shadow: 3 fields", format: .shadow, input: "ann:$6$abc$def:19700\n",
+            message: "line 1: a shadow line has 9 fields"),
+        .init(
+            name: "shadow: 10 fields", format: .shadow, input: "ann:$6$abc$def:1:2:3:4:5:6:7:8\n",
+            message: "line 1: a shadow line has 9 fields"),
+        .init(
+            name: "a combining mark after ':' does not hide the separator", format: .htpasswd,
+            input: "ann:\u{301}zkwV5jyzYo5h\n", message: "line 1: the secret is not a hash htpasswd writes"),
+        .init(
+            name: "control character", format: .htpasswd, input: "ann:$apr1$a\u{7}b$c\n",
+            message: "line 1: contains a control character"),
+        .init(
+            name: "shadow duplicate, even of a skipped user", format: .shadow,
+            input: "root:*:1::::::\nroot:$6$abc$def:1::::::\n", message: "line 2: the same user as line 1"),
     ]
 
     @Test("strict parsing: each error names its line", arguments: badCases)
@@ -162,9 +223,11 @@ struct ImportTests {
     func tolerantLayout() throws {
         let input = "# made by hand\r\n\r\n  \nann,\(Self.pbkdf2)\r\nbob,{SHA}k/wNAGQUdECf1ROLsOyy/s7xrIs="
         let batch = try ImportReader.read(Array(input.utf8), format: .hashed)
-        #expect(batch.users == [
-            ImportedUser(username: "ann", secret: Self.pbkdf2, line: 4), ImportedUser(username: "bob", secret: "{SHA}k/wNAGQUdECf1ROLsOyy/s7xrIs=", line: 5),
-        ])
+        #expect(
+            batch.users == [
+                ImportedUser(username: "ann", secret: Self.pbkdf2, line: 4),
+                ImportedUser(username: "bob", secret: "{SHA}k/wNAGQUdECf1ROLsOyy/s7xrIs=", line: 5),
+            ])
     }
 
     @Test("import stores every secret byte for byte under one lock, and each hash still verifies")
@@ -225,7 +288,9 @@ struct ImportTests {
             let store = CredentialStore(path: dir.file("c.txt"), policy: try policy(rounds: 1))
             _ = try store.importHashes(batch.users)
             for user in batch.users {
-                #expect(try store.authenticate(username: user.username, password: Self.migrated), "\(user.secret.prefix(12))")
+                #expect(
+                    try store.authenticate(username: user.username, password: Self.migrated),
+                    "\(user.secret.prefix(12))")
                 #expect(try !store.authenticate(username: user.username, password: "x" + Self.migrated))
             }
         }

@@ -16,7 +16,9 @@ extension LintTests {
         var description: String { "\(line): \(severity.rawValue): \(words)" }
 
         static func error(_ line: Int, _ words: String...) -> Self { .init(line: line, severity: .error, words: words) }
-        static func warning(_ line: Int, _ words: String...) -> Self { .init(line: line, severity: .warning, words: words) }
+        static func warning(_ line: Int, _ words: String...) -> Self {
+            .init(line: line, severity: .warning, words: words)
+        }
     }
 
     struct LintCase: Sendable, CustomTestStringConvertible {
@@ -69,12 +71,14 @@ struct LintTests {
             "control byte", "alice,\(strong)\nbob,p\u{01}w\n",
             [.error(2, "malformed entry", "'bob'", "control byte 0x01 at column 6")]),
         LintCase("DEL", "bob,pw\u{7F}\n", [.error(1, "malformed entry", "control byte 0x7F at column 7")]),
-        LintCase("lone CR at the end", "alice,\(strong)\nbob,pw\r", [.error(2, "malformed entry", "control byte 0x0D")]),
+        LintCase(
+            "lone CR at the end", "alice,\(strong)\nbob,pw\r", [.error(2, "malformed entry", "control byte 0x0D")]),
         LintCase(
             "bad UTF-8", b("alice,\(strong)\nbob,p") + [0xC0, 0xAF] + b("\n"),
             [.error(2, "malformed entry", "'bob'", "not valid UTF-8")]),
         LintCase(
-            "bad UTF-8 in the name", [0x62, 0xFF] + b(",pw\n"), [.error(1, "malformed entry", "'b\\xFF'", "not valid UTF-8")]),
+            "bad UTF-8 in the name", [0x62, 0xFF] + b(",pw\n"),
+            [.error(1, "malformed entry", "'b\\xFF'", "not valid UTF-8")]),
         LintCase(
             "over-long line", b("alice,\(strong)\nbob,") + [UInt8](repeating: 0x61, count: 65_533) + b("\n"),
             [.error(2, "malformed entry", "'bob'", "longer than 65536 bytes")]),
@@ -103,13 +107,17 @@ struct LintTests {
             "599,999 rounds is weak", "bob,\(ParserFixture.hash(rounds: 599_999))\n",
             [.warning(1, "weak hash", "599999 rounds")]),
         LintCase("600,000 rounds is not weak", "bob,\(ParserFixture.hash(rounds: 600_000))\n", []),
-        LintCase("leading space in a name", " bob,\(strong)\n", [.warning(1, "username has leading or trailing whitespace")]),
-        LintCase("trailing space in a name", "bob ,\(strong)\n", [.warning(1, "username has leading or trailing whitespace")]),
+        LintCase(
+            "leading space in a name", " bob,\(strong)\n", [.warning(1, "username has leading or trailing whitespace")]),
+        LintCase(
+            "trailing space in a name", "bob ,\(strong)\n", [.warning(1, "username has leading or trailing whitespace")]
+        ),
         LintCase("leading tab in a name", "\tbob,\(strong)\n", [.warning(1, "username contains a control character")]),
         LintCase(
             "trailing no-break space in a name", "bob\u{A0},\(strong)\n",
             [.warning(1, "username has leading or trailing whitespace")]),
-        LintCase("C1 control in a name", "bo\u{85}b,\(strong)\n", [.warning(1, "username contains a control character")]),
+        LintCase(
+            "C1 control in a name", "bo\u{85}b,\(strong)\n", [.warning(1, "username contains a control character")]),
         LintCase(
             "plaintext and an odd name on one line", " bob,pw\n",
             [.warning(1, "plaintext password"), .warning(1, "username has leading or trailing whitespace")]),
@@ -125,7 +133,8 @@ struct LintTests {
             "everything at once, in line order",
             "ok,\(strong)\nbob,pw\n,x\nok,\(strong)\nw,\(weak)\nu,$H$a$b\n x,\(strong)\nbad,\n",
             [
-                .warning(2, "plaintext password"), .error(3, "empty username"), .error(4, "duplicate entry", "first at line 1"),
+                .warning(2, "plaintext password"), .error(3, "empty username"),
+                .error(4, "duplicate entry", "first at line 1"),
                 .warning(5, "weak hash"), .error(6, "unsupported hash scheme $H$"), .warning(7, "whitespace"),
                 .error(8, "empty secret"),
             ]),
@@ -148,7 +157,8 @@ struct LintTests {
     @Test("the policy sets the weak-hash bar")
     func policyMinimum() throws {
         let policy = try HashPolicy(rounds: 1000, minimumRounds: 1000)
-        let file = CredentialFile(bytes: b("a,\(ParserFixture.hash(rounds: 999))\nb,\(ParserFixture.hash(rounds: 1000))\n"))
+        let file = CredentialFile(
+            bytes: b("a,\(ParserFixture.hash(rounds: 999))\nb,\(ParserFixture.hash(rounds: 1000))\n"))
         let findings = file.findings(policy: policy)
         #expect(findings.map(\.line) == [1])
         #expect(findings.first?.severity == .warning)

@@ -14,7 +14,8 @@ private func hash(_ password: String) throws -> String {
 }
 
 /// Real sha512-crypt and `{SSHA}` hashes of "locked-password-1" (`openssl passwd -6`, Python's hashlib).
-private let sha512Crypt = "$6$saltsalt$F23W8DBSVc1Y8/2MnJFAOi0nSIgyIHyC5UEebofolfaPc81L1PY1u3RtdKT0vuqjMH9JiGVnmsel3b7illWOc."
+private let sha512Crypt =
+    "$6$saltsalt$F23W8DBSVc1Y8/2MnJFAOi0nSIgyIHyC5UEebofolfaPc81L1PY1u3RtdKT0vuqjMH9JiGVnmsel3b7illWOc."
 private let ssha = "{SSHA}RfD4J3fP/3hcFopO3aWkVoL3lPYxMjM0NTY3OA=="
 
 /// The secret of `u`'s entry in `u,<secret>`.
@@ -44,9 +45,10 @@ struct LockedEntryTests {
         let own = try hash("locked-password-1")
         let file = CredentialFile("a,!\(own)\nb,!\(ssha)\nc,!\(sha512Crypt)\n")
         let policy = try HashPolicy(rounds: 1000)
-        #expect(file.listing(policy: policy).map(\.storage.description) == [
-            "locked pbkdf2-sha256 1000", "locked {SSHA}", "locked sha512-crypt 5000",
-        ])
+        #expect(
+            file.listing(policy: policy).map(\.storage.description) == [
+                "locked pbkdf2-sha256 1000", "locked {SSHA}", "locked sha512-crypt 5000",
+            ])
         #expect(file.listing(policy: policy).allSatisfy { $0.storage.isLocked })
         var listed: [UInt8] = []
         file.forEachListingBlock(policy: policy) { listed += $0 }
@@ -64,7 +66,8 @@ struct LockedEntryTests {
             try writeText(path, "a,!\(try hash("locked-password-1"))\nb,!\(sha512Crypt)\n")
             let store = CredentialStore(path: path, policy: try HashPolicy(rounds: 1000))
             for user in ["a", "b"] {
-                let result = try store.verify(username: user, password: Password("locked-password-1"), upgradeOnSuccess: true)
+                let result = try store.verify(
+                    username: user, password: Password("locked-password-1"), upgradeOnSuccess: true)
                 #expect(!result.granted && result.denial == .locked && !result.upgraded, "\(user)")
             }
             let (records, unexportable) = try LDIFExport(baseDN: "dc=example,dc=org").export(try store.read())
@@ -87,15 +90,20 @@ struct LockedEntryTests {
             #expect(try !store.lock(username: "plain"), "locking twice changes nothing")
             let locked = try String(decoding: readBytes(path), as: UTF8.self)
             // Split as bytes: "\r\n" is one Character, which a String split on "\n" keeps whole.
-            let lines = locked.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            let lines = locked.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self)
+            }
             #expect(lines[0] == "# users" && lines[4] == "plain,shadowed")
             #expect(lines[1].hasPrefix("plain,!$pbkdf2-sha256$1000$") && lines[1].hasSuffix("\r"), "kept its CRLF")
             #expect(lines[2] == "hashed,!" + own && lines[3] == "peer,!" + sha512Crypt)
-            for (user, password) in [("plain", "legacy-password-1"), ("hashed", "hashed-password-1"), ("peer", "locked-password-1")] {
+            for (user, password) in [
+                ("plain", "legacy-password-1"), ("hashed", "hashed-password-1"), ("peer", "locked-password-1"),
+            ] {
                 #expect(try !store.authenticate(username: user, password: password), "\(user) while locked")
             }
             // Unlock clears the guard's failures too.
-            store.loginGuard = try LoginGuard(credentialFile: path, policy: try GuardPolicy(maximumFailures: 1), log: .none, service: "test")
+            store.loginGuard = try LoginGuard(
+                credentialFile: path, policy: try GuardPolicy(maximumFailures: 1), log: .none, service: "test")
             _ = try store.authenticate(username: "hashed", password: "wrong")
             #expect(try store.loginGuard?.failureRecord(username: "hashed")?.isLockedOut == true)
             for user in ["plain", "hashed", "peer"] { #expect(try store.unlock(username: user)) }
@@ -103,7 +111,9 @@ struct LockedEntryTests {
             #expect(try store.loginGuard?.failureRecord(username: "hashed") == nil)
             let unlocked = try String(decoding: readBytes(path), as: UTF8.self)
             #expect(unlocked == locked.replacingOccurrences(of: ",!", with: ","), "unlock removed more than the !")
-            for (user, password) in [("plain", "legacy-password-1"), ("hashed", "hashed-password-1"), ("peer", "locked-password-1")] {
+            for (user, password) in [
+                ("plain", "legacy-password-1"), ("hashed", "hashed-password-1"), ("peer", "locked-password-1"),
+            ] {
                 #expect(try store.authenticate(username: user, password: password), "\(user) after unlock")
             }
         }
@@ -127,7 +137,9 @@ struct LockedEntryTests {
     @Test("a new plaintext password may not be ! before hash syntax; other passwords starting with ! may")
     func newPlaintextPasswords() throws {
         for refused in ["!" + (try hash("x")), "!{FOO}abc", "!" + sha512Crypt, "!$pbkdf2-sha256$x"] {
-            #expect(throws: CredFileError.self, "\(refused)") { try PasswordRules.validate(Password(refused), plaintext: true) }
+            #expect(throws: CredFileError.self, "\(refused)") {
+                try PasswordRules.validate(Password(refused), plaintext: true)
+            }
         }
         for accepted in ["!hello-there-friend", "!", "a!$x"] {
             #expect(throws: Never.self) { try PasswordRules.validate(Password(accepted), plaintext: true) }

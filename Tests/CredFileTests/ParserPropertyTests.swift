@@ -33,7 +33,8 @@ extension ParserPropertyTests {
         static let unsupported: [String] = [
             "$H$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0", "$P$984478476IagS59wHZvyQMArzfx58u.", "$md5$rounds=904$salt$hash",
             "$sha1$40000$salt$hash", "$gy$j9T$salt$hash", "$sm3$salt$hash", "$2x$10$abc", "$3$$hash", "$hunter2$x",
-            "{MD5}X03MO1qnZdYdgyfeuILPmQ==", "{SMD5}abc", "{CLEARTEXT}pw", "{ARGON2}x", "{hunter2}x", "unsalted_md5$abc",
+            "{MD5}X03MO1qnZdYdgyfeuILPmQ==", "{SMD5}abc", "{CLEARTEXT}pw", "{ARGON2}x", "{hunter2}x",
+            "unsalted_md5$abc",
             "crypt$$abc",
         ]
 
@@ -53,7 +54,8 @@ extension ParserPropertyTests {
             "$2y$10$abcdefghijklmnopqrstuv", "$2b$12$x", "$6$salt$hash", "$6$a$b+", "$7$101$salt$hash", "$7$x$y$z",
             "$1$abc$def", "$apr1$a$b", "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", "$argon2x$v=19",
             "{ssha}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "{SHA}x", "{CRYPT}$6$a$b", "{PBKDF2-SHA256}1000$a$b", "{BLF-CRYPT}x",
-            "{ARGON2ID}$argon2i$x", "argon2$x", "bcrypt$x", "scrypt$1$2", "sha1$s$00", "scrypt:1:2:3$s$h", "pbkdf2:sha256$x",
+            "{ARGON2ID}$argon2i$x", "argon2$x", "bcrypt$x", "scrypt$1$2", "sha1$s$00", "scrypt:1:2:3$s$h",
+            "pbkdf2:sha256$x",
         ]
 
         static let dollarJunk: [String] = ["$", "$abc", "$$", "$a b$c", "$-$", "{}", "{a b}", "{SSHA", "{", "{}x"]
@@ -88,7 +90,8 @@ extension ParserPropertyTests {
             let salt = rng.bytes(rng.chance(0.1) ? Int.random(in: 0...64, using: &rng) : 16)
             let checksum = rng.bytes(algorithm.digestCount)
             do {
-                return Array(try PasswordHash(algorithm: algorithm, rounds: rounds, salt: salt, checksum: checksum).string.utf8)
+                return Array(
+                    try PasswordHash(algorithm: algorithm, rounds: rounds, salt: salt, checksum: checksum).string.utf8)
             } catch {
                 preconditionFailure("parts are in range by construction: \(error)")
             }
@@ -168,7 +171,8 @@ extension ParserPropertyTests {
                 switch Int.random(in: 0..<10, using: &rng) {
                 case 0..<5: bytes.append(0x0A)
                 case 5..<8: bytes += [0x0D, 0x0A]
-                case 8: if !last { bytes.append(0x0A) } else if rng.chance(0.5) { bytes.append(0x0D) }  // lone CR at the end
+                // lone CR at the end
+                case 8: if !last { bytes.append(0x0A) } else if rng.chance(0.5) { bytes.append(0x0D) }
                 default: if !last { bytes += [0x0D, 0x0A] }  // no final newline
                 }
             }
@@ -180,7 +184,9 @@ extension ParserPropertyTests {
     /// naive reading of SPEC §2 in the repo), seen through the coarse kinds these tests
     /// count. Nothing here restates a rule.
     enum Oracle {
-        enum Kind: Hashable { case blank, comment, malformed, hash, plaintext, hashOrMalformed, locked, lockedOrPlaintext }
+        enum Kind: Hashable {
+            case blank, comment, malformed, hash, plaintext, hashOrMalformed, locked, lockedOrPlaintext
+        }
 
         static let comma = UInt8(ascii: ",")
 
@@ -237,7 +243,9 @@ struct ParserPropertyTests {
             // (a) render() is the identity; (b) the lines put back together are the bytes.
             #expect(file.render() == bytes, context)
             // check's fast path for clean plaintext lines says exactly what full classification says.
-            #expect(file.findings(policy: .standard, fastPath: true) == file.findings(policy: .standard, fastPath: false), context)
+            #expect(
+                file.findings(policy: .standard, fastPath: true) == file.findings(policy: .standard, fastPath: false),
+                context)
             let lines = Array(file.lines)
             var rebuilt = file.hasBOM ? CredentialFile.bom : []
             for line in lines { rebuilt += line.content + line.ending.bytes }
@@ -323,13 +331,15 @@ struct ParserPropertyTests {
                 let naive = named.first { $0.key == key }?.number
                 #expect(file.firstEntry(named: name)?.number == naive, "\(context) name \(Array(name.unicodeScalars))")
                 // Every entry of the name (what delete removes), through the same scanner.
-                #expect(file.entries(named: name).map(\.number) == named.filter { $0.key == key }.map(\.number), context)
+                #expect(
+                    file.entries(named: name).map(\.number) == named.filter { $0.key == key }.map(\.number), context)
                 seen.lookups += 1
                 if (counts[key] ?? 0) > 1 { seen.shadowedLookups += 1 }
             }
             if let name = lookups.last {
                 let key = Oracle.key(Array(name.utf8))
-                #expect(file.entries(named: name).map(\.number) == named.filter { $0.key == key }.map(\.number), context)
+                #expect(
+                    file.entries(named: name).map(\.number) == named.filter { $0.key == key }.map(\.number), context)
             }
             var firstOfKey = Set<[UInt8]>()
             let naiveEffective = named.filter { firstOfKey.insert($0.key).inserted }.map(\.number)
@@ -364,7 +374,8 @@ struct ParserPropertyTests {
             if roll < 2 {
                 changes.remove(line)
             } else if roll < 4, case .entry(let entry) = kind, entry.hasName {
-                let secret = String(decoding: generator.plaintext().filter { $0 >= 0x20 && $0 < 0x7F }, as: UTF8.self) + "!"
+                let secret =
+                    String(decoding: generator.plaintext().filter { $0 >= 0x20 && $0 < 0x7F }, as: UTF8.self) + "!"
                 let replaced = Array(entry.username) + [Oracle.comma] + Array(secret.utf8)
                 // A change never writes a malformed line: refused exactly when the
                 // replaced line would be malformed (a control byte or bad UTF-8 in the name).

@@ -148,7 +148,8 @@ private func expectKind(_ got: LineKind, _ want: ParserTests.ExpectedKind, line:
         #expect(Array(entry.username) == user, "username of line \(line)", sourceLocation: sourceLocation)
         #expect(entry.isMalformed, "line \(line) is malformed", sourceLocation: sourceLocation)
         guard case .malformed(let got) = entry.secret else {
-            Issue.record("line \(line): expected malformed (\(reason)), got \(entry.secret)", sourceLocation: sourceLocation)
+            Issue.record(
+                "line \(line): expected malformed (\(reason)), got \(entry.secret)", sourceLocation: sourceLocation)
             return
         }
         #expect(got.contains(reason), "reason of line \(line): \(got)", sourceLocation: sourceLocation)
@@ -174,7 +175,8 @@ struct ParserTests {
     // MARK: Lines
 
     static let lineRows: [FileCase] = [
-        FileCase("LF", b("a,1\nb,2\n"), [.init(b("a,1"), .lf, plain("a", "1")), .init(b("b,2"), .lf, plain("b", "2"))]),
+        FileCase(
+            "LF", b("a,1\nb,2\n"), [.init(b("a,1"), .lf, plain("a", "1")), .init(b("b,2"), .lf, plain("b", "2"))]),
         FileCase(
             "CRLF: the CR belongs to the ending", b("a,1\r\nb,2\r\n"),
             [.init(b("a,1"), .crlf, plain("a", "1")), .init(b("b,2"), .crlf, plain("b", "2"))]),
@@ -192,7 +194,10 @@ struct ParserTests {
             [.init(b("a,1"), .crlf, plain("a", "1")), .init(b("b,2"), .none, plain("b", "2"))]),
         FileCase(
             "lone CR at end of last line is part of the line", b("a,1\nb,2\r"),
-            [.init(b("a,1"), .lf, plain("a", "1")), .init(b("b,2\r"), .none, bad("b", "control byte 0x0D at column 4"))]),
+            [
+                .init(b("a,1"), .lf, plain("a", "1")),
+                .init(b("b,2\r"), .none, bad("b", "control byte 0x0D at column 4")),
+            ]),
         FileCase(
             "CR in the middle of a line", b("a,x\ry\n"),
             [.init(b("a,x\ry"), .lf, bad("a", "control byte 0x0D at column 4"))]),
@@ -222,7 +227,8 @@ struct ParserTests {
         FileCase(
             "BOM skipped on line 1", bom + b("alice,pw\nbob,x\n"), bom: true,
             [.init(b("alice,pw"), .lf, plain("alice", "pw")), .init(b("bob,x"), .lf, plain("bob", "x"))]),
-        FileCase("BOM and CRLF", bom + b("alice,pw\r\n"), bom: true, [.init(b("alice,pw"), .crlf, plain("alice", "pw"))]),
+        FileCase(
+            "BOM and CRLF", bom + b("alice,pw\r\n"), bom: true, [.init(b("alice,pw"), .crlf, plain("alice", "pw"))]),
         FileCase("BOM alone: no lines", bom, bom: true, []),
         FileCase("BOM then LF: one blank line", bom + b("\n"), bom: true, [.init([], .lf, .blank)]),
         FileCase("BOM then a comment", bom + b("# users\n"), bom: true, [.init(b("# users"), .lf, .comment)]),
@@ -326,7 +332,8 @@ struct ParserTests {
         .entry("{SCHEME} inside is plaintext", "u", "x{SSHA}y", plain("u", "x{SSHA}y")),
         // SPEC v2 §3.2: these families are verified, so a string with their prefix that is
         // not exactly their syntax is malformed, never guessed at (real ones: PeerSchemeTests).
-        .entry("{SSHA} without a salt is malformed", "u", "{SSHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", bad("u", "{SSHA} salt")),
+        .entry(
+            "{SSHA} without a salt is malformed", "u", "{SSHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", bad("u", "{SSHA} salt")),
         .entry("{SSHA} with nothing after is malformed", "u", "{SSHA}", bad("u", "malformed hash")),
         .entry("{CRYPT} around a broken crypt hash is malformed", "u", "{CRYPT}$6$s$h", bad("u", "malformed hash")),
         .entry("$2y$ bcrypt too short is malformed", "u", "$2y$10$abc", bad("u", "bcrypt")),
@@ -368,7 +375,8 @@ struct ParserTests {
             bad("u", "unsupported pbkdf2 variant")),
         .entry(
             // SPEC v2 §3.2: passlib's $pbkdf2$ is SHA-1 PBKDF2 with a 20-byte checksum.
-            "passlib's $pbkdf2$ (sha1) with a 32-byte checksum is malformed", "u", "$pbkdf2$1000$\(salt22)$\(checksum43)",
+            "passlib's $pbkdf2$ (sha1) with a 32-byte checksum is malformed", "u",
+            "$pbkdf2$1000$\(salt22)$\(checksum43)",
             bad("u", "checksum is not 20 bytes")),
         .entry(
             "rounds with a leading zero", "u", "$pbkdf2-sha256$01000$\(salt22)$\(checksum43)",
@@ -376,14 +384,18 @@ struct ParserTests {
         .entry("zero rounds", "u", "$pbkdf2-sha256$0$\(salt22)$\(checksum43)", bad("u", "rounds")),
         .entry("no rounds", "u", "$pbkdf2-sha256$$\(salt22)$\(checksum43)", bad("u", "rounds")),
         .entry("negative rounds", "u", "$pbkdf2-sha256$-1$\(salt22)$\(checksum43)", bad("u", "rounds")),
-        .entry("2,147,483,648 rounds", "u", "$pbkdf2-sha256$2147483648$\(salt22)$\(checksum43)", bad("u", "between 1 and 2147483647")),
+        .entry(
+            "2,147,483,648 rounds", "u", "$pbkdf2-sha256$2147483648$\(salt22)$\(checksum43)",
+            bad("u", "between 1 and 2147483647")),
         .entry(
             "20-digit rounds", "u", "$pbkdf2-sha256$99999999999999999999$\(salt22)$\(checksum43)",
             bad("u", "between 1 and 2147483647")),
         .entry(
             "salt with + instead of .", "u", "$pbkdf2-sha256$1000$+\(salt22.dropFirst())$\(checksum43)",
             bad("u", "salt is not canonical")),
-        .entry("salt with = padding", "u", "$pbkdf2-sha256$1000$\(salt22)==$\(checksum43)", bad("u", "salt is not canonical")),
+        .entry(
+            "salt with = padding", "u", "$pbkdf2-sha256$1000$\(salt22)==$\(checksum43)",
+            bad("u", "salt is not canonical")),
         .entry(
             "salt of 4n+1 characters", "u", "$pbkdf2-sha256$1000$\(salt22)AAA$\(checksum43)",
             bad("u", "salt is not canonical")),
@@ -391,7 +403,8 @@ struct ParserTests {
             "salt whose unused low bits are not zero", "u", "$pbkdf2-sha256$1000$\(salt22.dropLast())B$\(checksum43)",
             bad("u", "salt is not canonical")),
         .entry(
-            "checksum whose unused low bits are not zero", "u", "$pbkdf2-sha256$1000$\(salt22)$\(checksum43.dropLast())B",
+            "checksum whose unused low bits are not zero", "u",
+            "$pbkdf2-sha256$1000$\(salt22)$\(checksum43.dropLast())B",
             bad("u", "checksum is not canonical")),
         .entry(
             "checksum one byte short", "u",
@@ -490,9 +503,12 @@ struct ParserTests {
     }
 
     static let lookupRows: [LookupCase] = [
-        .init(name: "stored decomposed, looked up precomposed", file: b("cafe\u{301},x\n"), lookup: "caf\u{E9}", line: 1),
-        .init(name: "stored precomposed, looked up decomposed", file: b("caf\u{E9},x\n"), lookup: "cafe\u{301}", line: 1),
-        .init(name: "stored decomposed, looked up decomposed", file: b("cafe\u{301},x\n"), lookup: "cafe\u{301}", line: 1),
+        .init(
+            name: "stored decomposed, looked up precomposed", file: b("cafe\u{301},x\n"), lookup: "caf\u{E9}", line: 1),
+        .init(
+            name: "stored precomposed, looked up decomposed", file: b("caf\u{E9},x\n"), lookup: "cafe\u{301}", line: 1),
+        .init(
+            name: "stored decomposed, looked up decomposed", file: b("cafe\u{301},x\n"), lookup: "cafe\u{301}", line: 1),
         .init(name: "case-sensitive: Admin is not admin", file: b("Admin,x\n"), lookup: "admin", line: nil),
         .init(name: "case-sensitive: admin is not Admin", file: b("admin,x\n"), lookup: "Admin", line: nil),
         .init(name: "case-sensitive: admin found among Admin", file: b("Admin,x\nadmin,y\n"), lookup: "admin", line: 2),
@@ -531,18 +547,21 @@ struct ParserTests {
     }
 
     static let duplicateRows: [DuplicateCase] = [
-        .init(name: "first of two wins", file: b("bob,1\nbob,2\n"), lookup: "bob", first: 1, all: [1, 2], effective: [1]),
+        .init(
+            name: "first of two wins", file: b("bob,1\nbob,2\n"), lookup: "bob", first: 1, all: [1, 2], effective: [1]),
         .init(
             name: "first wins even when malformed",
             file: b("bob,\nbob,pw\n"), lookup: "bob", first: 1, all: [1, 2], effective: [1]),
         .init(
-            name: "first wins even when its hash is malformed", file: b("bob,$pbkdf2-sha256$x\nbob,pw\n"), lookup: "bob",
+            name: "first wins even when its hash is malformed", file: b("bob,$pbkdf2-sha256$x\nbob,pw\n"),
+            lookup: "bob",
             first: 1, all: [1, 2], effective: [1]),
         .init(
             name: "first wins even when unsupported", file: b("bob,$2y$10$abc\nbob,pw\n"), lookup: "bob", first: 1,
             all: [1, 2], effective: [1]),
         .init(
-            name: "first wins even when it has a control byte", file: b("bob,p\u{7F}\nbob,pw\n"), lookup: "bob", first: 1,
+            name: "first wins even when it has a control byte", file: b("bob,p\u{7F}\nbob,pw\n"), lookup: "bob",
+            first: 1,
             all: [1, 2], effective: [1]),
         .init(
             name: "decomposed and precomposed are one name", file: b("ana,1\ncafe\u{301},2\ncaf\u{E9},3\n"),
@@ -558,10 +577,12 @@ struct ParserTests {
             name: "nameless entries shadow nothing", file: b(",x\n,y\nbob,pw\n"), lookup: "bob", first: 3, all: [3],
             effective: [3]),
         .init(
-            name: "comments between duplicates", file: b("# bob,0\nbob,1\r\n#\nbob,2"), lookup: "bob", first: 2, all: [2, 4],
+            name: "comments between duplicates", file: b("# bob,0\nbob,1\r\n#\nbob,2"), lookup: "bob", first: 2,
+            all: [2, 4],
             effective: [2]),
         .init(
-            name: "Admin and admin are not duplicates", file: b("Admin,1\nadmin,2\n"), lookup: "admin", first: 2, all: [2],
+            name: "Admin and admin are not duplicates", file: b("Admin,1\nadmin,2\n"), lookup: "admin", first: 2,
+            all: [2],
             effective: [1, 2]),
     ]
 
@@ -590,7 +611,8 @@ struct ParserTests {
     static let appendRows: [ChangeCase] = [
         .init(name: "after LF", file: b("a,1\n"), appended: [("b", "2")], expected: b("a,1\nb,2\n")),
         .init(name: "after CRLF", file: b("a,1\r\n"), appended: [("b", "2")], expected: b("a,1\r\nb,2\n")),
-        .init(name: "after a last line without ending", file: b("a,1"), appended: [("b", "2")], expected: b("a,1\nb,2\n")),
+        .init(
+            name: "after a last line without ending", file: b("a,1"), appended: [("b", "2")], expected: b("a,1\nb,2\n")),
         .init(
             name: "two after a last line without ending",
             file: b("a,1"), appended: [("b", "2"), ("c", "3")], expected: b("a,1\nb,2\nc,3\n")),

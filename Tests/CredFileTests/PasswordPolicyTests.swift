@@ -30,18 +30,30 @@ struct PasswordPolicyTests {
         .init(name: "8 ASCII code points accepted", password: "qz7#Lm9!", minimum: 8, accepted: true),
         .init(name: "7 code points that are 14 bytes refused", password: "ñçøåéüß", minimum: 8, accepted: false),
         .init(name: "8 code points that are 16 bytes accepted", password: "ñçøåéüßð", minimum: 8, accepted: true),
-        .init(name: "8 decomposed é are 16 scalars but 8 after NFC: refused at 9", password: String(repeating: "e\u{301}", count: 8), minimum: 9, accepted: false),
-        .init(name: "8 decomposed é are 8 code points after NFC: accepted at 8", password: String(repeating: "e\u{301}", count: 8), minimum: 8, accepted: true),
+        .init(
+            name: "8 decomposed é are 16 scalars but 8 after NFC: refused at 9",
+            password: String(repeating: "e\u{301}", count: 8), minimum: 9, accepted: false),
+        .init(
+            name: "8 decomposed é are 8 code points after NFC: accepted at 8",
+            password: String(repeating: "e\u{301}", count: 8), minimum: 8, accepted: true),
         .init(name: "4 emoji (16 bytes) refused at 5", password: "🐙🦑🦀🐡", minimum: 5, accepted: false),
         .init(name: "spaces count", password: "a b c d ", minimum: 8, accepted: true),
         .init(name: "--min-length 15: 14 refused", password: "abcdefghijklmn", minimum: 15, accepted: false),
         .init(name: "--min-length 15: 15 accepted", password: "abcdefghijklmno", minimum: 15, accepted: true),
         .init(name: "--min-length 1: 1 accepted", password: "Z", minimum: 1, accepted: true),
-        .init(name: "--min-length 64: 63 refused", password: String(repeating: "k", count: 63), minimum: 64, accepted: false),
-        .init(name: "--min-length 64: 64 accepted", password: String(repeating: "k", count: 64), minimum: 64, accepted: true),
+        .init(
+            name: "--min-length 64: 63 refused", password: String(repeating: "k", count: 63), minimum: 64,
+            accepted: false),
+        .init(
+            name: "--min-length 64: 64 accepted", password: String(repeating: "k", count: 64), minimum: 64,
+            accepted: true),
         .init(name: "4,096 bytes accepted", password: String(repeating: "ab", count: 2048), minimum: 8, accepted: true),
-        .init(name: "4,097 bytes refused", password: String(repeating: "ab", count: 2048) + "c", minimum: 8, accepted: false),
-        .init(name: "no composition rules: all lowercase letters", password: "zebrasinthegarden", minimum: 8, accepted: true),
+        .init(
+            name: "4,097 bytes refused", password: String(repeating: "ab", count: 2048) + "c", minimum: 8,
+            accepted: false),
+        .init(
+            name: "no composition rules: all lowercase letters", password: "zebrasinthegarden", minimum: 8,
+            accepted: true),
     ]
 
     @Test("length in code points after NFC", arguments: lengthCases)
@@ -96,7 +108,9 @@ struct PasswordPolicyTests {
             others += [entry + "x", String(entry.dropFirst()), String(entry.dropLast()), joined]
         }
         for word in sample + others {
-            #expect(BuiltInList.searchLiteral(word) == BuiltInList.words.contains(Substring(word)), "\(word.debugDescription)")
+            #expect(
+                BuiltInList.searchLiteral(word) == BuiltInList.words.contains(Substring(word)),
+                "\(word.debugDescription)")
         }
     }
 
@@ -108,7 +122,9 @@ struct PasswordPolicyTests {
         var sample = stride(from: 0, to: entries.count, by: 97).map { entries[$0] }
         sample += [entries.first!, entries.last!]  // non-empty: required above
         for entry in sample {
-            #expect(try policy.violation(of: Password(entry), username: "u", path: nil) == .blocklisted(.builtIn), "entry \(entry)")
+            #expect(
+                try policy.violation(of: Password(entry), username: "u", path: nil) == .blocklisted(.builtIn),
+                "entry \(entry)")
         }
     }
 
@@ -125,7 +141,8 @@ struct PasswordPolicyTests {
         .init(name: "mixed case Qwertyuiop", password: "Qwertyuiop", listed: true),
         .init(name: "Cyrillic uppercased ЙЦУКЕН (Unicode case folding)", password: "ЙЦУКЕН", listed: true),
         .init(name: "12345678", password: "12345678", listed: true),
-        .init(name: "the whole string only: password + suffix", password: "password-for-the-garden-shed", listed: false),
+        .init(
+            name: "the whole string only: password + suffix", password: "password-for-the-garden-shed", listed: false),
         .init(name: "a passphrase", password: "correct horse battery staple 42", listed: false),
     ]
 
@@ -149,31 +166,59 @@ struct PasswordPolicyTests {
     }
 
     static let contextCases: [ContextCase] = [
-        .init(name: "contains the username", password: "my-alice-garden", username: "alice", path: nil, expected: .containsUsername),
-        .init(name: "contains the username, other case", password: "MY-ALICE-garden", username: "alice", path: nil, expected: .containsUsername),
-        .init(name: "is the username plus digits", password: "valencia-2026-07", username: "Valencia", path: nil, expected: .containsUsername),
-        .init(name: "3-character username is looked for", password: "bob-is-gardening", username: "bob", path: nil, expected: .containsUsername),
-        .init(name: "2-character username is ignored", password: "al-is-gardening", username: "al", path: nil, expected: nil),
-        .init(name: "contains credfile", password: "MyCredFile-garden", username: "u", path: nil, expected: .containsContextWord),
-        .init(name: "contains the file's base name", password: "USUARIOS-garden", username: "u", path: "/srv/usuarios.txt", expected: .containsContextWord),
-        .init(name: "the extension is not a word", password: "garden-txt-trees", username: "u", path: "/srv/usuarios.txt", expected: nil),
-        .init(name: "a dot file's name without its dot", password: "myhtpasswd-garden", username: "u", path: "/etc/.htpasswd", expected: .containsContextWord),
-        .init(name: "a base name under 4 characters is ignored", password: "garden-app-trees", username: "u", path: "app.cred", expected: nil),
-        .init(name: "4 characters is looked for", password: "garden-shop-trees", username: "u", path: "shop.cred", expected: .containsContextWord),
-        .init(name: "the username in NFD matches its NFC form", password: "zz-émile-zz-garden", username: "e\u{301}mile", path: nil, expected: .containsUsername),
+        .init(
+            name: "contains the username", password: "my-alice-garden", username: "alice", path: nil,
+            expected: .containsUsername),
+        .init(
+            name: "contains the username, other case", password: "MY-ALICE-garden", username: "alice", path: nil,
+            expected: .containsUsername),
+        .init(
+            name: "is the username plus digits", password: "valencia-2026-07", username: "Valencia", path: nil,
+            expected: .containsUsername),
+        .init(
+            name: "3-character username is looked for", password: "bob-is-gardening", username: "bob", path: nil,
+            expected: .containsUsername),
+        .init(
+            name: "2-character username is ignored", password: "al-is-gardening", username: "al", path: nil,
+            expected: nil),
+        .init(
+            name: "contains credfile", password: "MyCredFile-garden", username: "u", path: nil,
+            expected: .containsContextWord),
+        .init(
+            name: "contains the file's base name", password: "USUARIOS-garden", username: "u",
+            path: "/srv/usuarios.txt", expected: .containsContextWord),
+        .init(
+            name: "the extension is not a word", password: "garden-txt-trees", username: "u", path: "/srv/usuarios.txt",
+            expected: nil),
+        .init(
+            name: "a dot file's name without its dot", password: "myhtpasswd-garden", username: "u",
+            path: "/etc/.htpasswd", expected: .containsContextWord),
+        .init(
+            name: "a base name under 4 characters is ignored", password: "garden-app-trees", username: "u",
+            path: "app.cred", expected: nil),
+        .init(
+            name: "4 characters is looked for", password: "garden-shop-trees", username: "u", path: "shop.cred",
+            expected: .containsContextWord),
+        .init(
+            name: "the username in NFD matches its NFC form", password: "zz-émile-zz-garden", username: "e\u{301}mile",
+            path: nil, expected: .containsUsername),
     ]
 
     @Test("username and context words", arguments: contextCases)
     func context(_ c: ContextCase) throws {
-        #expect(try PasswordPolicy.standard.violation(of: Password(c.password), username: c.username, path: c.path) == c.expected)
+        #expect(
+            try PasswordPolicy.standard.violation(of: Password(c.password), username: c.username, path: c.path)
+                == c.expected)
     }
 
     @Test("the policy's own context words")
     func extraContextWords() throws {
         var policy = PasswordPolicy.standard
         policy.contextWords = ["Naranjo"]
-        #expect(try policy.violation(of: Password("el-naranjo-en-flor"), username: "u", path: nil) == .containsContextWord)
-        #expect(try PasswordPolicy.standard.violation(of: Password("el-naranjo-en-flor"), username: "u", path: nil) == nil)
+        #expect(
+            try policy.violation(of: Password("el-naranjo-en-flor"), username: "u", path: nil) == .containsContextWord)
+        #expect(
+            try PasswordPolicy.standard.violation(of: Password("el-naranjo-en-flor"), username: "u", path: nil) == nil)
     }
 
     // MARK: Blocklist files
@@ -193,20 +238,24 @@ struct PasswordPolicyTests {
             }
             var policy = try PasswordPolicy(minimumLength: 8)  // the list's words are short
             policy.blocklists.append(list)
-            #expect(try policy.violation(of: Password("Hunter2Hunter2"), username: "u", path: nil) == .blocklisted(.passwords))
+            #expect(
+                try policy.violation(of: Password("Hunter2Hunter2"), username: "u", path: nil)
+                    == .blocklisted(.passwords))
         }
     }
 
-    @Test("form detection: the first line decides", arguments: [
-        ("7C4A8D09CA3762AF61E59520943DC26494F8941B:24230577\n", Blocklist.Form.sha1),
-        ("7c4a8d09ca3762af61e59520943dc26494f8941b\r\n", .sha1),
-        ("7C4A8D09CA3762AF61E59520943DC26494F8941B\n", .sha1),
-        ("7C4A8D09CA3762AF61E59520943DC26494F8941:1\n", .passwords),  // 39 digits
-        ("7C4A8D09CA3762AF61E59520943DC26494F8941B:\n", .passwords),  // no count after ':'
-        ("7C4A8D09CA3762AF61E59520943DC26494F8941BX\n", .passwords),
-        ("password\n", .passwords),
-        ("", .passwords),
-    ])
+    @Test(
+        "form detection: the first line decides",
+        arguments: [
+            ("7C4A8D09CA3762AF61E59520943DC26494F8941B:24230577\n", Blocklist.Form.sha1),
+            ("7c4a8d09ca3762af61e59520943dc26494f8941b\r\n", .sha1),
+            ("7C4A8D09CA3762AF61E59520943DC26494F8941B\n", .sha1),
+            ("7C4A8D09CA3762AF61E59520943DC26494F8941:1\n", .passwords),  // 39 digits
+            ("7C4A8D09CA3762AF61E59520943DC26494F8941B:\n", .passwords),  // no count after ':'
+            ("7C4A8D09CA3762AF61E59520943DC26494F8941BX\n", .passwords),
+            ("password\n", .passwords),
+            ("", .passwords),
+        ])
     func formDetection(_ content: String, _ form: Blocklist.Form) throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("list")
@@ -235,7 +284,11 @@ struct PasswordPolicyTests {
             // spread, deterministic filler digests (sorted by construction: the first 8
             // hex digits count up), so no sort of a million lines is needed.
             let listed = ["Listed-One", "listed two!", "Ñandú-listado", "ZZZZZZZZ"]
-            var inserts = try listed.map { String(decoding: try Blocklist.sha1Hex(Array(Password($0).bytes.withUnsafeBytes { Array($0) })), as: UTF8.self) }.sorted()
+            var inserts = try listed.map {
+                String(
+                    decoding: try Blocklist.sha1Hex(Array(Password($0).bytes.withUnsafeBytes { Array($0) })),
+                    as: UTF8.self)
+            }.sorted()
             let hex = Array("0123456789ABCDEF".utf8)
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             try #require(fd >= 0)
@@ -250,10 +303,14 @@ struct PasswordPolicyTests {
                 var line = [UInt8]()
                 line.reserveCapacity(60)
                 let prefix = UInt32(truncatingIfNeeded: (UInt64(i) * 4294) &+ 1)  // 0 … 4,294,000,001
-                for shift in stride(from: 28, through: 0, by: -4) { line.append(hex[Int((prefix >> UInt32(shift)) & 15)]) }
+                for shift in stride(from: 28, through: 0, by: -4) {
+                    line.append(hex[Int((prefix >> UInt32(shift)) & 15)])
+                }
                 for _ in 0..<2 {  // 32 filler digits, 16 from each 64 random bits
                     let bits = rng.next()
-                    for shift in stride(from: 60, through: 0, by: -4) { line.append(hex[Int((bits >> UInt64(shift)) & 15)]) }
+                    for shift in stride(from: 60, through: 0, by: -4) {
+                        line.append(hex[Int((bits >> UInt64(shift)) & 15)])
+                    }
                 }
                 while let next = inserts.first, Array(next.utf8).lexicographicallyPrecedes(line) {
                     buffer += Array(next.utf8) + Array(":7\r\n".utf8)
@@ -279,8 +336,10 @@ struct PasswordPolicyTests {
                 maximumReads = max(maximumReads, lookup.reads)
             }
             // Case-insensitive: a password typed in another case is looked up lowercased too.
-            #expect(try list.contains(Password("ZZZZZZZZ".lowercased())) == false)  // the list holds the uppercase form only
-            #expect(try list.contains(Password("LISTED-ONE")) == false)  // lowercased it is "listed-one", not "Listed-One"
+            // the list holds the uppercase form only
+            #expect(try list.contains(Password("ZZZZZZZZ".lowercased())) == false)
+            // lowercased it is "listed-one", not "Listed-One"
+            #expect(try list.contains(Password("LISTED-ONE")) == false)
             #expect(try list.contains(Password("LISTED TWO!")))  // lowercased it is "listed two!", which is listed
             for n in 0..<200 {
                 let lookup = try list.lookUp(Password("not-listed-\(n)"))
@@ -332,10 +391,13 @@ struct PasswordPolicyTests {
                     try store.changePassword(username: "valencia", to: password(for: "valencia"))
                 }
                 #expect(throws: CredFileError.usage("")) {
-                    try store.importUsers([("otro", Password("good-garden-trees")), ("valencia", Password(password(for: "valencia")))], jobs: 1)
+                    try store.importUsers(
+                        [("otro", Password("good-garden-trees")), ("valencia", Password(password(for: "valencia")))],
+                        jobs: 1)
                 }
                 #expect(
-                    try PasswordPolicy.standard.violation(of: Password(password(for: "valencia")), username: "valencia", path: path) == violation)
+                    try PasswordPolicy.standard.violation(
+                        of: Password(password(for: "valencia")), username: "valencia", path: path) == violation)
                 #expect(try readBytes(path) == before, "\(violation)")
             }
             // The message names the rule, never the password.
@@ -356,19 +418,26 @@ struct PasswordPolicyTests {
     func legacyPasswords() throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("legacy.txt")
-            try writeText(path, "# comment\nann,password\nbea,a-long-and-unusual-phrase\ncid,QWERTY123\ndan,$pbkdf2-sha256$1$AAAA$AAAA\n")
+            try writeText(
+                path,
+                "# comment\nann,password\nbea,a-long-and-unusual-phrase\ncid,QWERTY123\ndan,$pbkdf2-sha256$1$AAAA$AAAA\n"
+            )
             let store = CredentialStore(path: path, policy: try policy(rounds: 1))
             #expect(try store.authenticate(username: "ann", password: "password"))
             let findings = try store.blocklistFindings()
             #expect(findings.map(\.line) == [2, 4])
             #expect(findings.allSatisfy { $0.kind == .blocklisted && $0.severity == .warning })
-            #expect(findings.allSatisfy { !$0.message.lowercased().contains("password,") && !$0.message.contains("QWERTY") })
+            #expect(
+                findings.allSatisfy { !$0.message.lowercased().contains("password,") && !$0.message.contains("QWERTY") }
+            )
         }
     }
 
     @Test("the permissive policy keeps only the file's own rules")
     func permissive() throws {
         #expect(try PasswordPolicy.permissive.violation(of: Password("pw"), username: "pw", path: "pw.txt") == nil)
-        #expect(try PasswordPolicy.permissive.violation(of: Password("a\nb"), username: "u", path: nil) == .forbiddenCharacter)
+        #expect(
+            try PasswordPolicy.permissive.violation(of: Password("a\nb"), username: "u", path: nil)
+                == .forbiddenCharacter)
     }
 }

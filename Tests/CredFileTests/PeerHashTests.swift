@@ -30,7 +30,9 @@ struct PBKDF2PeerVector: CustomTestStringConvertible, Sendable {
 }
 
 /// A store in a fresh directory holding `lines`, with a cheap policy so tests stay fast.
-private func withStore<R>(_ lines: [String], rounds: Int = 1000, _ body: (CredentialStore, String) throws -> R) throws -> R {
+private func withStore<R>(_ lines: [String], rounds: Int = 1000, _ body: (CredentialStore, String) throws -> R) throws
+    -> R
+{
     try withTemporaryDirectory { dir in
         let path = dir.file("users.txt")
         try writeText(path, lines.map { $0 + "\n" }.joined())
@@ -43,9 +45,10 @@ struct PeerHashTests {
     @Test func theVectorFileHoldsEveryFamily() {
         let tools = Set(PBKDF2PeerVector.all.map(\.tool))
         #expect(PBKDF2PeerVector.all.count >= 80)
-        for family in ["passlib pbkdf2_sha1", "passlib ldap_pbkdf2_sha256", "django pbkdf2_sha1", "werkzeug pbkdf2:sha512:1000",
-            "mosquitto_passwd", "mosquitto_passwd -H sha512", "doveadm pw -s PBKDF2", "slappasswd {PBKDF2-SHA512}"]
-        {
+        for family in [
+            "passlib pbkdf2_sha1", "passlib ldap_pbkdf2_sha256", "django pbkdf2_sha1", "werkzeug pbkdf2:sha512:1000",
+            "mosquitto_passwd", "mosquitto_passwd -H sha512", "doveadm pw -s PBKDF2", "slappasswd {PBKDF2-SHA512}",
+        ] {
             #expect(tools.contains(family), "missing \(family)")
         }
     }
@@ -62,7 +65,8 @@ struct PeerHashTests {
             }
             #expect(try store.verify(username: "alice", password: vector.typed, upgradeOnSuccess: false).granted)
             #expect(try !store.verify(username: "alice", password: Password("wrong"), upgradeOnSuccess: false).granted)
-            #expect(try !store.verify(username: "alice", password: Password(vector.hash), upgradeOnSuccess: false).granted)
+            #expect(
+                try !store.verify(username: "alice", password: Password(vector.hash), upgradeOnSuccess: false).granted)
             #expect(try !store.authenticate(username: "alice", password: vector.hash))
         }
     }
@@ -81,7 +85,8 @@ struct PeerHashTests {
                 return
             }
             #expect(hash.algorithm == .sha256 && hash.rounds == 1000)
-            #expect(try store.authenticate(username: "alice", password: String(decoding: vector.password, as: UTF8.self)))
+            #expect(
+                try store.authenticate(username: "alice", password: String(decoding: vector.password, as: UTF8.self)))
         }
     }
 
@@ -94,7 +99,10 @@ struct PeerHashTests {
             #expect(summary.upgraded == 1)
             let after = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
             #expect(Array(after.dropLast()) == Array(lines.dropLast()))
-            #expect(summary.peerHashes.values.reduce(0, +) == vectors.filter { !$0.hash.hasPrefix("$pbkdf2-sha2") && !$0.hash.hasPrefix("$pbkdf2-sha5") }.count)
+            #expect(
+                summary.peerHashes.values.reduce(0, +)
+                    == vectors.filter { !$0.hash.hasPrefix("$pbkdf2-sha2") && !$0.hash.hasPrefix("$pbkdf2-sha5") }.count
+            )
         }
     }
 
@@ -103,12 +111,16 @@ struct PeerHashTests {
         let django = try #require(PBKDF2PeerVector.all.first { $0.tool == "django pbkdf2_sha256" }).hash
         let mosquitto6 = try #require(PBKDF2PeerVector.all.first { $0.tool == "mosquitto_passwd -H sha512" }).hash
         let costly = try #require(PBKDF2PeerVector.all.first { $0.tool == "werkzeug pbkdf2:sha256" }).hash
-        try withStore(["d,\(django)", "m,\(mosquitto6)", "w,\(costly)"], rounds: 600_000) { (store: CredentialStore, _: String) throws in
-            let secrets = try store.read().effectiveEntries().map { $0.entry!.secret.storageDescription }  // entries only
+        try withStore(["d,\(django)", "m,\(mosquitto6)", "w,\(costly)"], rounds: 600_000) {
+            (store: CredentialStore, _: String) throws in
+            // entries only
+            let secrets = try store.read().effectiveEntries().map { $0.entry!.secret.storageDescription }
             #expect(secrets == ["django pbkdf2_sha256 1000", "mosquitto sha512", "werkzeug pbkdf2:sha256 1000000"])
             let findings = try store.findings()
             #expect(findings.contains { $0.line == 1 && $0.severity == .warning && $0.message.hasPrefix("weak hash") })
-            #expect(findings.contains { $0.line == 2 && $0.severity == .warning && $0.message.contains("mosquitto sha512") })
+            #expect(
+                findings.contains { $0.line == 2 && $0.severity == .warning && $0.message.contains("mosquitto sha512") }
+            )
             #expect(findings.contains { $0.line == 3 && $0.message.hasPrefix("costly hash") })
             #expect(!findings.contains { $0.severity == .error })
         }
@@ -127,7 +139,8 @@ struct PeerHashTests {
             let weak = try store.findings().filter { $0.kind == .weakHash }.map { ($0.line, $0.message) }
             try #require(weak.count == 3, "\(weak)")
             for (line, message) in weak[..<2] {
-                #expect(message.hasSuffix("costs less to verify than the minimum of 600000 rounds"), "\(line): \(message)")
+                #expect(
+                    message.hasSuffix("costs less to verify than the minimum of 600000 rounds"), "\(line): \(message)")
             }
             #expect(weak[2].1.hasSuffix("no longer resists offline attack"), "\(weak[2])")
         }
@@ -137,17 +150,36 @@ struct PeerHashTests {
     /// syntax decides, nothing with a peer's prefix is ever plaintext.
     @Test(arguments: [
         ("LDAP {PBKDF2}", "{PBKDF2}10000$00y.YG4mhBwKnJ/fRGNb0A$fOPQS4/bFju4AjSHQNaJr457u/s", "peer"),
-        ("LDAP scheme case-insensitive", "{pbkdf2-sha1}10000$00y.YG4mhBwKnJ/fRGNb0A$fOPQS4/bFju4AjSHQNaJr457u/s", "peer"),
+        (
+            "LDAP scheme case-insensitive", "{pbkdf2-sha1}10000$00y.YG4mhBwKnJ/fRGNb0A$fOPQS4/bFju4AjSHQNaJr457u/s",
+            "peer"
+        ),
         ("Dovecot {PBKDF2}$1$", "{PBKDF2}$1$tR4j.93ps32IWDEu$5000$038d0d1eb7042b1f75d02d6ab7779e708abedcee", "peer"),
         ("{PBKDF2} neither", "{PBKDF2}$2$tR4j$5000$038d", "malformed"),
         ("{PBKDF2} garbage", "{PBKDF2}garbage", "malformed"),
-        ("Dovecot uppercase hex", "{PBKDF2}$1$tR4j.93ps32IWDEu$5000$038D0D1EB7042B1F75D02D6AB7779E708ABEDCEE", "malformed"),
-        ("libxcrypt scrypt $7$", "$7$CU..../....2SWmUw7Vgpq/JQAcNEVO3.$yJB0XFz0sPChC6JvT7HwEzIOsnCwHjiuIPJmAQIJ6GB", "peer"),
-        ("sha512-crypt $6$", "$6$saltsalt$qFmFH.bQmmtXzyBY0s9v7Oicd2z4XSIecDzlB5KiA2/jctKu9YterLp8wwnSq.qc.eoxqOmSuNp2xS0ktL3nh/", "peer"),
-        ("mosquitto $7$ leading zero", "$7$0101$O0JoSI8nNrkhsNuF$1CJ23v6kajrgrI2UBougazFFjqYDcFSbDnM1kwWGm/CAxVAojvaC8C05sot0p7DTJ/j/tOho+LCQm4xAxUDS5Q==", "malformed"),
+        (
+            "Dovecot uppercase hex", "{PBKDF2}$1$tR4j.93ps32IWDEu$5000$038D0D1EB7042B1F75D02D6AB7779E708ABEDCEE",
+            "malformed"
+        ),
+        (
+            "libxcrypt scrypt $7$", "$7$CU..../....2SWmUw7Vgpq/JQAcNEVO3.$yJB0XFz0sPChC6JvT7HwEzIOsnCwHjiuIPJmAQIJ6GB",
+            "peer"
+        ),
+        (
+            "sha512-crypt $6$",
+            "$6$saltsalt$qFmFH.bQmmtXzyBY0s9v7Oicd2z4XSIecDzlB5KiA2/jctKu9YterLp8wwnSq.qc.eoxqOmSuNp2xS0ktL3nh/", "peer"
+        ),
+        (
+            "mosquitto $7$ leading zero",
+            "$7$0101$O0JoSI8nNrkhsNuF$1CJ23v6kajrgrI2UBougazFFjqYDcFSbDnM1kwWGm/CAxVAojvaC8C05sot0p7DTJ/j/tOho+LCQm4xAxUDS5Q==",
+            "malformed"
+        ),
         ("Django md5$ (verified, weak)", "md5$salt$0123456789abcdef0123456789abcdef", "peer"),
         ("Django pbkdf2 garbage", "pbkdf2_sha256$abc", "malformed"),
-        ("Django pbkdf2 unpadded base64", "pbkdf2_sha256$1000$salt$3X54RxzekNlrxv2UlRsr4RWyiynsnIgQn4ir6nMmqfc", "malformed"),
+        (
+            "Django pbkdf2 unpadded base64", "pbkdf2_sha256$1000$salt$3X54RxzekNlrxv2UlRsr4RWyiynsnIgQn4ir6nMmqfc",
+            "malformed"
+        ),
         ("Werkzeug scrypt with a short hash", "scrypt:32768:8:1$salt$00ff", "malformed"),
         ("Werkzeug pbkdf2 md5", "pbkdf2:md5:1000$salt$00ff", "malformed"),
         ("passlib $pbkdf2-sha1$ (not a spelling)", "$pbkdf2-sha1$1000$salt$abc", "malformed"),
@@ -175,21 +207,44 @@ struct PeerHashTests {
         ("ldap rounds 50000001", "{PBKDF2-SHA256}50000001$c2FsdA$" + String(repeating: "A", count: 43), false),
         ("ldap rounds 0", "{PBKDF2-SHA256}0$c2FsdA$" + String(repeating: "A", count: 43), false),
         ("django rounds 1000000", "pbkdf2_sha256$1000000$salt$" + String(repeating: "A", count: 43) + "=", true),
-        ("django rounds 99999999999999999999", "pbkdf2_sha256$99999999999999999999$salt$" + String(repeating: "A", count: 43) + "=", false),
-        ("django salt 1024", "pbkdf2_sha256$1000$" + String(repeating: "s", count: 1024) + "$" + String(repeating: "A", count: 43) + "=", true),
-        ("django salt 1025", "pbkdf2_sha256$1000$" + String(repeating: "s", count: 1025) + "$" + String(repeating: "A", count: 43) + "=", false),
+        (
+            "django rounds 99999999999999999999",
+            "pbkdf2_sha256$99999999999999999999$salt$" + String(repeating: "A", count: 43) + "=", false
+        ),
+        (
+            "django salt 1024",
+            "pbkdf2_sha256$1000$" + String(repeating: "s", count: 1024) + "$" + String(repeating: "A", count: 43) + "=",
+            true
+        ),
+        (
+            "django salt 1025",
+            "pbkdf2_sha256$1000$" + String(repeating: "s", count: 1025) + "$" + String(repeating: "A", count: 43) + "=",
+            false
+        ),
         ("werkzeug rounds 50000001", "pbkdf2:sha256:50000001$salt$" + String(repeating: "0", count: 64), false),
-        ("werkzeug salt 1025", "pbkdf2:sha256:1000$" + String(repeating: "s", count: 1025) + "$" + String(repeating: "0", count: 64), false),
+        (
+            "werkzeug salt 1025",
+            "pbkdf2:sha256:1000$" + String(repeating: "s", count: 1025) + "$" + String(repeating: "0", count: 64), false
+        ),
         ("werkzeug short hex", "pbkdf2:sha256:1000$salt$" + String(repeating: "0", count: 62), false),
-        ("mosquitto rounds 50000001", "$7$50000001$c2FsdHNhbHRzYWx0$" + String(repeating: "A", count: 86) + "==", false),
+        (
+            "mosquitto rounds 50000001", "$7$50000001$c2FsdHNhbHRzYWx0$" + String(repeating: "A", count: 86) + "==",
+            false
+        ),
         ("mosquitto rounds 200000", "$7$200000$c2FsdHNhbHRzYWx0$" + String(repeating: "A", count: 86) + "==", true),
         ("dovecot rounds 50000001", "{PBKDF2}$1$salt$50000001$" + String(repeating: "0", count: 40), false),
-        ("dovecot salt 1025", "{PBKDF2}$1$" + String(repeating: "s", count: 1025) + "$1000$" + String(repeating: "0", count: 40), false),
+        (
+            "dovecot salt 1025",
+            "{PBKDF2}$1$" + String(repeating: "s", count: 1025) + "$1000$" + String(repeating: "0", count: 40), false
+        ),
     ])
     func hostileParametersAreRefusedBeforeAnyWork(_ name: String, _ secret: String, _ accepted: Bool) throws {
         // As a login judges it: the format's limits, then the cost limits (SPEC §3.1).
-        let parsed = CredentialFile("u,\(secret)\n").firstEntry(named: "u")?.entry?.judged(by: try policy(rounds: 1000)).secret
-        if case .peer? = parsed { #expect(accepted, "\(name)") } else {
+        let parsed = CredentialFile("u,\(secret)\n").firstEntry(named: "u")?.entry?.judged(by: try policy(rounds: 1000))
+            .secret
+        if case .peer? = parsed {
+            #expect(accepted, "\(name)")
+        } else {
             #expect(!accepted, "\(name)")
             if case .malformed? = parsed {} else { Issue.record("\(name): \(parsed?.storageDescription ?? "nil")") }
         }
@@ -205,22 +260,35 @@ struct PeerHashTests {
     /// NFD: a peer's hash of NFD bytes verifies when the same bytes are typed, and the
     /// NFC form of the same password too only when the peer hashed NFC.
     @Test func nfdBytesAreTriedForPeerHashes() throws {
-        let nfd = try #require(PBKDF2PeerVector.all.first { $0.tool == "passlib ldap_pbkdf2_sha256" && $0.password == Array("contrasen\u{0303}a".utf8) })
+        let nfd = try #require(
+            PBKDF2PeerVector.all.first {
+                $0.tool == "passlib ldap_pbkdf2_sha256" && $0.password == Array("contrasen\u{0303}a".utf8)
+            })
         try withStore(["alice,\(nfd.hash)"]) { (store: CredentialStore, _: String) throws in
             #expect(try store.verify(username: "alice", password: nfd.typed, upgradeOnSuccess: false).granted)
-            #expect(try !store.verify(username: "alice", password: Password("contraseña"), upgradeOnSuccess: false).granted)
+            #expect(
+                try !store.verify(username: "alice", password: Password("contraseña"), upgradeOnSuccess: false).granted)
         }
     }
 
     /// After a rewrite (another user deleted), the peer's own library still verifies the
     /// line's secret: credfile kept it byte for byte.
-    @Test(.enabled(if: ExternalTool.runnable(ExternalTool.peerPython), Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
+    @Test(
+        .enabled(
+            if: ExternalTool.runnable(ExternalTool.peerPython),
+            Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
     func peerHashesStillVerifyInTheirPeerAfterARewrite() throws {
         let python = try ExternalTool.path(ExternalTool.peerPython)
-        let picks = ["passlib pbkdf2_sha1", "passlib ldap_pbkdf2_sha512", "django pbkdf2_sha256", "django pbkdf2_sha1", "werkzeug pbkdf2:sha512:1000"]
-        let vectors = picks.compactMap { tool in PBKDF2PeerVector.all.first { $0.tool == tool && $0.password == Array("secret".utf8) } }
+        let picks = [
+            "passlib pbkdf2_sha1", "passlib ldap_pbkdf2_sha512", "django pbkdf2_sha256", "django pbkdf2_sha1",
+            "werkzeug pbkdf2:sha512:1000",
+        ]
+        let vectors = picks.compactMap { tool in
+            PBKDF2PeerVector.all.first { $0.tool == tool && $0.password == Array("secret".utf8) }
+        }
         #expect(vectors.count == picks.count)
-        try withStore(["bob,hunter2"] + vectors.enumerated().map { "u\($0.offset),\($0.element.hash)" }) { (store: CredentialStore, path: String) throws in
+        try withStore(["bob,hunter2"] + vectors.enumerated().map { "u\($0.offset),\($0.element.hash)" }) {
+            (store: CredentialStore, path: String) throws in
             #expect(try store.remove(username: "bob") == 1)
             let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
             let script = """
@@ -242,20 +310,26 @@ struct PeerHashTests {
     }
 
     /// The real tools, run now, make hashes credfile verifies (cross-check of the committed data).
-    @Test(.enabled(if: ExternalTool.runnable(ExternalTool.peerPython, "mosquitto_passwd", "doveadm", "slappasswd"),
-        Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython, "mosquitto_passwd", "doveadm", "slappasswd"))))
+    @Test(
+        .enabled(
+            if: ExternalTool.runnable(ExternalTool.peerPython, "mosquitto_passwd", "doveadm", "slappasswd"),
+            Comment(
+                rawValue: ExternalTool.skipNote(ExternalTool.peerPython, "mosquitto_passwd", "doveadm", "slappasswd"))))
     func freshHashesFromTheInstalledToolsVerify() throws {
         let python = try ExternalTool.path(ExternalTool.peerPython)
         let script = PBKDF2PeerVector.directory.appendingPathComponent("make-pbkdf2-peer-hashes.py").path
         let nfd = Array("contrasen\u{0303}a".utf8)
-        for tool in ["passlib ldap_pbkdf2_sha1", "django pbkdf2_sha1", "werkzeug pbkdf2:sha256:1000", "mosquitto_passwd",
-            "mosquitto_passwd -H sha512", "doveadm pw -s PBKDF2", "slappasswd {PBKDF2-SHA256}"]
-        {
+        for tool in [
+            "passlib ldap_pbkdf2_sha1", "django pbkdf2_sha1", "werkzeug pbkdf2:sha256:1000", "mosquitto_passwd",
+            "mosquitto_passwd -H sha512", "doveadm pw -s PBKDF2", "slappasswd {PBKDF2-SHA256}",
+        ] {
             let result = try ChildProcess.run(python, [script, "--tool", tool, "--password-hex", VectorFile.hex(nfd)])
             let hash = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(result.status == 0, "\(tool): \(result)")
             try withStore(["alice,\(hash)"]) { (store: CredentialStore, _: String) throws in
-                #expect(try store.authenticate(username: "alice", password: String(decoding: nfd, as: UTF8.self)), "\(tool)")
+                #expect(
+                    try store.authenticate(username: "alice", password: String(decoding: nfd, as: UTF8.self)), "\(tool)"
+                )
                 #expect(try !store.authenticate(username: "alice", password: hash), "\(tool)")
             }
         }

@@ -163,7 +163,8 @@ struct PeerSchemeTests {
     }
 
     @Test func cryptWrappersHoldOnlyTheirMethod() {
-        let sha512 = "$6$pNyhdvO/rtfc4X0J$llubxuYT8w8Jhlwb7XhikuQIkVbNYyp3J7Xfxf6gQCXDfoY4CcqvzbKiFTCyv/NkjwA0emtBenN5oD4bTOC8S/"
+        let sha512 =
+            "$6$pNyhdvO/rtfc4X0J$llubxuYT8w8Jhlwb7XhikuQIkVbNYyp3J7Xfxf6gQCXDfoY4CcqvzbKiFTCyv/NkjwA0emtBenN5oD4bTOC8S/"
         let bcrypt = "$2b$05$Mey1/eqXqYWDCiO1EFF0P.DwEQKnF0pm425362qNAL3BfRsaDp/PW"
         #expect(peerHash("{SHA512-CRYPT}" + sha512)?.scheme == "sha512-crypt")
         #expect(kind(peerParse("{SHA512-CRYPT}" + bcrypt)) == "malformed")
@@ -174,16 +175,25 @@ struct PeerSchemeTests {
         #expect(kind(peerParse("{CRYPT}SyI6LmnumN52")) == "malformed")  // 12 characters
         // Inside {CRYPT} there is no mosquitto: a $6$ that is not sha512-crypt is malformed.
         #expect(
-            kind(peerParse("{CRYPT}$6$lw+2YcVPen9OCKVH$Sghu5hui6xwFeIENQ7eRbt9Y5tFNUJu9X0Y69j+T7mgSmwe+MZLCdxhZE3Fyw+OBT84uy3SA8JEuAve3lmKW2w=="))
+            kind(
+                peerParse(
+                    "{CRYPT}$6$lw+2YcVPen9OCKVH$Sghu5hui6xwFeIENQ7eRbt9Y5tFNUJu9X0Y69j+T7mgSmwe+MZLCdxhZE3Fyw+OBT84uy3SA8JEuAve3lmKW2w=="
+                ))
                 == "malformed")
-        #expect(kind(peerParse("{ARGON2I}$argon2id$v=19$m=1024,t=2,p=1$c2FsdHNhbHQ$2RRuQ+9kCHWYcD2NS1DQRxSzt4jy6cJyUQxj3SJJimo")) == "malformed")
+        #expect(
+            kind(
+                peerParse(
+                    "{ARGON2I}$argon2id$v=19$m=1024,t=2,p=1$c2FsdHNhbHQ$2RRuQ+9kCHWYcD2NS1DQRxSzt4jy6cJyUQxj3SJJimo"))
+                == "malformed")
     }
 
     @Test func listingNamesSchemeAndCost() throws {
         #expect(peerHash("$2b$05$Mey1/eqXqYWDCiO1EFF0P.DwEQKnF0pm425362qNAL3BfRsaDp/PW")?.description == "bcrypt 5")
         #expect(
-            peerHash("$6$pNyhdvO/rtfc4X0J$llubxuYT8w8Jhlwb7XhikuQIkVbNYyp3J7Xfxf6gQCXDfoY4CcqvzbKiFTCyv/NkjwA0emtBenN5oD4bTOC8S/")?
-                .description == "sha512-crypt 5000")
+            peerHash(
+                "$6$pNyhdvO/rtfc4X0J$llubxuYT8w8Jhlwb7XhikuQIkVbNYyp3J7Xfxf6gQCXDfoY4CcqvzbKiFTCyv/NkjwA0emtBenN5oD4bTOC8S/"
+            )?
+            .description == "sha512-crypt 5000")
         #expect(peerHash("{SHA}qUqP5cyxm6YcTAhz05Hph5gvu9M=")?.description == "{SHA}")
     }
 
@@ -198,7 +208,8 @@ struct PeerSchemeTests {
 
     static let salt22 = "Mey1/eqXqYWDCiO1EFF0P."
     static let bcryptBody = salt22 + "DwEQKnF0pm425362qNAL3BfRsaDp/PW"
-    static let sha512Body = "pNyhdvO/rtfc4X0J$llubxuYT8w8Jhlwb7XhikuQIkVbNYyp3J7Xfxf6gQCXDfoY4CcqvzbKiFTCyv/NkjwA0emtBenN5oD4bTOC8S/"
+    static let sha512Body =
+        "pNyhdvO/rtfc4X0J$llubxuYT8w8Jhlwb7XhikuQIkVbNYyp3J7Xfxf6gQCXDfoY4CcqvzbKiFTCyv/NkjwA0emtBenN5oD4bTOC8S/"
     static let hash43 = "XQDNaFQpn3YFD.KptOy3mg8JRkO6ILUsDQHKxzxKL90"
     static let phcSalt = "c2FsdHNhbHQ"
     static let phcTag = "2RRuQ+9kCHWYcD2NS1DQRxSzt4jy6cJyUQxj3SJJimo"
@@ -212,37 +223,62 @@ struct PeerSchemeTests {
         Boundary(name: "bcrypt cost 99 refused", text: "$2y$99$" + bcryptBody, accepted: false),
         Boundary(name: "bcrypt cost 04 accepted", text: "$2a$04$" + bcryptBody, accepted: true),
         Boundary(name: "bcrypt cost 03 refused", text: "$2a$03$" + bcryptBody, accepted: false),
-        Boundary(name: "sha512-crypt rounds 50000000 accepted", text: "$6$rounds=50000000$" + sha512Body, accepted: true),
-        Boundary(name: "sha512-crypt rounds 50000001 accepted (the cost limits judge it)", text: "$6$rounds=50000001$" + sha512Body, accepted: true),
-        Boundary(name: "sha512-crypt rounds 999999999 accepted", text: "$6$rounds=999999999$" + sha512Body, accepted: true),
-        Boundary(name: "sha512-crypt rounds 1000000000 refused", text: "$6$rounds=1000000000$" + sha512Body, accepted: false),
+        Boundary(
+            name: "sha512-crypt rounds 50000000 accepted", text: "$6$rounds=50000000$" + sha512Body, accepted: true),
+        Boundary(
+            name: "sha512-crypt rounds 50000001 accepted (the cost limits judge it)",
+            text: "$6$rounds=50000001$" + sha512Body, accepted: true),
+        Boundary(
+            name: "sha512-crypt rounds 999999999 accepted", text: "$6$rounds=999999999$" + sha512Body, accepted: true),
+        Boundary(
+            name: "sha512-crypt rounds 1000000000 refused", text: "$6$rounds=1000000000$" + sha512Body, accepted: false),
         Boundary(name: "sha512-crypt rounds 1000 accepted", text: "$6$rounds=1000$" + sha512Body, accepted: true),
         Boundary(name: "sha512-crypt rounds 999 refused", text: "$6$rounds=999$" + sha512Body, accepted: false),
         Boundary(name: "sha512-crypt rounds 01000 refused", text: "$6$rounds=01000$" + sha512Body, accepted: false),
         Boundary(
             name: "sha256-crypt rounds 50000001 accepted",
             text: "$5$rounds=50000001$salt$" + hash43, accepted: true),
-        Boundary(name: "argon2 memory 1 GiB accepted", text: "$argon2id$v=19$m=1048576,t=1,p=1$\(phcSalt)$\(phcTag)", accepted: true),
-        Boundary(name: "argon2 memory 1 GiB + 1 KiB accepted", text: "$argon2id$v=19$m=1048577,t=1,p=1$\(phcSalt)$\(phcTag)", accepted: true),
-        Boundary(name: "argon2 memory 2^32 KiB refused", text: "$argon2id$v=19$m=4294967296,t=1,p=1$\(phcSalt)$\(phcTag)", accepted: false),
-        Boundary(name: "argon2 time 10 accepted", text: "$argon2i$v=19$m=4096,t=10,p=1$\(phcSalt)$\(phcTag)", accepted: true),
-        Boundary(name: "argon2 time 11 accepted", text: "$argon2i$v=19$m=4096,t=11,p=1$\(phcSalt)$\(phcTag)", accepted: true),
-        Boundary(name: "argon2 lanes 255 accepted", text: "$argon2d$v=19$m=4096,t=1,p=255$\(phcSalt)$\(phcTag)", accepted: true),
-        Boundary(name: "argon2 lanes 256 refused", text: "$argon2d$v=19$m=4096,t=1,p=256$\(phcSalt)$\(phcTag)", accepted: false),
+        Boundary(
+            name: "argon2 memory 1 GiB accepted", text: "$argon2id$v=19$m=1048576,t=1,p=1$\(phcSalt)$\(phcTag)",
+            accepted: true),
+        Boundary(
+            name: "argon2 memory 1 GiB + 1 KiB accepted", text: "$argon2id$v=19$m=1048577,t=1,p=1$\(phcSalt)$\(phcTag)",
+            accepted: true),
+        Boundary(
+            name: "argon2 memory 2^32 KiB refused", text: "$argon2id$v=19$m=4294967296,t=1,p=1$\(phcSalt)$\(phcTag)",
+            accepted: false),
+        Boundary(
+            name: "argon2 time 10 accepted", text: "$argon2i$v=19$m=4096,t=10,p=1$\(phcSalt)$\(phcTag)", accepted: true),
+        Boundary(
+            name: "argon2 time 11 accepted", text: "$argon2i$v=19$m=4096,t=11,p=1$\(phcSalt)$\(phcTag)", accepted: true),
+        Boundary(
+            name: "argon2 lanes 255 accepted", text: "$argon2d$v=19$m=4096,t=1,p=255$\(phcSalt)$\(phcTag)",
+            accepted: true),
+        Boundary(
+            name: "argon2 lanes 256 refused", text: "$argon2d$v=19$m=4096,t=1,p=256$\(phcSalt)$\(phcTag)",
+            accepted: false),
         Boundary(
             name: "django argon2 memory 1 GiB + 1 KiB accepted",
             text: "argon2$argon2id$v=19$m=1048577,t=2,p=1$\(phcSalt)$\(phcTag)", accepted: true),
         Boundary(
-            name: "dovecot argon2 time 11 accepted", text: "{ARGON2ID}$argon2id$v=19$m=65536,t=11,p=1$\(phcSalt)$\(phcTag)",
+            name: "dovecot argon2 time 11 accepted",
+            text: "{ARGON2ID}$argon2id$v=19$m=65536,t=11,p=1$\(phcSalt)$\(phcTag)",
             accepted: true),
         Boundary(name: "django scrypt N·r 2^30 accepted", text: "scrypt$134217728$salt$8$1$\(b64key)", accepted: true),
         Boundary(name: "django scrypt N·r 2^31 accepted", text: "scrypt$268435456$salt$8$1$\(b64key)", accepted: true),
-        Boundary(name: "django scrypt N not a power of two refused", text: "scrypt$1000$salt$8$1$\(b64key)", accepted: false),
-        Boundary(name: "werkzeug scrypt N·r 2^30 accepted", text: "scrypt:1048576:1024:1$salt$\(hex128)", accepted: true),
-        Boundary(name: "werkzeug scrypt N·r 2^31 accepted", text: "scrypt:2097152:1024:1$salt$\(hex128)", accepted: true),
-        Boundary(name: "werkzeug scrypt N·r·p 2^30 accepted", text: "scrypt:2:1024:524288$salt$\(hex128)", accepted: true),
-        Boundary(name: "werkzeug scrypt p·r 2^30 refused (scrypt's own bound)", text: "scrypt:2:1024:1048576$salt$\(hex128)", accepted: false),
-        Boundary(name: "django scrypt N·r·p 2^31 accepted", text: "scrypt$134217728$salt$8$2$\(b64key)", accepted: true),
+        Boundary(
+            name: "django scrypt N not a power of two refused", text: "scrypt$1000$salt$8$1$\(b64key)", accepted: false),
+        Boundary(
+            name: "werkzeug scrypt N·r 2^30 accepted", text: "scrypt:1048576:1024:1$salt$\(hex128)", accepted: true),
+        Boundary(
+            name: "werkzeug scrypt N·r 2^31 accepted", text: "scrypt:2097152:1024:1$salt$\(hex128)", accepted: true),
+        Boundary(
+            name: "werkzeug scrypt N·r·p 2^30 accepted", text: "scrypt:2:1024:524288$salt$\(hex128)", accepted: true),
+        Boundary(
+            name: "werkzeug scrypt p·r 2^30 refused (scrypt's own bound)", text: "scrypt:2:1024:1048576$salt$\(hex128)",
+            accepted: false),
+        Boundary(
+            name: "django scrypt N·r·p 2^31 accepted", text: "scrypt$134217728$salt$8$2$\(b64key)", accepted: true),
         Boundary(name: "django scrypt N·r·p 2^30 accepted", text: "scrypt$65536$salt$8$2048$\(b64key)", accepted: true),
         // yescrypt j<N><r>: 'M' is log2 N = 25, 'N' 26; 'T' is r = 32.
         Boundary(name: "yescrypt N·r 2^30 accepted", text: "$y$jMT$salt$" + hash43, accepted: true),
@@ -258,11 +294,24 @@ struct PeerSchemeTests {
         Boundary(name: "{SSHA} salt 1024 bytes accepted", text: "{SSHA}" + b64(20 + 1024), accepted: true),
         Boundary(name: "{SSHA} salt 1025 bytes refused", text: "{SSHA}" + b64(20 + 1025), accepted: false),
         Boundary(name: "{SSHA512} salt 0 bytes refused", text: "{SSHA512}" + b64(64), accepted: false),
-        Boundary(name: "django md5 salt 1024 accepted", text: "md5$\(String(repeating: "s", count: 1024))$\(String(repeating: "0", count: 32))", accepted: true),
-        Boundary(name: "django md5 salt 1025 refused", text: "md5$\(String(repeating: "s", count: 1025))$\(String(repeating: "0", count: 32))", accepted: false),
-        Boundary(name: "argon2 salt 1024 bytes accepted", text: "$argon2id$v=19$m=4096,t=1,p=1$\(b64(1024).replacingOccurrences(of: "=", with: ""))$\(phcTag)", accepted: true),
-        Boundary(name: "argon2 salt 1025 bytes refused", text: "$argon2id$v=19$m=4096,t=1,p=1$\(b64(1025).replacingOccurrences(of: "=", with: ""))$\(phcTag)", accepted: false),
-        Boundary(name: "argon2 salt 7 bytes refused", text: "$argon2id$v=19$m=4096,t=1,p=1$\(b64(7).replacingOccurrences(of: "=", with: ""))$\(phcTag)", accepted: false),
+        Boundary(
+            name: "django md5 salt 1024 accepted",
+            text: "md5$\(String(repeating: "s", count: 1024))$\(String(repeating: "0", count: 32))", accepted: true),
+        Boundary(
+            name: "django md5 salt 1025 refused",
+            text: "md5$\(String(repeating: "s", count: 1025))$\(String(repeating: "0", count: 32))", accepted: false),
+        Boundary(
+            name: "argon2 salt 1024 bytes accepted",
+            text: "$argon2id$v=19$m=4096,t=1,p=1$\(b64(1024).replacingOccurrences(of: "=", with: ""))$\(phcTag)",
+            accepted: true),
+        Boundary(
+            name: "argon2 salt 1025 bytes refused",
+            text: "$argon2id$v=19$m=4096,t=1,p=1$\(b64(1025).replacingOccurrences(of: "=", with: ""))$\(phcTag)",
+            accepted: false),
+        Boundary(
+            name: "argon2 salt 7 bytes refused",
+            text: "$argon2id$v=19$m=4096,t=1,p=1$\(b64(7).replacingOccurrences(of: "=", with: ""))$\(phcTag)",
+            accepted: false),
     ]
 
     @Test(arguments: boundaries)
@@ -317,7 +366,9 @@ struct PeerSchemeTests {
     // MARK: Against the installed peers
 
     /// Runs `program arguments` with `stdin`; its standard output, trimmed.
-    static func run(_ program: String, _ arguments: [String], stdin: [UInt8] = []) throws -> (status: Int32?, output: String) {
+    static func run(_ program: String, _ arguments: [String], stdin: [UInt8] = []) throws -> (
+        status: Int32?, output: String
+    ) {
         let child = try ChildProcess.start(
             program, arguments, stdin: stdin)
         let result = try child.checkedWait()
@@ -401,7 +452,10 @@ struct PeerSchemeTests {
             print(1 if ok else 0)
         """
 
-    @Test(.enabled(if: ExternalTool.runnable(ExternalTool.peerPython), Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
+    @Test(
+        .enabled(
+            if: ExternalTool.runnable(ExternalTool.peerPython),
+            Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
     func pythonPeersStillVerifyWhatCredfileVerifies() throws {
         // credfile stores a peer hash byte for byte; what it verifies, the peer that wrote
         // it still verifies (and denies the wrong password), so a file can go back.
@@ -420,7 +474,8 @@ struct PeerSchemeTests {
             }
         }
         #expect(expected.count == 2 * vectors.count)
-        let result = try Self.run(try ExternalTool.path(ExternalTool.peerPython), ["-c", Self.pythonVerifier], stdin: input)
+        let result = try Self.run(
+            try ExternalTool.path(ExternalTool.peerPython), ["-c", Self.pythonVerifier], stdin: input)
         #expect(result.status == 0)
         #expect(result.output.split(separator: "\n").map(String.init) == expected)
     }

@@ -65,7 +65,9 @@ struct SpliceTests {
         return bytes
     }
 
-    @Test("firstEntryContent, scanning in pieces of 1–64 bytes (1,000–5,000 for long lines), agrees with firstEntry on 300 seeded random files")
+    @Test(
+        "firstEntryContent, scanning in pieces of 1–64 bytes (1,000–5,000 for long lines), agrees with firstEntry on 300 seeded random files"
+    )
     func pieceScanAgrees() throws {
         var rng = SeededRandom(seed: 0xA5E17)
         let names = ["user", "\u{FEFF}admin", "admin", "a", "cr", "long", "# comment", "Caf\u{E9}", "nobody"]
@@ -81,7 +83,9 @@ struct SpliceTests {
                     // Tiny pieces; a file with a 150 KB line gets larger ones (still many per line).
                     let pieceSize = Int.random(in: bytes.count > 10_000 ? 1000...5000 : 1...64, using: &rng)
                     let scanned = try store.firstEntryContent(named: name, pieceSize: pieceSize)
-                    #expect(scanned.map(Array.init) == file.firstEntry(named: name).map { Array($0.content) }, "round \(round), \(name), pieces of \(pieceSize)")
+                    #expect(
+                        scanned.map(Array.init) == file.firstEntry(named: name).map { Array($0.content) },
+                        "round \(round), \(name), pieces of \(pieceSize)")
                 }
             }
             #expect(throws: CredFileError.self) { try CredentialStore(path: dir.file("missing")).hasEntry(named: "a") }
@@ -99,10 +103,13 @@ struct SpliceTests {
                     changes.remove(line)
                 } else {
                     // A change the library refuses (a line that would be malformed) is skipped.
-                    try? changes.replaceSecret(of: line, with: rng.chance(0.5) ? "new" : String(repeating: "h", count: 60_000))
+                    try? changes.replaceSecret(
+                        of: line, with: rng.chance(0.5) ? "new" : String(repeating: "h", count: 60_000))
                 }
             }
-            if rng.chance(0.2) { try? changes.append(username: rng.chance(0.3) ? "\u{FEFF}added" : "added", secret: "pw") }
+            if rng.chance(0.2) {
+                try? changes.append(username: rng.chance(0.3) ? "\u{FEFF}added" : "added", secret: "pw")
+            }
             let expected = renderedInMemory(file, changes)
             #expect(spliced(file, changes) == expected, "round \(round)")
             #expect(try file.render(applying: changes) == expected, "round \(round)")
@@ -141,7 +148,8 @@ struct SpliceTests {
         }
     }
 
-    @Test("A one-line change in a file of 200,000 lines is handed on in few pieces, the large ones stretches of the file")
+    @Test(
+        "A one-line change in a file of 200,000 lines is handed on in few pieces, the large ones stretches of the file")
     func fewPieces() throws {
         let text = (0..<200_000).map { "user\($0),secret\($0)\n" }.joined()
         let file = CredentialFile(text)
@@ -155,6 +163,7 @@ struct SpliceTests {
         }
         #expect(spliced(file, changes) == renderedInMemory(file, changes))
         #expect(pieces <= 4, "\(pieces) pieces")
-        #expect(copied > file.bytes.count - (1 << 17), "\(copied) of \(file.bytes.count) bytes left to the kernel's copy")
+        #expect(
+            copied > file.bytes.count - (1 << 17), "\(copied) of \(file.bytes.count) bytes left to the kernel's copy")
     }
 }

@@ -28,7 +28,9 @@ import Glibc
 
     /// The faults that strike after the rename: the directory's `fsync` and its `open`
     /// (every call, or the first).
-    static let afterRenameFaults = ["fsync-directory", "fsync-directory:EIO:1", "open-directory", "open-directory:EMFILE:1"]
+    static let afterRenameFaults = [
+        "fsync-directory", "fsync-directory:EIO:1", "open-directory", "open-directory:EMFILE:1",
+    ]
 
     @Test(
         "an error after the rename: exit 5 and 'was replaced', whatever the file's size, and the change is there once",
@@ -62,7 +64,8 @@ import Glibc
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
             let before = try Self.writeFile(path, padding: 40_000)
-            let result = try CLI.run(["delete", path, "usuario2"], environment: ["CREDFILE_TEST_FAULT": "copy_file_range"])
+            let result = try CLI.run(
+                ["delete", path, "usuario2"], environment: ["CREDFILE_TEST_FAULT": "copy_file_range"])
             #expect(result.status == 5, "\(result)")
             #expect(result.message.contains("copy_file_range: Input/output error"), "\(result)")
             #expect(!result.message.contains("write:"), "\(result)")
@@ -117,7 +120,8 @@ import Glibc
         ("a BOM in front now", "alice,a\nbob,b\n", "\u{FEFF}alice,a\nbob,b\n"),
     ]
 
-    @Test("a change whose line is not that line of the file rendered is refused, in memory and on disk",
+    @Test(
+        "a change whose line is not that line of the file rendered is refused, in memory and on disk",
         arguments: 0..<staleCases.count, ["replaceSecret", "remove"])
     func staleChangesAreRefused(index: Int, edit: String) throws {
         let row = Self.staleCases[index]
@@ -153,11 +157,15 @@ import Glibc
 
     // MARK: Item 8: a one-password-a-line list is indexed once
 
-    @Test("a one-password-a-line list: the first lookup reads it once, every later one reads nothing, and each finds what a scan finds")
+    @Test(
+        "a one-password-a-line list: the first lookup reads it once, every later one reads nothing, and each finds what a scan finds"
+    )
     func plainListIsIndexedOnce() throws {
         try withTemporaryDirectory { dir in
             var random = SeededRandom(seed: 8)
-            let words = ["Garden", "contraseña", "CONTRASEÑA", "cafe\u{301}", "Straße", "ǅemal", "  spaced  ", "x,y", "日本語"]
+            let words = [
+                "Garden", "contraseña", "CONTRASEÑA", "cafe\u{301}", "Straße", "ǅemal", "  spaced  ", "x,y", "日本語",
+            ]
             var lines: [String] = []
             for i in 0..<30_000 {
                 let word = words[Int(random.next() % UInt64(words.count))]
@@ -179,7 +187,8 @@ import Glibc
                 }
             }
             var reads: [Int] = []
-            let candidates = words.flatMap { word in ["\(word)5", "\(word.uppercased())5", "\(word)96", "\(word)97", word] }
+            let candidates =
+                words.flatMap { word in ["\(word)5", "\(word.uppercased())5", "\(word)96", "\(word)97", word] }
                 + ["contrasen\u{303}a5", "", "garden5\r"]
             for password in candidates where !password.isEmpty {
                 let lookup = try list.lookUp(Password(password))
@@ -204,12 +213,15 @@ import Glibc
         var bytes: [UInt8] = []
         for i in 0..<lines {
             let kind = kinds[Int(random.next() % UInt64(kinds.count))]
-            bytes += Array(kind.replacingOccurrences(of: "#", with: "\(i)").utf8) + (random.next() % 7 == 0 ? [0x0D, 0x0A] : [0x0A])
+            bytes +=
+                Array(kind.replacingOccurrences(of: "#", with: "\(i)").utf8)
+                + (random.next() % 7 == 0 ? [0x0D, 0x0A] : [0x0A])
         }
         return bytes
     }
 
-    @Test("the findings passes never trap when the bytes change between them (zeroed as by a truncation, LFs added or removed, garbage)",
+    @Test(
+        "the findings passes never trap when the bytes change between them (zeroed as by a truncation, LFs added or removed, garbage)",
         arguments: ["zeroed", "LFs added", "LFs removed", "garbage"])
     func findingsWhenBytesChangeBetweenPasses(change: String) throws {
         var random = SeededRandom(seed: 14)
@@ -267,7 +279,9 @@ import Glibc
                     shared.stopped.store(true, ordering: .releasing)
                 }
                 changer.start()
-                let starts = Parallel.$testPieceCount.withValue(4) { LineIndex.lineStarts(of: UnsafeRawBufferPointer(raw)) }
+                let starts = Parallel.$testPieceCount.withValue(4) {
+                    LineIndex.lineStarts(of: UnsafeRawBufferPointer(raw))
+                }
                 shared.done.store(true, ordering: .relaxed)
                 while !shared.stopped.load(ordering: .acquiring) { usleep(1000) }  // before the bytes go
                 #expect(zip(starts, starts.dropFirst()).allSatisfy { $0 <= $1 })

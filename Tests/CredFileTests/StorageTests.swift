@@ -47,11 +47,15 @@ func expectAppended(
 ) throws {
     var expectedPrefix = old
     if let last = old.last, last != 0x0A, old != CredentialFile.bom { expectedPrefix.append(0x0A) }
-    #expect(Array(new.prefix(expectedPrefix.count)) == expectedPrefix, "existing bytes changed", sourceLocation: sourceLocation)
+    #expect(
+        Array(new.prefix(expectedPrefix.count)) == expectedPrefix, "existing bytes changed",
+        sourceLocation: sourceLocation)
     let added = Array(new.dropFirst(expectedPrefix.count))
     let head = Array((username + ",").utf8)
     #expect(added.starts(with: head), "the appended line is not \(username)'s", sourceLocation: sourceLocation)
-    #expect(added.last == 0x0A && added.filter { $0 == 0x0A }.count == 1, "not exactly one new line", sourceLocation: sourceLocation)
+    #expect(
+        added.last == 0x0A && added.filter { $0 == 0x0A }.count == 1, "not exactly one new line",
+        sourceLocation: sourceLocation)
     let hashText = added.dropFirst(head.count).dropLast()
     let hash = try PasswordHash(parsing: hashText)
     #expect(hash.rounds == rounds, sourceLocation: sourceLocation)
@@ -64,7 +68,9 @@ func expectReplacedLine(
     _ oldLine: [UInt8], _ newLine: [UInt8], _ what: String, sourceLocation: SourceLocation = #_sourceLocation
 ) -> [UInt8] {
     let ending: [UInt8] = oldLine.last != 0x0A ? [] : (oldLine.dropLast().last == 0x0D ? [0x0D, 0x0A] : [0x0A])
-    #expect(Array(newLine.suffix(ending.count)) == ending, "line ending of \(what) not kept", sourceLocation: sourceLocation)
+    #expect(
+        Array(newLine.suffix(ending.count)) == ending, "line ending of \(what) not kept", sourceLocation: sourceLocation
+    )
     if ending.isEmpty { #expect(newLine.last != 0x0A, "\(what) got a line ending", sourceLocation: sourceLocation) }
     let userPart = Array(oldLine.prefix { $0 != UInt8(ascii: ",") }) + [UInt8(ascii: ",")]
     #expect(newLine.starts(with: userPart), "username bytes of \(what) not kept", sourceLocation: sourceLocation)
@@ -121,10 +127,15 @@ struct StorageTests {
     /// The write path of each changing command, with a file it can change.
     static let writingCommands: [Command] = [
         Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Canary.password("nuevo") + "\n"),
-        Command("add --backup", ["add", "--backup", "--iterations", "1", "FILE", "otro"], stdin: Canary.password("otro") + "\n"),
-        Command("passwd", ["passwd", "--iterations", "1", "FILE", "valencia"], stdin: Canary.password("cambiada") + "\n"),
+        Command(
+            "add --backup", ["add", "--backup", "--iterations", "1", "FILE", "otro"],
+            stdin: Canary.password("otro") + "\n"),
+        Command(
+            "passwd", ["passwd", "--iterations", "1", "FILE", "valencia"], stdin: Canary.password("cambiada") + "\n"),
         Command("delete", ["delete", "FILE", "dup"]),
-        Command("import", ["import", "--iterations", "1", "FILE"], stdin: "usuario2,\(Canary.password("u2"))\nnuevo,\(Canary.password("n"))\n"),
+        Command(
+            "import", ["import", "--iterations", "1", "FILE"],
+            stdin: "usuario2,\(Canary.password("u2"))\nnuevo,\(Canary.password("n"))\n"),
         Command("upgrade", ["upgrade", "--iterations", "1", "FILE"]),
         // Unguarded: these tests are about the file's writer; the guard database's own
         // failures are GuardTests' and GuardCLITests' (a login it cannot guard is refused).
@@ -138,7 +149,8 @@ struct StorageTests {
 
     @Test(
         "A failing syscall leaves the old file byte for byte and no temporary file (any user)",
-        .enabled(if: isDebugBuild, "the CREDFILE_TEST_FAULT hook is compiled into debug builds only"), arguments: faults)
+        .enabled(if: isDebugBuild, "the CREDFILE_TEST_FAULT hook is compiled into debug builds only"), arguments: faults
+    )
     func faultKeepsOldFile(fault: String) throws {
         // As root the file gets another owner, so fchown is really called; as any other
         // user it stays the caller's (mode 0640, so fchmod is really called either way).
@@ -165,7 +177,9 @@ struct StorageTests {
                 if command.name == "verify --upgrade" && !["open", "read"].contains(fault) {
                     // The login stands (the password is right); only the rehash fails.
                     #expect(result.status == 0, context)
-                    #expect(result.message.hasPrefix("credfile: warning: access granted, but the entry could not be upgraded"), context)
+                    #expect(
+                        result.message.hasPrefix(
+                            "credfile: warning: access granted, but the entry could not be upgraded"), context)
                 } else {
                     #expect(result.status == 5, context)
                     #expect(result.message.hasPrefix("credfile: "), context)
@@ -219,7 +233,8 @@ struct StorageTests {
         let remount = bind == 0 ? try CLIHelpers.runTool("/bin/mount", ["-o", "remount,bind,ro", directory]) : 1
         guard remount == 0 else {
             if bind == 0 { _ = try? CLIHelpers.runTool("/bin/umount", [directory]) }
-            throw HarnessError("cannot make \(directory) read-only: neither chattr +i nor a read-only bind mount works here")
+            throw HarnessError(
+                "cannot make \(directory) read-only: neither chattr +i nor a read-only bind mount works here")
         }
         return { _ = try? CLIHelpers.runTool("/bin/umount", [directory]) }
     }
@@ -232,7 +247,8 @@ struct StorageTests {
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
             try Fixture.write(to: path, mode: 0o640)
-            #expect(try CLI.run(["add", "--iterations", "1", path, "first"], stdin: Canary.password(1) + "\n").status == 0)
+            #expect(
+                try CLI.run(["add", "--iterations", "1", path, "first"], stdin: Canary.password(1) + "\n").status == 0)
             #expect(fileExists(path + ".lock"))
             let before = try readBytes(path)
             let names = try dir.names()
@@ -245,7 +261,9 @@ struct StorageTests {
                     #expect(result.stderr.contains("could not be upgraded"))
                 } else {
                     #expect(result.status == 5, "\(command.name): \(result)")
-                    #expect(result.message.hasPrefix("credfile: cannot create a temporary file in \(dir.path)"), "\(result)")
+                    #expect(
+                        result.message.hasPrefix("credfile: cannot create a temporary file in \(dir.path)"), "\(result)"
+                    )
                 }
                 #expect(try readBytes(path) == before)
                 #expect(try dir.names() == names)
@@ -267,13 +285,16 @@ struct StorageTests {
             #expect(try readBytes(path) == before)
             #expect(!fileExists(path + ".lock"))
             // A new file in the read-only directory cannot be created either.
-            let missing = try CLI.run(["add", "--iterations", "1", dir.file("new.txt"), "u"], stdin: Canary.password(2) + "\n")
+            let missing = try CLI.run(
+                ["add", "--iterations", "1", dir.file("new.txt"), "u"], stdin: Canary.password(2) + "\n")
             #expect(missing.status == 5, "\(missing)")
             #expect(!fileExists(dir.file("new.txt")))
         }
     }
 
-    @Test("A lock file that cannot be opened (a directory, a symlink): exit 5, file intact", arguments: ["directory", "symlink"])
+    @Test(
+        "A lock file that cannot be opened (a directory, a symlink): exit 5, file intact",
+        arguments: ["directory", "symlink"])
     func unusableLockFile(kind: String) throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
@@ -285,7 +306,8 @@ struct StorageTests {
                 try writeText(dir.file("elsewhere"), "")
                 guard symlink(dir.file("elsewhere"), path + ".lock") == 0 else { throw HarnessError("symlink") }
             }
-            let result = try CLI.run(["passwd", "--iterations", "1", path, "valencia"], stdin: Canary.password("x") + "\n")
+            let result = try CLI.run(
+                ["passwd", "--iterations", "1", path, "valencia"], stdin: Canary.password("x") + "\n")
             #expect(result.status == 5, "\(result)")
             #expect(result.message.hasPrefix("credfile: cannot open lock file"), "\(result)")
             #expect(try readBytes(path) == before)
@@ -298,7 +320,8 @@ struct StorageTests {
     static let commandsOnMissingFile: [Command] = [
         Command("list", ["list", "FILE"]),
         Command("check", ["check", "FILE"]),
-        Command("verify", ["verify", "--iterations", "1", "FILE", "valencia"], stdin: Canary.password("valencia") + "\n"),
+        Command(
+            "verify", ["verify", "--iterations", "1", "FILE", "valencia"], stdin: Canary.password("valencia") + "\n"),
         Command("passwd", ["passwd", "--iterations", "1", "FILE", "valencia"], stdin: Canary.password("new") + "\n"),
         Command("delete", ["delete", "FILE", "valencia"]),
         Command("upgrade", ["upgrade", "--iterations", "1", "FILE"]),
@@ -331,7 +354,8 @@ struct StorageTests {
             #expect(result.status == 0, "\(result)")
             #expect(try mode(dir.file("new.txt")) == 0o600)
             #expect(try mode(dir.file("new.txt.lock")) == 0o600)
-            try expectAppended(old: [], new: readBytes(dir.file("new.txt")), username: "nuevo", password: Canary.password("nuevo"))
+            try expectAppended(
+                old: [], new: readBytes(dir.file("new.txt")), username: "nuevo", password: Canary.password("nuevo"))
             #expect(try dir.names() == ["new.txt", "new.txt.lock"])
         }
     }
@@ -340,7 +364,8 @@ struct StorageTests {
     func importCreatesFile() throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("new.txt")
-            let result = try CLI.run(["import", "--iterations", "1", path], stdin: "uno,\(Canary.password(1))\ndos,\(Canary.password(2))\n")
+            let result = try CLI.run(
+                ["import", "--iterations", "1", path], stdin: "uno,\(Canary.password(1))\ndos,\(Canary.password(2))\n")
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout == "2 added, 0 updated\n")
             #expect(try mode(path) == 0o600)
@@ -371,10 +396,12 @@ struct StorageTests {
         try withTemporaryDirectory { dir in
             let path = dir.file("sub")
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-            let commands = Self.commandsOnMissingFile + [
-                Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Canary.password("n") + "\n"),
-                Command("import", ["import", "--iterations", "1", "FILE"], stdin: "nuevo,\(Canary.password("n"))\n"),
-            ]
+            let commands =
+                Self.commandsOnMissingFile + [
+                    Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Canary.password("n") + "\n"),
+                    Command(
+                        "import", ["import", "--iterations", "1", "FILE"], stdin: "nuevo,\(Canary.password("n"))\n"),
+                ]
             for command in commands {
                 let result = try CLI.run(command.arguments(path), stdin: command.stdin)
                 #expect(result.status == 5, "\(command): \(result)")
@@ -414,7 +441,9 @@ struct StorageTests {
     /// it), the caller's own otherwise (the modes are still checked).
     static let fileOwner: (uid: uid_t, gid: gid_t) = isRoot ? (1234, 4321) : (geteuid(), getegid())
 
-    @Test("Mode 0640 and the owner (another one as root) survive add, passwd, delete, import, upgrade and upgrade-on-login")
+    @Test(
+        "Mode 0640 and the owner (another one as root) survive add, passwd, delete, import, upgrade and upgrade-on-login"
+    )
     func modeAndOwnerKept() throws {
         let owner = Self.fileOwner
         try withTemporaryDirectory { dir in
@@ -465,13 +494,16 @@ struct StorageTests {
             try Fixture.write(to: path, mode: fileMode, owner: owner)
             try #require(try mode(path) == fileMode)
             // verify --upgrade first, while valencia still has the fixture's password.
-            let commands = Self.writingCommands.filter { $0.name == "verify --upgrade" }
+            let commands =
+                Self.writingCommands.filter { $0.name == "verify --upgrade" }
                 + Self.writingCommands.filter { $0.name != "verify --upgrade" }
             for command in commands {
                 let result = try CLI.run(command.arguments(path), stdin: command.stdin)
                 #expect(result.status == 0, "\(command): \(result)")
                 let info = try statInfo(path)
-                #expect(info.st_mode & 0o7777 == fileMode, "\(command) changed the mode to \(String(info.st_mode & 0o7777, radix: 8))")
+                #expect(
+                    info.st_mode & 0o7777 == fileMode,
+                    "\(command) changed the mode to \(String(info.st_mode & 0o7777, radix: 8))")
                 #expect(info.st_uid == owner.uid && info.st_gid == owner.gid, "\(command) changed the owner")
             }
             if fileExists(path + ".bak") {
@@ -489,9 +521,10 @@ struct StorageTests {
             } else {
                 path = kind
             }
-            let commands = Self.commandsOnMissingFile + [
-                Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Canary.password("n") + "\n")
-            ]
+            let commands =
+                Self.commandsOnMissingFile + [
+                    Command("add", ["add", "--iterations", "1", "FILE", "nuevo"], stdin: Canary.password("n") + "\n")
+                ]
             for command in commands where kind == "fifo" || command.name != "add" {
                 // A hang would be killed after 20 s and fail the test.
                 let child = try CLI.start(command.arguments(path), stdin: command.stdin)
@@ -510,18 +543,23 @@ struct StorageTests {
         }
     }
 
-    @Test("An immutable FILE (chattr +i): the rename fails, exit 5, no temporary file left", .enabled(if: isRoot, "needs root: chown to another owner, chattr +i, mount"))
+    @Test(
+        "An immutable FILE (chattr +i): the rename fails, exit 5, no temporary file left",
+        .enabled(if: isRoot, "needs root: chown to another owner, chattr +i, mount"))
     func immutableFile() throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
             try Fixture.write(to: path)
             guard try CLIHelpers.runTool("/usr/bin/chattr", ["+i", path]) == 0 else {
-                throw HarnessError("chattr +i does not work on \(dir.path): this test needs a file system with the immutable flag")
+                throw HarnessError(
+                    "chattr +i does not work on \(dir.path): this test needs a file system with the immutable flag")
             }
             defer { _ = try? CLIHelpers.runTool("/usr/bin/chattr", ["-i", path]) }
             let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n")
             #expect(result.status == 5, "\(result)")
-            #expect(result.message.hasPrefix("credfile: cannot write \(path) (rename: Operation not permitted)"), "\(result)")
+            #expect(
+                result.message.hasPrefix("credfile: cannot write \(path) (rename: Operation not permitted)"),
+                "\(result)")
             #expect(try readBytes(path) == Fixture.bytes)
             #expect(try dir.temporaryFiles(of: "creds.txt").isEmpty)
         }
@@ -536,14 +574,18 @@ struct StorageTests {
         try withTemporaryDirectory { dir in
             let mountPoint = dir.file("small")
             try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
-            guard try CLIHelpers.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", mountPoint]) == 0 else {
+            guard
+                try CLIHelpers.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", mountPoint])
+                    == 0
+            else {
                 throw HarnessError("cannot mount a tmpfs on \(mountPoint)")
             }
             defer { _ = try? CLIHelpers.runTool("/bin/umount", [mountPoint]) }
             let path = mountPoint + "/creds.txt"
             // The fixture's users and 640 KiB of comments: a second copy does not fit in 1 MiB.
             let filler = "# \(String(repeating: "x", count: 60))\n"
-            let bytes = Fixture.bytes + Array(("\n" + String(repeating: filler, count: 640 * 1024 / filler.utf8.count)).utf8)
+            let bytes =
+                Fixture.bytes + Array(("\n" + String(repeating: filler, count: 640 * 1024 / filler.utf8.count)).utf8)
             try writeBytes(path, bytes)
             for command in Self.writingCommands {
                 let result = try CLI.run(command.arguments(path), stdin: command.stdin)
@@ -559,11 +601,14 @@ struct StorageTests {
             }
             // Once there is room again, the same command works.
             try writeBytes(path, Fixture.bytes)
-            #expect(try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password("n") + "\n").status == 0)
+            #expect(
+                try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password("n") + "\n").status == 0
+            )
         }
     }
 
-    @Test("FILE as a symlink: the target is rewritten, the link stays a link, lock and temporary files beside the target")
+    @Test(
+        "FILE as a symlink: the target is rewritten, the link stays a link, lock and temporary files beside the target")
     func symlinkTarget() throws {
         try withTemporaryDirectory { dir in
             try FileManager.default.createDirectory(atPath: dir.file("real"), withIntermediateDirectories: false)
@@ -587,9 +632,10 @@ struct StorageTests {
                 #expect(try readBytes(target) != old)
                 #expect(try mode(target) == 0o640)
                 #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("links")) == ["creds.txt"])
-                #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("real")).sorted() == [
-                    "creds.txt", "creds.txt.bak", "creds.txt.lock",
-                ])
+                #expect(
+                    try FileManager.default.contentsOfDirectory(atPath: dir.file("real")).sorted() == [
+                        "creds.txt", "creds.txt.bak", "creds.txt.lock",
+                    ])
             }
             let store = CredentialStore(path: link, policy: oneRound)
             #expect(try store.authenticate(username: "nuevo", password: Canary.password("nuevo")))
@@ -620,7 +666,9 @@ struct StorageTests {
             }
             // Without --backup, FILE.bak is left alone.
             let backup = try readBytes(path + ".bak")
-            #expect(try CLI.run(["add", "--iterations", "1", path, "sin"], stdin: Canary.password("sin") + "\n").status == 0)
+            #expect(
+                try CLI.run(["add", "--iterations", "1", path, "sin"], stdin: Canary.password("sin") + "\n").status == 0
+            )
             #expect(try readBytes(path + ".bak") == backup)
         }
     }
@@ -638,9 +686,12 @@ struct StorageTests {
             for name in stale + kept { try writeText(dir.file(name), "leftover\n") }
             // Readers never remove anything.
             try CLI.run(["list", path])
-            try CLI.run(["verify", "--no-guard", "--iterations", "1", path, "valencia"], stdin: Canary.password("valencia") + "\n")
+            try CLI.run(
+                ["verify", "--no-guard", "--iterations", "1", path, "valencia"],
+                stdin: Canary.password("valencia") + "\n")
             #expect(try dir.names() == (["creds.txt"] + stale + kept).sorted())
-            #expect(try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n").status == 0)
+            #expect(
+                try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n").status == 0)
             #expect(try dir.names() == (["creds.txt", "creds.txt.lock"] + kept).sorted())
         }
     }
@@ -661,13 +712,16 @@ struct StorageTests {
             for (name, bytes) in cases {
                 let path = dir.file("creds.txt")
                 try writeBytes(path, bytes)
-                let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password("nuevo") + "\n")
+                let result = try CLI.run(
+                    ["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password("nuevo") + "\n")
                 #expect(result.status == 0, "\(name): \(result)")
-                try expectAppended(old: bytes, new: readBytes(path), username: "nuevo", password: Canary.password("nuevo"))
+                try expectAppended(
+                    old: bytes, new: readBytes(path), username: "nuevo", password: Canary.password("nuevo"))
                 let afterHashed = try readBytes(path)
                 let plain = try CLI.run(["add", "--plaintext", path, "plano"], stdin: Canary.password("plano") + "\n")
                 #expect(plain.status == 0, "\(name): \(plain)")
-                #expect(try readBytes(path) == afterHashed + Array("plano,\(Canary.password("plano"))\n".utf8), "\(name)")
+                #expect(
+                    try readBytes(path) == afterHashed + Array("plano,\(Canary.password("plano"))\n".utf8), "\(name)")
             }
         }
     }
@@ -683,7 +737,8 @@ struct StorageTests {
                     let old = try readBytes(path)
                     let password = Canary.password("new-\(user)")
                     let result = try CLI.run(
-                        ["passwd", "--iterations", "1", path, user] + (plaintext ? ["--plaintext"] : []), stdin: password + "\n")
+                        ["passwd", "--iterations", "1", path, user] + (plaintext ? ["--plaintext"] : []),
+                        stdin: password + "\n")
                     #expect(result.status == 0, "\(user): \(result)")
                     let new = try readBytes(path)
                     let secret = expectReplaced(old: old, new: new, index: index)
@@ -703,7 +758,8 @@ struct StorageTests {
     @Test("delete removes every line of the name and nothing else")
     func deleteByteForByte() throws {
         let cases: [(user: String, password: String, indices: [Int])] = [
-            ("dup", "dup-first", [6, 7]), ("last", "last", [9]), ("valencia", "valencia", [1]), ("xvalencia", "xvalencia", [8]),
+            ("dup", "dup-first", [6, 7]), ("last", "last", [9]), ("valencia", "valencia", [1]),
+            ("xvalencia", "xvalencia", [8]),
         ]
         for (user, password, indices) in cases {
             try withTemporaryDirectory { dir in
@@ -777,7 +833,8 @@ struct StorageTests {
             // Through import (NUL cannot be in an argument, but can be on stdin). A comma
             // cannot be in an imported name: the line splits at the first one.
             guard !username.contains(",") else { return }
-            let viaImport = try CLI.run(["import", "--iterations", "1", path], stdin: "\(username),\(Canary.password("ok"))\n")
+            let viaImport = try CLI.run(
+                ["import", "--iterations", "1", path], stdin: "\(username),\(Canary.password("ok"))\n")
             #expect(viaImport.status == 2, "\(name): \(viaImport)")
             #expect(try readBytes(path) == Fixture.bytes)
             // Refused before the lock is taken: not even the lock file is created.
@@ -790,11 +847,14 @@ struct StorageTests {
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
             try Fixture.write(to: path)
-            let result = try CLI.run(["import", "--iterations", "1", path], stdinBytes: Array("a\0b,\(Canary.password(1))\n".utf8))
+            let result = try CLI.run(
+                ["import", "--iterations", "1", path], stdinBytes: Array("a\0b,\(Canary.password(1))\n".utf8))
             #expect(result.status == 2, "\(result)")
             #expect(try readBytes(path) == Fixture.bytes)
             let store = CredentialStore(path: path, policy: oneRound)
-            #expect(throws: CredFileError(.usage, "")) { try store.register(username: "a\0b", password: Canary.password(1)) }
+            #expect(throws: CredFileError(.usage, "")) {
+                try store.register(username: "a\0b", password: Canary.password(1))
+            }
             #expect(try readBytes(path) == Fixture.bytes)
         }
     }
@@ -803,8 +863,11 @@ struct StorageTests {
     func goodUsernames() throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("creds.txt")
-            for (index, username) in [String(repeating: "u", count: 255), "José María", "用户", "a#b", "dollar$"].enumerated() {
-                let result = try CLI.run(["add", "--iterations", "1", path, username], stdin: Canary.password(index) + "\n")
+            for (index, username) in [String(repeating: "u", count: 255), "José María", "用户", "a#b", "dollar$"]
+                .enumerated()
+            {
+                let result = try CLI.run(
+                    ["add", "--iterations", "1", path, username], stdin: Canary.password(index) + "\n")
                 #expect(result.status == 0, "\(username): \(result)")
                 let store = CredentialStore(path: path, policy: oneRound)
                 #expect(try store.authenticate(username: username, password: Canary.password(index)))
@@ -814,7 +877,11 @@ struct StorageTests {
 
     static let badPasswords: [(name: String, bytes: [UInt8], plaintextOnly: Bool)] = [
         ("empty", [], false),
-        ("4097 bytes", Array((Canary.password("") + String(repeating: "p", count: 4097 - Canary.password("").utf8.count)).utf8), false),
+        (
+            "4097 bytes",
+            Array((Canary.password("") + String(repeating: "p", count: 4097 - Canary.password("").utf8.count)).utf8),
+            false
+        ),
         ("NUL", Array("\(Canary.password("a"))\0b".utf8), false),
         ("inner CR", Array("\(Canary.password("a"))\rb".utf8), false),
         ("starts with $ (plaintext)", Array("$\(Canary.password("a"))".utf8), true),
@@ -855,7 +922,9 @@ struct StorageTests {
                 }
                 #expect(try readBytes(path) == Fixture.bytes)
                 try store.register(username: "nuevo", password: Password(utf8: bytes), storage: .hashed)
-                #expect(try store.verify(username: "nuevo", password: Password(utf8: bytes), upgradeOnSuccess: false).granted)
+                #expect(
+                    try store.verify(username: "nuevo", password: Password(utf8: bytes), upgradeOnSuccess: false)
+                        .granted)
             }
         }
     }
@@ -870,7 +939,8 @@ struct StorageTests {
                 for plaintext in [false, true] {
                     let user = "u\(index)\(plaintext ? "p" : "h")"
                     let result = try CLI.run(
-                        ["add", "--iterations", "1", path, user] + (plaintext ? ["--plaintext"] : []), stdin: password + "\n")
+                        ["add", "--iterations", "1", path, user] + (plaintext ? ["--plaintext"] : []),
+                        stdin: password + "\n")
                     #expect(result.status == 0, "\(user): \(result)")
                     let verify = try CLI.run(["verify", "--iterations", "1", path, user], stdin: password + "\n")
                     #expect(verify.status == 0, "\(user): \(verify)")
@@ -904,11 +974,23 @@ struct StorageTests {
             let before = try readBytes(path)
             let attempts: [() throws -> Void] = [
                 { try store.register(username: "c\nadmin", password: Canary.password("x")) },
-                { try store.register(username: "c", password: "\(Canary.password("x"))\nadmin,\(Canary.password("y"))") },
-                { try store.register(username: "c", password: Password("\(Canary.password("x"))\radmin"), storage: .plaintext) },
-                { try store.changePassword(username: "valencia", to: "\(Canary.password("x"))\nadmin,\(Canary.password("y"))") },
+                {
+                    try store.register(
+                        username: "c", password: "\(Canary.password("x"))\nadmin,\(Canary.password("y"))")
+                },
+                {
+                    try store.register(
+                        username: "c", password: Password("\(Canary.password("x"))\radmin"), storage: .plaintext)
+                },
+                {
+                    try store.changePassword(
+                        username: "valencia", to: "\(Canary.password("x"))\nadmin,\(Canary.password("y"))")
+                },
                 { _ = try store.importUsers([(username: "c\radmin", password: Password(Canary.password("x")))]) },
-                { _ = try store.importUsers([(username: "c", password: Password("\(Canary.password("x"))\nadmin,y"))], storage: .plaintext) },
+                {
+                    _ = try store.importUsers(
+                        [(username: "c", password: Password("\(Canary.password("x"))\nadmin,y"))], storage: .plaintext)
+                },
             ]
             for attempt in attempts {
                 do {

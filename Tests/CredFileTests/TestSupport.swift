@@ -49,16 +49,21 @@ enum CLI {
         _ arguments: [String], stdinBytes: [UInt8], environment: [String: String] = [:],
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> ProcessResult {
-        try start(arguments, stdinBytes: stdinBytes, environment: environment).checkedWait(sourceLocation: sourceLocation)
+        try start(arguments, stdinBytes: stdinBytes, environment: environment).checkedWait(
+            sourceLocation: sourceLocation)
     }
 
     /// Starts `credfile ARGUMENTS` without waiting (for kill tests); wait with
     /// `checkedWait()`.
-    static func start(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws -> ChildProcess {
+    static func start(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws
+        -> ChildProcess
+    {
         try start(arguments, stdinBytes: Array(stdin.utf8), environment: environment)
     }
 
-    private static func start(_ arguments: [String], stdinBytes: [UInt8], environment: [String: String]) throws -> ChildProcess {
+    private static func start(_ arguments: [String], stdinBytes: [UInt8], environment: [String: String]) throws
+        -> ChildProcess
+    {
         try ChildProcess.start(path(), arguments, stdin: stdinBytes, environment: Self.environment(environment))
     }
 

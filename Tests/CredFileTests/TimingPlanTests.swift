@@ -16,6 +16,8 @@ struct TimingPlanTests {
 
     /// A hash in credfile's own format with a fixed salt: well-formed, matching no password.
     static func own(_ digest: HashAlgorithm, _ rounds: Int) -> String {
+        // swift-format-ignore: NeverUseForceTry
+        // (a fixed, valid policy or hash of a test table: built where no error can be thrown)
         let hash = try! PasswordHash(  // in range by construction
             algorithm: digest, rounds: rounds, salt: Array(repeating: 7, count: 16),
             checksum: Array(repeating: 1, count: digest.digestCount))
@@ -52,6 +54,8 @@ struct TimingPlanTests {
         let host: (prf: PRF, rounds: Int)?
     }
 
+    // The table's policies are fixed and valid: built where no error can be thrown.
+    // swift-format-ignore: NeverUseForceTry
     static let planCases: [PlanCase] = [
         PlanCase(
             testDescription: "a sha512 entry under a sha256 policy: the sha512 entry is the host",
@@ -119,7 +123,10 @@ struct TimingPlanTests {
         #expect(commented.withUnsafeBytes { CostCensus(file: $0, within: .standard) }.pbkdf2Rounds.isEmpty)
         // A BOM, CRLF endings and a last line without one.
         let bom = Array("\u{FEFF}a,\(Self.own(.sha256, 3_000))\r\nb,\(Self.own(.sha512, 4_000))".utf8)
-        #expect(bom.withUnsafeBytes { CostCensus(file: $0, within: .standard) }.pbkdf2Rounds == [.sha256: 3_000, .sha512: 4_000])
+        #expect(
+            bom.withUnsafeBytes { CostCensus(file: $0, within: .standard) }.pbkdf2Rounds == [
+                .sha256: 3_000, .sha512: 4_000,
+            ])
     }
 
     @Test(
@@ -180,13 +187,15 @@ struct TimingPlanTests {
     )
     func theCensusLeavesOutTooCostlyEntries() throws {
         var policy = try HashPolicy(rounds: 1_000)
-        try policy.costLimits.setMaximumWork(seconds: 0.001)  // ~14,000 rounds here; bcrypt 12 and 5,000,000 rounds far above
+        // ~14,000 rounds here; bcrypt 12 and 5,000,000 rounds far above
+        try policy.costLimits.setMaximumWork(seconds: 0.001)
         try policy.costLimits.setMaximumMemory(1 << 20)
         let argon2 = { (memory: Int) in
             "$argon2id$v=19$m=\(memory),t=1,p=1$\(Argon2PolicyLibraryTests.salt16)$\(Argon2PolicyLibraryTests.tag32)"
         }
         let secrets = [
-            Self.own(.sha256, 5_000_000), Self.own(.sha256, 1_000), Self.own(.sha256, 5_000_000), Self.own(.sha256, 2_000),
+            Self.own(.sha256, 5_000_000), Self.own(.sha256, 1_000), Self.own(.sha256, 5_000_000),
+            Self.own(.sha256, 2_000),
             Self.own(.sha512, 3_000_000), Self.bcrypt5.replacingOccurrences(of: "$05$", with: "$12$"), argon2(2_048),
             argon2(64),
         ]
@@ -240,7 +249,9 @@ struct TimingPlanTests {
         var steps: [String: [WorkMeter.Step]] = [:]
         for (index, secret) in secrets.enumerated() {
             meter.reset()
-            #expect(try verifier.denial(of: Password(password), against: file.firstEntry(named: "user\(index)")?.entry) != nil)
+            #expect(
+                try verifier.denial(of: Password(password), against: file.firstEntry(named: "user\(index)")?.entry)
+                    != nil)
             steps[secret] = meter.steps
         }
         meter.reset()
@@ -267,6 +278,8 @@ struct TimingPlanTests {
         let measured: Set<String>
     }
 
+    // The table's policies are fixed and valid: built where no error can be thrown.
+    // swift-format-ignore: NeverUseForceTry
     static let stepsCases: [StepsCase] = [
         StepsCase(
             testDescription: "a sha512 entry under a sha256 policy",
@@ -333,7 +346,8 @@ struct TimingPlanTests {
         let secrets = [mine, Self.bcrypt5, argon2, "password"]
         let text = secrets.enumerated().map { "user\($0.offset),\($0.element)\n" }.joined()
         let bytes = Array(text.utf8)
-        let verifier = Verifier(policy: policy, census: bytes.withUnsafeBytes { CostCensus(file: $0, within: .standard) })
+        let verifier = Verifier(
+            policy: policy, census: bytes.withUnsafeBytes { CostCensus(file: $0, within: .standard) })
         let file = CredentialFile(bytes: bytes)
         for index in secrets.indices {
             let entry = file.firstEntry(named: "user\(index)")?.entry

@@ -40,12 +40,17 @@ private func expectPrefixHashed(
         #expect(line.text.hasPrefix(head) && line.last == 0x0A, "line \(index + 1)", sourceLocation: sourceLocation)
         let secret = Array(line.dropFirst(head.utf8.count).dropLast())
         if secret.starts(with: Array("$pbkdf2-".utf8)) {
-            #expect(hashed == index, "line \(index + 1) is hashed after a plaintext line", sourceLocation: sourceLocation)
+            #expect(
+                hashed == index, "line \(index + 1) is hashed after a plaintext line", sourceLocation: sourceLocation)
             let hash = try PasswordHash(parsing: secret[...])
-            #expect(try hash.verify(Password(Canary.password("p\(pad(index))"))), "line \(index + 1)", sourceLocation: sourceLocation)
+            #expect(
+                try hash.verify(Password(Canary.password("p\(pad(index))"))), "line \(index + 1)",
+                sourceLocation: sourceLocation)
             hashed += 1
         } else {
-            #expect(secret.text == Canary.password("p\(pad(index))"), "line \(index + 1) changed", sourceLocation: sourceLocation)
+            #expect(
+                secret.text == Canary.password("p\(pad(index))"), "line \(index + 1) changed",
+                sourceLocation: sourceLocation)
         }
     }
     return hashed
@@ -60,7 +65,9 @@ private final class Observations: @unchecked Sendable {  // ParallelHasher repor
 struct UpgradeBatchTests {
     // MARK: The library
 
-    @Test("Each batch is committed as it finishes: a reader sees the hashes of earlier batches while later ones are hashed")
+    @Test(
+        "Each batch is committed as it finishes: a reader sees the hashes of earlier batches while later ones are hashed"
+    )
     func batchesAreVisibleWhileRunning() throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("users.txt")
@@ -97,12 +104,16 @@ struct UpgradeBatchTests {
             // SHA-256 pairs interleave (ParallelHasher), else its first hash; the later
             // batches are sized to one entry.
             let firstUnit = PBKDF2.interleaves(.sha256) ? 2 : 1  // oneRound is PBKDF2-SHA256
-            #expect(summary.batches == 6 - (firstUnit - 1), "one unit of hashes per batch when the interval is already over")
+            #expect(
+                summary.batches == 6 - (firstUnit - 1), "one unit of hashes per batch when the interval is already over"
+            )
             try expectPrefixHashed(path, count: 6)
         }
     }
 
-    @Test("shouldStop: the finished hashes are committed, the summary says stopped and how many are left, and a rerun finishes")
+    @Test(
+        "shouldStop: the finished hashes are committed, the summary says stopped and how many are left, and a rerun finishes"
+    )
     func stopAndResume() throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("users.txt")
@@ -130,14 +141,19 @@ struct UpgradeBatchTests {
             let path = dir.file("users.txt")
             let original = plaintextFile(4)
             try writeBytes(path, original)
-            let summary = try CredentialStore(path: path, policy: oneRound).upgrade(stop: { let flag = CancellationFlag(); flag.cancel(); return flag }())
+            let summary = try CredentialStore(path: path, policy: oneRound).upgrade(
+                stop: {
+                    let flag = CancellationFlag(); flag.cancel(); return flag
+                }())
             #expect(summary.stopped && summary.upgraded == 0 && summary.left == 4 && summary.batches == 0)
             #expect(try readBytes(path) == original)
             #expect(try dir.names() == ["users.txt"])
         }
     }
 
-    @Test("Writers between and during batches: their changes are kept, and a line changed under a hash is hashed again later")
+    @Test(
+        "Writers between and during batches: their changes are kept, and a line changed under a hash is hashed again later"
+    )
     func writersBetweenBatches() throws {
         try withTemporaryDirectory { dir in
             let path = dir.file("users.txt")
@@ -152,10 +168,13 @@ struct UpgradeBatchTests {
                     // Behind the walk, already hashed: a new password, hashed.
                     try other.changePassword(username: "u01", to: Password(Canary.password("new01")), storage: .hashed)
                     // In the batch in flight: the hash being made is for the old bytes.
-                    try other.changePassword(username: "u04", to: Password(Canary.password("new04")), storage: .plaintext)
+                    try other.changePassword(
+                        username: "u04", to: Password(Canary.password("new04")), storage: .plaintext)
                     // Ahead of the walk.
-                    try other.changePassword(username: "u08", to: Password(Canary.password("new08")), storage: .plaintext)
-                    try other.register(username: "late", password: Password(Canary.password("late")), storage: .plaintext)
+                    try other.changePassword(
+                        username: "u08", to: Password(Canary.password("new08")), storage: .plaintext)
+                    try other.register(
+                        username: "late", password: Password(Canary.password("late")), storage: .plaintext)
                     try other.remove(username: "u09")
                 } catch {
                     failures.withLock { $0.append("\(error)") }
@@ -231,7 +250,8 @@ struct UpgradeBatchTests {
             #expect(result.stdout.hasPrefix("upgraded \(hashed) entries in "), "\(result)")
             #expect(
                 result.message.contains(
-                    "credfile: upgrade stopped by \(name) after committing its finished hashes; \(count - hashed) entries are still plaintext: run upgrade again to continue"),
+                    "credfile: upgrade stopped by \(name) after committing its finished hashes; \(count - hashed) entries are still plaintext: run upgrade again to continue"
+                ),
                 "\(result)")
             #expect(result.diagnosticsWellFormed)
             #expect(try dir.temporaryFiles(of: "users.txt").isEmpty)

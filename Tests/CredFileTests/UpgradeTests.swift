@@ -82,7 +82,8 @@ struct LegacyFile {
                 #expect(after[index] == old[index], "line \(index + 1) changed", sourceLocation: sourceLocation)
                 continue
             }
-            let secret = expectReplacedLine(old[index], after[index], "line \(index + 1)", sourceLocation: sourceLocation)
+            let secret = expectReplacedLine(
+                old[index], after[index], "line \(index + 1)", sourceLocation: sourceLocation)
             let hash = try PasswordHash(parsing: secret)
             #expect(hash.algorithm == algorithm && hash.rounds == rounds, sourceLocation: sourceLocation)
             let password = try #require(lines[index].password)
@@ -104,7 +105,8 @@ func jsonObject(_ text: String) throws -> [String: Any] {
 struct UpgradeTests {
     // MARK: The legacy file
 
-    @Test("upgrade hashes every plaintext entry (shadowed ones too), keeps every other byte, and a rerun changes nothing")
+    @Test(
+        "upgrade hashes every plaintext entry (shadowed ones too), keeps every other byte, and a rerun changes nothing")
     func upgradeLegacyFile() throws {
         let legacy = try LegacyFile.make()
         try withTemporaryDirectory { dir in
@@ -117,8 +119,12 @@ struct UpgradeTests {
             #expect(result.status == 0, "\(result)")
             let stdout = result.stdout.split(separator: "\n").map(String.init)
             #expect(stdout.count == 3, "\(result)")
-            #expect(stdout.first?.hasPrefix("upgraded 8 entries in ") == true && stdout.first?.hasSuffix(" s (2 already hashed)") == true)
-            #expect(stdout.dropFirst().first == "malformed entries left as they are (they may hold a plaintext password) at lines 9, 10, 11, 12")
+            #expect(
+                stdout.first?.hasPrefix("upgraded 8 entries in ") == true
+                    && stdout.first?.hasSuffix(" s (2 already hashed)") == true)
+            #expect(
+                stdout.dropFirst().first
+                    == "malformed entries left as they are (they may hold a plaintext password) at lines 9, 10, 11, 12")
             #expect(stdout.last == "2 weak hashes left (they are rehashed at the next login with --upgrade)")
 
             let upgraded = try readBytes(path)
@@ -127,7 +133,9 @@ struct UpgradeTests {
             for (user, password) in legacy.logins {
                 #expect(try store.authenticate(username: user, password: password), "\(user) cannot log in")
             }
-            #expect(try !store.authenticate(username: "dup", password: Canary.password("dup2")), "a shadowed entry logged in")
+            #expect(
+                try !store.authenticate(username: "dup", password: Canary.password("dup2")),
+                "a shadowed entry logged in")
             #expect(try !store.authenticate(username: "valencia", password: Canary.password("usuario2")))
 
             // No plaintext is left: not in the findings, and not in any line, shadowed or not.
@@ -162,7 +170,8 @@ struct UpgradeTests {
             let summary = try jsonObject(result.stdout)
             #expect(
                 Set(summary.keys) == [
-                    "upgraded", "skipped", "alreadyHashed", "weak", "unsupported", "malformedLines", "dryRun", "seconds",
+                    "upgraded", "skipped", "alreadyHashed", "weak", "unsupported", "malformedLines", "dryRun",
+                    "seconds",
                     "rate", "batches", "left", "stopped",
                 ])
             #expect(summary["left"] as? Int == 0)
@@ -194,7 +203,9 @@ struct UpgradeTests {
             let inode = try statInfo(path).st_ino
             let result = try CLI.run(["upgrade", "--dry-run", "--iterations", "1000", path])
             #expect(result.status == 0, "\(result)")
-            #expect(result.stdout.hasPrefix("dry run: would upgrade 8 entries (2 already hashed); nothing written\n"), "\(result)")
+            #expect(
+                result.stdout.hasPrefix("dry run: would upgrade 8 entries (2 already hashed); nothing written\n"),
+                "\(result)")
             let json = try jsonObject(try CLI.run(["upgrade", "--dry-run", "--json", path]).stdout)
             #expect(json["dryRun"] as? Bool == true)
             #expect(json["upgraded"] as? Int == 8)
@@ -211,7 +222,9 @@ struct UpgradeTests {
 
     @Test(
         "passlib verifies every hash an upgrade writes (SHA-256 and SHA-512)",
-        .enabled(if: ExternalTool.runnable(ExternalTool.peerPython), Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
+        .enabled(
+            if: ExternalTool.runnable(ExternalTool.peerPython),
+            Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
     func passlibVerifiesUpgradedHashes() throws {
         let legacy = try LegacyFile.make()
         try withTemporaryDirectory { dir in
@@ -251,7 +264,9 @@ struct UpgradeTests {
 
     // MARK: Writers meanwhile
 
-    @Test("A user added and passwords changed during an upgrade of 20,000 lines are kept, never overwritten by stale hashes")
+    @Test(
+        "A user added and passwords changed during an upgrade of 20,000 lines are kept, never overwritten by stale hashes"
+    )
     func writersDuringUpgrade() throws {
         try withTemporaryDirectory(onTmpfs: true) { dir in
             let path = dir.file("big.txt")
@@ -263,7 +278,9 @@ struct UpgradeTests {
             var hashing = false
             for _ in 0..<6000 where !hashing && upgrade.isRunning {
                 usleep(10_000)
-                hashing = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(upgrade.pid)/task"))?.count ?? 0) > 1
+                hashing =
+                    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(upgrade.pid)/task"))?.count ?? 0)
+                    > 1
             }
             try #require(hashing, "the upgrade never started hashing")
             let writes: [([String], String)] = [
@@ -304,7 +321,9 @@ struct UpgradeTests {
                 #expect(line.content.starts(with: "\(user),$pbkdf2-sha256$100$".utf8), "line \(line.number)")
             }
             for n in stride(from: 0, to: count, by: 500) where ![7, 8, 9].contains(n) {
-                #expect(try store.authenticate(username: String(format: "u%05d", n), password: String(format: "\(Canary.marker)%05d", n)))
+                #expect(
+                    try store.authenticate(
+                        username: String(format: "u%05d", n), password: String(format: "\(Canary.marker)%05d", n)))
             }
             #expect(try dir.temporaryFiles(of: "big.txt").isEmpty)
         }
@@ -320,7 +339,8 @@ struct UpgradeTests {
             // The entries, then 4 MB of comments: the file is large enough that writing it
             // takes a while (a window to kill in), while hashing stays cheap.
             let entries = Array(
-                ("# users\r\n" + (0..<count).map { String(format: "u%04d,\(Canary.marker)%04d\n", $0, $0) }.joined()).utf8)
+                ("# users\r\n" + (0..<count).map { String(format: "u%04d,\(Canary.marker)%04d\n", $0, $0) }.joined())
+                    .utf8)
             let trailer = Data(
                 String(repeating: "# " + String(repeating: "c", count: 40_000) + "\n", count: 100).utf8)
             let old = Data(entries) + trailer
@@ -350,7 +370,9 @@ struct UpgradeTests {
                 }
                 for index in stride(from: 1, through: hashed, by: 97) {
                     let hash = try PasswordHash(parsing: after[index].dropFirst(6).dropLast())
-                    #expect(try hash.verify(Password(String(format: "\(Canary.marker)%04d", index - 1))), "line \(index + 1)")
+                    #expect(
+                        try hash.verify(Password(String(format: "\(Canary.marker)%04d", index - 1))),
+                        "line \(index + 1)")
                 }
                 return hashed
             }
@@ -379,7 +401,8 @@ struct UpgradeTests {
                 case 1:
                     // Hashing runs on extra threads.
                     while child.isRunning
-                        && ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.pid)/task"))?.count ?? 0) < 2
+                        && ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.pid)/task"))?.count
+                            ?? 0) < 2
                     {
                         usleep(500)
                     }
@@ -464,12 +487,14 @@ struct UpgradeTests {
                 #expect(plain.status == 0, "\(user): \(plain)")
                 #expect(try readBytes(path) == original)
                 // A wrong password changes nothing.
-                let wrong = try CLI.run(["verify", "--upgrade", "--iterations", "1000", path, user], stdin: password + "x\n")
+                let wrong = try CLI.run(
+                    ["verify", "--upgrade", "--iterations", "1000", path, user], stdin: password + "x\n")
                 #expect(wrong.status == 1, "\(user): \(wrong)")
                 #expect(wrong.message == "credfile: Wrong username or password.\n")
                 #expect(try readBytes(path) == original)
                 // The right one upgrades when due.
-                let good = try CLI.run(["verify", "--upgrade", "--iterations", "1000", path, user], stdin: password + "\n")
+                let good = try CLI.run(
+                    ["verify", "--upgrade", "--iterations", "1000", path, user], stdin: password + "\n")
                 #expect(good.status == 0, "\(user): \(good)")
                 let now = try readBytes(path)
                 if rehashes {
@@ -480,14 +505,16 @@ struct UpgradeTests {
                 } else {
                     #expect(now == original, "\(user) was rehashed")
                 }
-                let again = try CLI.run(["verify", "--upgrade", "--iterations", "1000", path, user], stdin: password + "\n")
+                let again = try CLI.run(
+                    ["verify", "--upgrade", "--iterations", "1000", path, user], stdin: password + "\n")
                 #expect(again.status == 0)
                 #expect(try readBytes(path) == now, "\(user) was rehashed twice")
             }
             // Unknown users and malformed entries: denied, nothing written.
             try writeBytes(path, original)
             for (user, password) in [("nobody", Canary.password("plain")), ("bad", "bad"), ("plain", "")] {
-                let result = try CLI.run(["verify", "--upgrade", "--iterations", "1000", path, user], stdin: password + "\n")
+                let result = try CLI.run(
+                    ["verify", "--upgrade", "--iterations", "1000", path, user], stdin: password + "\n")
                 #expect(result.status == 1 || (password.isEmpty && result.status == 2), "\(user): \(result)")
                 #expect(try readBytes(path) == original)
             }
@@ -507,8 +534,11 @@ struct UpgradeTests {
                 #expect(try readBytes(path) == original)
                 #expect(try !store.authenticate(username: user, password: password + "x", upgradeOnSuccess: true))
                 #expect(try readBytes(path) == original)
-                let verification = try store.verify(username: user, password: Password(password), upgradeOnSuccess: true)
-                #expect(verification.granted && verification.upgraded == rehashes && verification.upgradeError == nil, "\(user)")
+                let verification = try store.verify(
+                    username: user, password: Password(password), upgradeOnSuccess: true)
+                #expect(
+                    verification.granted && verification.upgraded == rehashes && verification.upgradeError == nil,
+                    "\(user)")
                 let now = try readBytes(path)
                 if rehashes {
                     let hash = try PasswordHash(parsing: expectReplaced(old: original, new: now, index: index))
@@ -525,7 +555,8 @@ struct UpgradeTests {
             #expect(try readBytes(path) == original)
             // A policy with fewer rounds never downgrades anything.
             let weakStore = CredentialStore(path: path, policy: try policy(rounds: 10))
-            #expect(try weakStore.authenticate(username: "same", password: Canary.password("same"), upgradeOnSuccess: true))
+            #expect(
+                try weakStore.authenticate(username: "same", password: Canary.password("same"), upgradeOnSuccess: true))
             #expect(try readBytes(path) == original)
         }
     }
@@ -540,7 +571,8 @@ struct UpgradeTests {
             let last = ProgressRecorder()
             let summary = try store.upgrade(jobs: 2) { done, total in last.record(done, total) }
             #expect(summary.upgraded == 8 && summary.skipped == 0 && summary.alreadyHashed == 2)
-            #expect(summary.malformedLines == legacy.malformedLineNumbers && summary.unsupported == 2 && summary.weak == 2)
+            #expect(
+                summary.malformedLines == legacy.malformedLineNumbers && summary.unsupported == 2 && summary.weak == 2)
             #expect(last.value == (8, 8))
             try legacy.expectUpgraded(readBytes(path), rounds: 1000)
             let bytes = try readBytes(path)

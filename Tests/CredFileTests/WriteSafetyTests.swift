@@ -18,7 +18,9 @@ let otherUser: (uid: uid_t, gid: gid_t) = (65534, 65534)
 
 /// `lchown` that throws: gives a symlink (not its target) an owner.
 func setLinkOwner(_ path: String, _ owner: (uid: uid_t, gid: gid_t)) throws {
-    guard lchown(path, owner.uid, owner.gid) == 0 else { throw HarnessError("lchown \(path): \(String(cString: strerror(errno)))") }
+    guard lchown(path, owner.uid, owner.gid) == 0 else {
+        throw HarnessError("lchown \(path): \(String(cString: strerror(errno)))")
+    }
 }
 
 func makeSymlink(_ target: String, at path: String) throws {
@@ -51,7 +53,9 @@ struct WriteSafetyTests {
             let writer = AtomicWriter(path: path)
             // A missing file: `change` sees nil with createIfMissing, and is not called without it.
             #expect(throws: CredFileError(.io, "")) {
-                try writer.rewrite { _ in Issue.record("called for a missing file"); return (nil, ()) }
+                try writer.rewrite { _ in
+                    Issue.record("called for a missing file"); return (nil, ())
+                }
             }
             let seen: [UInt8]?? = try writer.rewrite(createIfMissing: true) { current in (nil, current) }
             #expect(seen == .some(nil))
@@ -78,7 +82,8 @@ struct WriteSafetyTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: storage.path).filter { $0.hasSuffix(".swift") }
         #expect(
             files.sorted() == [
-                "AtomicWriter.swift", "FileLock.swift", "FileReader.swift", "PathResolution.swift", "SidecarNames.swift",
+                "AtomicWriter.swift", "FileLock.swift", "FileReader.swift", "PathResolution.swift",
+                "SidecarNames.swift",
                 "Splice.swift",
             ])
         let upperNames = [
@@ -111,20 +116,28 @@ struct WriteSafetyTests {
     }
 
     static let linkCases: [LinkCase] = [
-        .init(description: "other's link to FILE in a sticky 1777 dir: refused", directoryMode: 0o1777,
-              directoryOwnedByOther: false, linkOwnedByOther: true, linkIsDirectory: false, followed: false),
-        .init(description: "other's link to a directory on the way, in a sticky 1777 dir: refused", directoryMode: 0o1777,
-              directoryOwnedByOther: false, linkOwnedByOther: true, linkIsDirectory: true, followed: false),
-        .init(description: "the caller's own link in a sticky 1777 dir: followed", directoryMode: 0o1777,
-              directoryOwnedByOther: false, linkOwnedByOther: false, linkIsDirectory: false, followed: true),
-        .init(description: "the caller's own directory link in a sticky 1777 dir: followed", directoryMode: 0o1777,
-              directoryOwnedByOther: false, linkOwnedByOther: false, linkIsDirectory: true, followed: true),
-        .init(description: "the directory owner's link in its sticky 1777 dir: followed", directoryMode: 0o1777,
-              directoryOwnedByOther: true, linkOwnedByOther: true, linkIsDirectory: false, followed: true),
-        .init(description: "other's link in a 0777 dir without the sticky bit: followed", directoryMode: 0o777,
-              directoryOwnedByOther: false, linkOwnedByOther: true, linkIsDirectory: false, followed: true),
-        .init(description: "other's link in a sticky dir that others cannot write (1775): followed", directoryMode: 0o1775,
-              directoryOwnedByOther: false, linkOwnedByOther: true, linkIsDirectory: false, followed: true),
+        .init(
+            description: "other's link to FILE in a sticky 1777 dir: refused", directoryMode: 0o1777,
+            directoryOwnedByOther: false, linkOwnedByOther: true, linkIsDirectory: false, followed: false),
+        .init(
+            description: "other's link to a directory on the way, in a sticky 1777 dir: refused", directoryMode: 0o1777,
+            directoryOwnedByOther: false, linkOwnedByOther: true, linkIsDirectory: true, followed: false),
+        .init(
+            description: "the caller's own link in a sticky 1777 dir: followed", directoryMode: 0o1777,
+            directoryOwnedByOther: false, linkOwnedByOther: false, linkIsDirectory: false, followed: true),
+        .init(
+            description: "the caller's own directory link in a sticky 1777 dir: followed", directoryMode: 0o1777,
+            directoryOwnedByOther: false, linkOwnedByOther: false, linkIsDirectory: true, followed: true),
+        .init(
+            description: "the directory owner's link in its sticky 1777 dir: followed", directoryMode: 0o1777,
+            directoryOwnedByOther: true, linkOwnedByOther: true, linkIsDirectory: false, followed: true),
+        .init(
+            description: "other's link in a 0777 dir without the sticky bit: followed", directoryMode: 0o777,
+            directoryOwnedByOther: false, linkOwnedByOther: true, linkIsDirectory: false, followed: true),
+        .init(
+            description: "other's link in a sticky dir that others cannot write (1775): followed",
+            directoryMode: 0o1775,
+            directoryOwnedByOther: false, linkOwnedByOther: true, linkIsDirectory: false, followed: true),
     ]
 
     @Test(
@@ -160,7 +173,8 @@ struct WriteSafetyTests {
                     #expect(result.message.hasPrefix("credfile: refusing to follow the symlink \(link)"), context)
                     #expect(try readBytes(target) == before, context)
                     #expect(try dir.names() == ["links", "real"], context)
-                    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("real")) == ["creds.txt"], context)
+                    #expect(
+                        try FileManager.default.contentsOfDirectory(atPath: dir.file("real")) == ["creds.txt"], context)
                 }
                 #expect(try isSymlink(link), context)
             }
@@ -184,7 +198,9 @@ struct WriteSafetyTests {
             for path in [dir.file("mine"), dir.file("hop"), dir.file("sticky/../hop")] {
                 let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n")
                 #expect(result.status == 5, "\(path): \(result)")
-                #expect(result.message.contains("refusing to follow the symlink \(dir.file("sticky/planted"))"), "\(result)")
+                #expect(
+                    result.message.contains("refusing to follow the symlink \(dir.file("sticky/planted"))"), "\(result)"
+                )
                 #expect(try readBytes(target) == Fixture.bytes)
             }
             // The library says the same, with an I/O code (exit 5).
@@ -217,10 +233,14 @@ struct WriteSafetyTests {
             // A relative path, resolved from the working directory, in a child (the test
             // process's working directory is shared).
             let child = try CLI.shell(
-                "cd \"$1\" && \"$CREDFILE\" add --iterations 1 ab/creds.txt uno", [dir.path], stdin: Canary.password(1) + "\n")
+                "cd \"$1\" && \"$CREDFILE\" add --iterations 1 ab/creds.txt uno", [dir.path],
+                stdin: Canary.password(1) + "\n")
             #expect(try child.checkedWait().status == 0)
             #expect(try dir.names() == ["a", "ab", "abs"])
-            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("a/b")).sorted() == ["creds.txt", "creds.txt.lock"])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: dir.file("a/b")).sorted() == [
+                    "creds.txt", "creds.txt.lock",
+                ])
         }
     }
 
@@ -242,7 +262,8 @@ struct WriteSafetyTests {
             }
             // Upgrade-on-login: the login stands, the rehash is refused.
             let verify = try CLI.run(
-                ["verify", "--upgrade", "--iterations", "1", path, "valencia"], stdin: Canary.password("valencia") + "\n")
+                ["verify", "--upgrade", "--iterations", "1", path, "valencia"],
+                stdin: Canary.password("valencia") + "\n")
             #expect(verify.status == 0, "\(verify)")
             #expect(verify.message.contains("hard links"), "\(verify)")
             let store = CredentialStore(path: path, policy: oneRound)
@@ -269,12 +290,14 @@ struct WriteSafetyTests {
                 try writeBytes(path + ".lock", [])
                 #expect(try lstatInfo(path + ".lock").st_uid == 0)
             }
-            let byRoot = try CLI.run(["add", "--iterations", "1", path, "porroot"], stdin: Canary.password("root") + "\n")
+            let byRoot = try CLI.run(
+                ["add", "--iterations", "1", path, "porroot"], stdin: Canary.password("root") + "\n")
             #expect(byRoot.status == 0, "\(byRoot)")
             let lock = try lstatInfo(path + ".lock")
             #expect(lock.st_uid == otherUser.uid && lock.st_gid == otherUser.gid)
             #expect(lock.st_mode & 0o7777 == 0o600)
-            let byOwner = try runAsOtherUser(["add", "--iterations", "1", path, "pordueno"], stdin: Canary.password("own") + "\n")
+            let byOwner = try runAsOtherUser(
+                ["add", "--iterations", "1", path, "pordueno"], stdin: Canary.password("own") + "\n")
             #expect(byOwner.status == 0, "\(byOwner)")
             let store = CredentialStore(path: path, policy: oneRound)
             #expect(try store.authenticate(username: "porroot", password: Canary.password("root")))
@@ -301,7 +324,8 @@ struct WriteSafetyTests {
     /// returns once it holds the lock. One process (Python's `fcntl.flock`), not flock(1):
     /// flock(1)'s command inherits the lock and would keep it after flock(1) is killed.
     func holdLock(_ lockPath: String, seconds holding: Int) throws -> ChildProcess {
-        let script = "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\ntime.sleep(float(sys.argv[2]))\n"
+        let script =
+            "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\ntime.sleep(float(sys.argv[2]))\n"
         let child = try ChildProcess.start(
             "/usr/bin/python3", ["-c", script, lockPath, String(holding)], stdin: [],
             environment: CLI.environment([:]))
@@ -339,7 +363,9 @@ struct WriteSafetyTests {
                 try store.register(username: "nuevo", password: Canary.password("n"))
             }
             #expect(error?.code == .lock)
-            #expect(error?.message.contains("another process held it for more than 0.3 s") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("another process held it for more than 0.3 s") == true,
+                "\(String(describing: error))")
             store.lockTimeout = 0
             #expect(throws: CredFileError(.lock, "")) { try store.remove(username: "dup") }
             #expect(try readBytes(path) == Fixture.bytes)
@@ -385,14 +411,21 @@ struct WriteSafetyTests {
             ]
             for name in kept { try writeText(dir.file(name), "not ours\n") }
             try makeSymlink(dir.file("victim"), at: dir.file(".creds.txt.credfile-Lnk123"))
-            guard link(dir.file("victim"), dir.file(".creds.txt.credfile-Hrd123")) == 0 else { throw HarnessError("link") }
+            guard link(dir.file("victim"), dir.file(".creds.txt.credfile-Hrd123")) == 0 else {
+                throw HarnessError("link")
+            }
             try makeDirectory(dir.file(".creds.txt.credfile-Dir123"), mode: 0o700)
             guard mkfifo(dir.file(".creds.txt.credfile-Fif123"), 0o600) == 0 else { throw HarnessError("mkfifo") }
-            kept += [".creds.txt.credfile-Lnk123", ".creds.txt.credfile-Hrd123", ".creds.txt.credfile-Dir123", ".creds.txt.credfile-Fif123"]
+            kept += [
+                ".creds.txt.credfile-Lnk123", ".creds.txt.credfile-Hrd123", ".creds.txt.credfile-Dir123",
+                ".creds.txt.credfile-Fif123",
+            ]
             if isRoot {
                 // Another user's file of the exact pattern (the credential file is root's).
                 try writeText(dir.file(".creds.txt.credfile-Oth123"), "theirs\n")
-                guard chown(dir.file(".creds.txt.credfile-Oth123"), otherUser.uid, otherUser.gid) == 0 else { throw HarnessError("chown") }
+                guard chown(dir.file(".creds.txt.credfile-Oth123"), otherUser.uid, otherUser.gid) == 0 else {
+                    throw HarnessError("chown")
+                }
                 kept.append(".creds.txt.credfile-Oth123")
             }
             let result = try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n")
@@ -413,7 +446,8 @@ struct WriteSafetyTests {
             guard chown(dir.file(".creds.txt.credfile-Abc123"), 1234, 1234) == 0 else { throw HarnessError("chown") }
             try writeText(dir.file(".creds.txt.credfile-Xyz789"), "someone else's\n")
             guard chown(dir.file(".creds.txt.credfile-Xyz789"), 4321, 4321) == 0 else { throw HarnessError("chown") }
-            #expect(try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n").status == 0)
+            #expect(
+                try CLI.run(["add", "--iterations", "1", path, "nuevo"], stdin: Canary.password(1) + "\n").status == 0)
             #expect(try dir.names() == [".creds.txt.credfile-Xyz789", "creds.txt", "creds.txt.lock"])
         }
     }
@@ -421,20 +455,29 @@ struct WriteSafetyTests {
     @Test(
         "The temporary pattern, byte for byte",
         arguments: [
-            ("exact", ".a.credfile-Ab3xY9", true), ("five", ".a.credfile-Ab3xY", false), ("seven", ".a.credfile-Ab3xY9z", false),
+            ("exact", ".a.credfile-Ab3xY9", true), ("five", ".a.credfile-Ab3xY", false),
+            ("seven", ".a.credfile-Ab3xY9z", false),
             ("dot", ".a.credfile-Ab.xY9", false), ("no leading dot", "a.credfile-Ab3xY9", false),
             ("other name", ".b.credfile-Ab3xY9", false), ("non-ASCII", ".a.credfile-Ab3xYé", false),
         ])
     func temporaryPattern(_ name: String, _ candidate: String, _ matches: Bool) {
-        #expect(AtomicWriter.isTemporaryName(candidate, prefix: AtomicWriter.temporaryPrefix(of: "a")) == matches, "\(name)")
+        #expect(
+            AtomicWriter.isTemporaryName(candidate, prefix: AtomicWriter.temporaryPrefix(of: "a")) == matches, "\(name)"
+        )
     }
 
     // MARK: Names up to NAME_MAX (#11 item 13)
 
-    static let longNames: [String] = [238, 239, 240, 246, 250, 251, 252, 254, 255].map { String(repeating: "n", count: $0) }
-        + [String(repeating: "é", count: 127) + "a", String(repeating: "é", count: 127), "ab" + String(repeating: "€", count: 84) + "c"]
+    static let longNames: [String] =
+        [238, 239, 240, 246, 250, 251, 252, 254, 255].map { String(repeating: "n", count: $0) }
+        + [
+            String(repeating: "é", count: 127) + "a", String(repeating: "é", count: 127),
+            "ab" + String(repeating: "€", count: 84) + "c",
+        ]
 
-    @Test("Every legal file name (239–255 bytes, multibyte too) can be written, with and without --backup", arguments: longNames)
+    @Test(
+        "Every legal file name (239–255 bytes, multibyte too) can be written, with and without --backup",
+        arguments: longNames)
     func longNamesWritable(_ name: String) throws {
         try withTemporaryDirectory { dir in
             let path = dir.file(name)
@@ -518,7 +561,8 @@ struct WriteSafetyTests {
             let add = ["add", "--backup", "--iterations", "1", path, "nuevo"]
             // With --backup the first fsync is FILE.bak's temporary file, the second FILE's.
             try Fixture.write(to: path)
-            let second = try CLI.run(add, stdin: Canary.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:ENOSPC:2"])
+            let second = try CLI.run(
+                add, stdin: Canary.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:ENOSPC:2"])
             #expect(second.status == 5, "\(second)")
             #expect(second.message.contains("fsync: No space left on device"), "\(second)")
             #expect(try readBytes(path) == Fixture.bytes)
@@ -526,12 +570,14 @@ struct WriteSafetyTests {
             #expect(try dir.temporaryFiles(of: "creds.txt").isEmpty)
 
             try FileManager.default.removeItem(atPath: path + ".bak")
-            let first = try CLI.run(add, stdin: Canary.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:EIO:1"])
+            let first = try CLI.run(
+                add, stdin: Canary.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:EIO:1"])
             #expect(first.status == 5, "\(first)")
             #expect(first.message.contains("fsync: Input/output error"), "\(first)")
             #expect(!fileExists(path + ".bak"))
 
-            let third = try CLI.run(add, stdin: Canary.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:EIO:3"])
+            let third = try CLI.run(
+                add, stdin: Canary.password(1) + "\n", environment: ["CREDFILE_TEST_FAULT": "fsync:EIO:3"])
             #expect(third.status == 0, "only two fsyncs of files happen: \(third)")
 
             let rename = try CLI.run(
@@ -553,10 +599,12 @@ struct WriteSafetyTests {
                 environment: ["CREDFILE_TEST_FAULT": "fsync-directory"])
             #expect(result.status == 5, "\(result)")
             #expect(
-                result.message.hasPrefix("credfile: \(path) was replaced with the new content, but the change may not survive a crash"),
+                result.message.hasPrefix(
+                    "credfile: \(path) was replaced with the new content, but the change may not survive a crash"),
                 "\(result)")
             #expect(result.message.contains("fsync-directory: Input/output error"), "\(result)")
-            try expectAppended(old: Fixture.bytes, new: readBytes(path), username: "nuevo", password: Canary.password("n"))
+            try expectAppended(
+                old: Fixture.bytes, new: readBytes(path), username: "nuevo", password: Canary.password("n"))
             #expect(try dir.temporaryFiles(of: "creds.txt").isEmpty)
             let store = CredentialStore(path: path, policy: oneRound)
             #expect(try store.authenticate(username: "nuevo", password: Canary.password("n")))

@@ -61,7 +61,9 @@ extension CredentialStore {
     /// Adds a user, hashed or plaintext, off the cooperative pool; see ``register(username:password:storage:)``.
     public func register(username: String, password: Password, storage: SecretForm) async throws {
         let store = self
-        try await HashingThreads.shared.run { try store.register(username: username, password: password, storage: storage) }
+        try await HashingThreads.shared.run {
+            try store.register(username: username, password: password, storage: storage)
+        }
     }
 
     /// Changes a password off the cooperative pool; see ``changePassword(username:to:)``.
@@ -94,7 +96,8 @@ extension CredentialStore {
         let store = self
         let list = users.map { UserToImport(username: $0.username, password: $0.password) }
         return try await HashingThreads.shared.run {
-            try store.importUsers(list.map { ($0.username, $0.password) }, storage: storage, jobs: jobs, existing: existing)
+            try store.importUsers(
+                list.map { ($0.username, $0.password) }, storage: storage, jobs: jobs, existing: existing)
         }
     }
 

@@ -59,13 +59,14 @@ final class HashingThreads: Sendable {
         if Task.isCancelled { throw CredFileError.cancelled }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                submit(Job {
-                    guard !cancelled.isCancelled else {
-                        continuation.resume(throwing: CredFileError.cancelled)
-                        return
-                    }
-                    continuation.resume(with: Result { try work() })
-                })
+                submit(
+                    Job {
+                        guard !cancelled.isCancelled else {
+                            continuation.resume(throwing: CredFileError.cancelled)
+                            return
+                        }
+                        continuation.resume(with: Result { try work() })
+                    })
             }
         } onCancel: {
             cancelled.cancel()
@@ -103,12 +104,14 @@ final class HashingThreads: Sendable {
     private static func startThread(for pool: HashingThreads) -> Bool {
         let context = Unmanaged.passRetained(pool).toOpaque()
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            // The pool was retained for this thread; it lives as long as the process.
-            let pool = Unmanaged<HashingThreads>.fromOpaque(context!).takeRetainedValue()  // non-nil: passed below
-            pool.threads.withLock { _ = $0.insert(pthread_self()) }
-            while true { pool.next().run() }
-        }, context)
+        let started = pthread_create(
+            &thread, nil,
+            { context in
+                // The pool was retained for this thread; it lives as long as the process.
+                let pool = Unmanaged<HashingThreads>.fromOpaque(context!).takeRetainedValue()  // non-nil: passed below
+                pool.threads.withLock { _ = $0.insert(pthread_self()) }
+                while true { pool.next().run() }
+            }, context)
         guard started == 0 else {
             Unmanaged<HashingThreads>.fromOpaque(context).release()
             return false

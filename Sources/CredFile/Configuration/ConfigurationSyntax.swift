@@ -53,7 +53,9 @@ package enum ConfigurationSyntax {
     /// Parses `bytes` against `keys`.
     /// - Returns: the settings, or the first problem (lowest line) when a rule is broken.
     public static func parse(_ bytes: [UInt8], keys: [Setting] = Setting.keys) -> Result<Parsed, ConfigurationProblem> {
-        guard bytes.count <= maximumSize else { return .failure(ConfigurationProblem(line: 0, reason: .fileTooLarge(maximumSize))) }
+        guard bytes.count <= maximumSize else {
+            return .failure(ConfigurationProblem(line: 0, reason: .fileTooLarge(maximumSize)))
+        }
         var keyTable: [String: Setting] = [:]
         for key in keys where key.isKey { keyTable[key.name] = key }
         var parsed = Parsed()
@@ -72,7 +74,9 @@ package enum ConfigurationSyntax {
                 .failure(ConfigurationProblem(line: number, reason: reason))
             }
             guard line.count <= maximumLineLength else { return problem(.lineTooLong(maximumLineLength)) }
-            guard !line.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return problem(.controlCharacter) }
+            guard !line.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+                return problem(.controlCharacter)
+            }
             guard String(validating: line, as: UTF8.self) != nil else { return problem(.invalidUTF8) }
             // Bytes, not Characters: a combining mark after `#`, `[`, `=` or a space must
             // not hide it (`"=\u{301}"` is one Character).
@@ -100,7 +104,11 @@ package enum ConfigurationSyntax {
                 firstLines[part, default: [:]][name] = number
             }
             let entry = Entry(setting: setting, value: value, line: number)
-            if parsed.sections.isEmpty { parsed.top.append(entry) } else { parsed.sections[parsed.sections.count - 1].entries.append(entry) }
+            if parsed.sections.isEmpty {
+                parsed.top.append(entry)
+            } else {
+                parsed.sections[parsed.sections.count - 1].entries.append(entry)
+            }
         }
         return .success(parsed)
     }
@@ -113,7 +121,8 @@ package enum ConfigurationSyntax {
     /// Without spaces and tabs at either end.
     private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else {
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) })
+        else {
             return []
         }
         return bytes[first...last]

@@ -67,9 +67,12 @@ public struct CredFileConfiguration: Sendable {
 
     /// The file ``load(path:environment:)`` reads: `path`, else `CREDFILE_CONFIG` (when
     /// set and not empty), else ``defaultPath``; explicit unless it is the default.
-    public static func location(path: String? = nil, environment: [String: String]? = nil) -> (path: String, isExplicit: Bool) {
+    public static func location(path: String? = nil, environment: [String: String]? = nil) -> (
+        path: String, isExplicit: Bool
+    ) {
         if let path { return (path, true) }
-        let variable = environment.map { $0[environmentVariable] } ?? getenv(environmentVariable).map { String(cString: $0) }
+        let variable =
+            environment.map { $0[environmentVariable] } ?? getenv(environmentVariable).map { String(cString: $0) }
         if let variable, !variable.isEmpty { return (variable, true) }
         return (defaultPath, false)
     }
@@ -80,7 +83,9 @@ public struct CredFileConfiguration: Sendable {
             var refusal = error(ConfigurationProblem(line: 0, reason: reason), in: file)
             // A file that is missing, forbidden or not a file is a setup error (exit 2); a
             // failing disk is an I/O error (exit 5), as for the credential file.
-            if case .unreadable(let cause) = reason, ![ENOENT, EACCES, EPERM, ELOOP, ENOTDIR, EISDIR, ENAMETOOLONG].contains(cause.errno) {
+            if case .unreadable(let cause) = reason,
+                ![ENOENT, EACCES, EPERM, ELOOP, ENOTDIR, EISDIR, ENAMETOOLONG].contains(cause.errno)
+            {
                 refusal.code = .io
             }
             return refusal

@@ -27,7 +27,8 @@ extension LoginGuard {
     /// ```
     /// - Throws: ``CredFileError/Code/usage`` for limits outside their ranges;
     ///   ``CredFileError/Code/io`` when the credential file's directory cannot be resolved.
-    public static func configured(for credentialFile: String, by configuration: CredFileConfiguration, service: String) throws
+    public static func configured(for credentialFile: String, by configuration: CredFileConfiguration, service: String)
+        throws
         -> LoginGuard?
     {
         let values = configuration.values(for: credentialFile)
@@ -40,7 +41,8 @@ extension LoginGuard {
         var state: String?
         if case .text(let path)? = values[.state]?.last { state = path }
         return try LoginGuard(
-            credentialFile: credentialFile, state: state, policy: configuration.guardPolicy(for: credentialFile), log: log,
+            credentialFile: credentialFile, state: state, policy: configuration.guardPolicy(for: credentialFile),
+            log: log,
             service: service)
     }
 }

@@ -44,7 +44,8 @@ package struct Setting: Sendable, Hashable, CustomStringConvertible {
 
     /// A row of the table.
     public init(
-        _ name: String, _ kind: SettingKind, placeholder: String? = nil, summary: String, default defaultValue: String? = nil,
+        _ name: String, _ kind: SettingKind, placeholder: String? = nil, summary: String,
+        default defaultValue: String? = nil,
         common: Bool = false, repeatable: Bool = false, key: Bool = true, hidden: Bool = false,
         spelling: Spelling = .plain, shortName: String? = nil
     ) {
@@ -114,7 +115,8 @@ package enum SettingKind: Sendable, Equatable {
         case .seconds(let range):
             "seconds from \(Self.number(range.lowerBound)) to \(Self.number(range.upperBound)) (decimals allowed)"
         case .choice(let words):
-            words.count > 1 ? words.dropLast().joined(separator: ", ") + " or " + words[words.count - 1] : words.first ?? ""
+            words.count > 1
+                ? words.dropLast().joined(separator: ", ") + " or " + words[words.count - 1] : words.first ?? ""
         case .path: "a file name"
         case .text: "a value"
         case .fileMode: "an octal file mode from 0000 to 7777"
@@ -144,7 +146,9 @@ package enum SettingKind: Sendable, Equatable {
             return .number(n)
         case .seconds(let range):
             let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count <= 2, parts.allSatisfy(digits), let seconds = Double(text), range.contains(seconds) else { return nil }
+            guard parts.count <= 2, parts.allSatisfy(digits), let seconds = Double(text), range.contains(seconds) else {
+                return nil
+            }
             return .seconds(seconds)
         case .choice(let words):
             return words.contains(text) ? .text(text) : nil
@@ -180,7 +184,8 @@ extension Setting {
     /// `--iterations N`.
     public static let iterations = Setting(
         "iterations", .wholeNumber(HashPolicy.roundsRange), placeholder: "N",
-        summary: "PBKDF2 rounds for new hashes, the work of every verify and the bar for upgrade-on-login; below \(HashPolicy.defaultMinimumRounds) warns",
+        summary:
+            "PBKDF2 rounds for new hashes, the work of every verify and the bar for upgrade-on-login; below \(HashPolicy.defaultMinimumRounds) warns",
         default: "\(HashPolicy.defaultRounds)", common: true)
     /// `--algorithm sha256|sha512|argon2id`.
     public static let algorithm = Setting(
@@ -190,7 +195,8 @@ extension Setting {
     /// `--memory KIB` (argon2id, SPEC §3.1).
     public static let memory = Setting(
         "memory", .wholeNumber(8...Argon2Parameters.maximumMemoryKiB), placeholder: "KIB",
-        summary: "argon2id memory of new hashes in KiB, at least 8 per lane", default: "\(Argon2Parameters.owasp.memoryKiB)",
+        summary: "argon2id memory of new hashes in KiB, at least 8 per lane",
+        default: "\(Argon2Parameters.owasp.memoryKiB)",
         common: true)
     /// `--time N` (argon2id passes).
     public static let time = Setting(
@@ -213,32 +219,39 @@ extension Setting {
     /// `--max-work SECONDS` (SPEC §3.1): the CPU one login may cost.
     public static let maximumWork = Setting(
         "max-work", .seconds(CostLimits.workSecondsRange), placeholder: "SECONDS",
-        summary: "an entry whose login would cost more SECONDS of CPU than this is malformed (too costly) and never verified",
+        summary:
+            "an entry whose login would cost more SECONDS of CPU than this is malformed (too costly) and never verified",
         default: "2 or 16 × the policy's hash, whichever is more", common: true)
     /// `--max-memory SIZE` (SPEC §3.1): the memory one login may allocate.
     public static let maximumMemory = Setting(
         "max-memory", .size(CostLimits.memoryRange), placeholder: "SIZE",
-        summary: "an entry whose login would allocate more than SIZE (256M, 1G: powers of 1024) is malformed (too costly)",
+        summary:
+            "an entry whose login would allocate more than SIZE (256M, 1G: powers of 1024) is malformed (too costly)",
         default: CostLimits.formatSize(CostLimits.defaultMaximumMemory), common: true)
     /// `--blocklist FILE` (SPEC §8), repeatable.
     public static let blocklist = Setting(
         "blocklist", .path, placeholder: "FILE",
-        summary: "also refuse new passwords listed in FILE (one a line, or a sorted SHA1HEX[:count] list); may be repeated",
+        summary:
+            "also refuse new passwords listed in FILE (one a line, or a sorted SHA1HEX[:count] list); may be repeated",
         common: true, repeatable: true)
 
     // MARK: The keys of the command line's own options
 
     /// `add`/`passwd`/`import --plaintext`.
-    public static let plaintext = Setting("plaintext", .flag, summary: "store the legacy plaintext form instead of a hash")
+    public static let plaintext = Setting(
+        "plaintext", .flag, summary: "store the legacy plaintext form instead of a hash")
     /// `verify`/`login`/`pam --upgrade`.
-    public static let upgrade = Setting("upgrade", .flag, summary: "rehash a plaintext or weaker entry after a successful login")
+    public static let upgrade = Setting(
+        "upgrade", .flag, summary: "rehash a plaintext or weaker entry after a successful login")
     /// `--backup`.
     public static let backup = Setting("backup", .flag, summary: "keep the previous version as FILE.bak")
     /// `--jobs N`.
     public static let jobs = Setting(
-        "jobs", .wholeNumber(1...1024), placeholder: "N", summary: "hash (or answer, for helper) on N threads", default: "all cores")
+        "jobs", .wholeNumber(1...1024), placeholder: "N", summary: "hash (or answer, for helper) on N threads",
+        default: "all cores")
     /// `check --passwords`.
-    public static let passwords = Setting("passwords", .flag, summary: "also report plaintext entries that are on a blocklist")
+    public static let passwords = Setting(
+        "passwords", .flag, summary: "also report plaintext entries that are on a blocklist")
     /// `export --base-dn DN`.
     public static let baseDN = Setting(
         "base-dn", .text, placeholder: "DN", summary: "the LDAP base under which each uid=USER entry is placed",
@@ -256,11 +269,13 @@ extension Setting {
     /// `serve --listen ADDRESS`, repeatable.
     public static let listen = Setting(
         "listen", .text, placeholder: "ADDRESS",
-        summary: "answer on unix:PATH, HOST:PORT or [IPv6]:PORT (loopback unless --listen-public); may be repeated; without it, on the sockets systemd passes",
+        summary:
+            "answer on unix:PATH, HOST:PORT or [IPv6]:PORT (loopback unless --listen-public); may be repeated; without it, on the sockets systemd passes",
         repeatable: true)
     /// `serve --socket-mode MODE`.
     public static let socketMode = Setting(
-        "socket-mode", .fileMode, placeholder: "MODE", summary: "the mode of a unix socket that serve makes", default: "0660")
+        "socket-mode", .fileMode, placeholder: "MODE", summary: "the mode of a unix socket that serve makes",
+        default: "0660")
     /// `serve --socket-group GROUP`.
     public static let socketGroup = Setting(
         "socket-group", .text, placeholder: "GROUP",
@@ -278,7 +293,8 @@ extension Setting {
     /// `serve --trusted-proxy CIDR`, repeatable.
     public static let trustedProxy = Setting(
         "trusted-proxy", .text, placeholder: "CIDR",
-        summary: "also believe X-Real-IP and X-Forwarded-For from peers in CIDR (unix sockets and loopback always); may be repeated",
+        summary:
+            "also believe X-Real-IP and X-Forwarded-For from peers in CIDR (unix sockets and loopback always); may be repeated",
         repeatable: true)
 
     // MARK: The guard of logins (SPEC §9)
@@ -290,17 +306,20 @@ extension Setting {
         default: "FILE.guard.db beside FILE")
     /// `--no-guard`, `guard = no`: logins unguarded (logged).
     public static let `guard` = Setting(
-        "guard", .flag, summary: "do not guard logins: no throttling, lockout or failure counts (guard = no; the log says so)",
+        "guard", .flag,
+        summary: "do not guard logins: no throttling, lockout or failure counts (guard = no; the log says so)",
         spelling: .negated)
     /// `--free-failures N`.
     public static let freeFailures = Setting(
         "free-failures", .wholeNumber(GuardPolicy.freeFailuresRange), placeholder: "N",
-        summary: "consecutive failures of a name that cost nothing more; after them the next attempt waits 1 s, doubling",
+        summary:
+            "consecutive failures of a name that cost nothing more; after them the next attempt waits 1 s, doubling",
         default: "\(GuardPolicy.defaultFreeFailures)")
     /// `--max-failures N` (NIST SP 800-63B-4: at most 100).
     public static let maxFailures = Setting(
         "max-failures", .wholeNumber(GuardPolicy.maximumFailuresRange), placeholder: "N",
-        summary: "consecutive failures that lock a name out, at most 100 (until its failures are reset or it is unlocked)",
+        summary:
+            "consecutive failures that lock a name out, at most 100 (until its failures are reset or it is unlocked)",
         default: "\(GuardPolicy.defaultMaximumFailures)")
     /// `--max-delay SECONDS`.
     public static let maxDelay = Setting(
@@ -310,16 +329,19 @@ extension Setting {
     /// `--log syslog|stderr|none`.
     public static let log = Setting(
         "log", .choice(GuardLog.allCases.map(\.rawValue)),
-        summary: "where login decisions are logged (syslog: facility authpriv, ident credfile)", default: GuardLog.syslog.rawValue)
+        summary: "where login decisions are logged (syslog: facility authpriv, ident credfile)",
+        default: GuardLog.syslog.rawValue)
 
     /// The keys of the guard, which every login check and the guard's own commands read.
     public static let guardKeys: [Setting] = [state, `guard`, freeFailures, maxFailures, maxDelay, log]
 
     /// Every key of the configuration file, in the order help lists them. Add a key here
     /// (one row) and every reader of the file knows it.
-    public static let keys: [Setting] = [
-        iterations, algorithm, memory, time, lanes, maximumWork, maximumMemory, lockTimeout, minimumLength, blocklist,
-        plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
-        listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
-    ] + guardKeys
+    public static let keys: [Setting] =
+        [
+            iterations, algorithm, memory, time, lanes, maximumWork, maximumMemory, lockTimeout, minimumLength,
+            blocklist,
+            plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
+            listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
+        ] + guardKeys
 }

@@ -87,7 +87,8 @@ public struct LDIFExport: Sendable {
             if found.hasName, !seen.insert(found.usernameKey).inserted { continue }  // shadowed duplicate
             let entry = found.judged(by: policy)
             guard entry.hasName, let name = entry.usernameText else {
-                unexportable.append(UnexportableEntry(line: line.number, username: nil, reason: Self.reason(entry.secret)))
+                unexportable.append(
+                    UnexportableEntry(line: line.number, username: nil, reason: Self.reason(entry.secret)))
                 continue
             }
             switch Self.userPassword(for: entry) {

@@ -145,7 +145,9 @@ final class GuardDatabase: Sendable {
                     try s.adjustNames(by: -s.connection.changes)
                 } else {
                     let count = current.count - 1
-                    try s.run(s.upsert, name: name, [Int64(count), current.lastFailure, policy.locksOut(afterFailures: count) ? 1 : 0])
+                    try s.run(
+                        s.upsert, name: name,
+                        [Int64(count), current.lastFailure, policy.locksOut(afterFailures: count) ? 1 : 0])
                 }
             }
         }
@@ -229,8 +231,12 @@ final class GuardDatabase: Sendable {
     /// The library error for an SQLite failure on this database.
     private func failure(_ error: SQLiteError) -> CredFileError {
         let errno = error.systemErrno ?? (error.isReadOnly ? EACCES : EIO)
-        let doing = error.isReadOnly ? "cannot write the guard database \(Escaped.path(path))" : "cannot use the guard database \(Escaped.path(path))"
-        return CredFileError(.guardDatabase, "\(doing): \(error.message)", cause: .init(syscall: "sqlite3", errno: errno))
+        let doing =
+            error.isReadOnly
+            ? "cannot write the guard database \(Escaped.path(path))"
+            : "cannot use the guard database \(Escaped.path(path))"
+        return CredFileError(
+            .guardDatabase, "\(doing): \(error.message)", cause: .init(syscall: "sqlite3", errno: errno))
     }
 
     /// Creates the file when missing (0600, given ``owner`` when root creates it), opens
@@ -241,7 +247,8 @@ final class GuardDatabase: Sendable {
             let connection = try SQLiteConnection(path: path, busyTimeout: Self.busyTimeout)
             guard !connection.isReadOnly else {
                 throw CredFileError(
-                    .guardDatabase, "cannot write the guard database \(Escaped.path(path))", cause: .init(syscall: "open", errno: EACCES))
+                    .guardDatabase, "cannot write the guard database \(Escaped.path(path))",
+                    cause: .init(syscall: "open", errno: EACCES))
             }
             try connection.leaveLogOnClose()
             try connection.execute("PRAGMA journal_mode = WAL")
@@ -278,7 +285,7 @@ final class GuardDatabase: Sendable {
         let fd: Int32
         do {
             fd = try Syscall.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
-        } catch where error.errno == EEXIST {
+        } catch  where error.errno == EEXIST {
             return
         } catch {
             throw error.credFileError("cannot create the guard database \(Escaped.path(path))", code: .guardDatabase)

@@ -46,7 +46,9 @@ public enum GuardLog: String, Sendable, CaseIterable {
     // MARK: The lines
 
     /// `authentication failure; service=… user=… rhost=… file=… reason=…`
-    static func failureLine(service: String, user: some Collection<UInt8>, client: String?, file: String, reason: LoginDenial)
+    static func failureLine(
+        service: String, user: some Collection<UInt8>, client: String?, file: String, reason: LoginDenial
+    )
         -> String
     {
         "authentication failure; service=\(value(service)) user=\(value(user)) rhost=\(value(client ?? "")) "
@@ -74,7 +76,9 @@ public enum GuardLog: String, Sendable, CaseIterable {
             if separatesFields(byte) {
                 if !segment.isEmpty { out += Escaped.name(segment) }
                 segment.removeAll(keepingCapacity: true)
-                out += "\\x" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
+                out +=
+                    "\\x" + String(byte >> 4, radix: 16, uppercase: true)
+                    + String(byte & 15, radix: 16, uppercase: true)
             } else {
                 segment.append(byte)
             }

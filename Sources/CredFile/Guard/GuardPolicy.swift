@@ -34,7 +34,8 @@ public struct GuardPolicy: Sendable, Equatable {
 
     /// The defaults: 5 free failures, then 1 s doubling up to 900 s, lockout at 100.
     public static let standard = GuardPolicy(
-        checkedFreeFailures: defaultFreeFailures, maximumFailures: defaultMaximumFailures, maximumDelay: defaultMaximumDelay)
+        checkedFreeFailures: defaultFreeFailures, maximumFailures: defaultMaximumFailures,
+        maximumDelay: defaultMaximumDelay)
 
     /// A policy with these values.
     /// - Throws: ``CredFileError/Code/usage`` naming the value out of its range (more
@@ -44,11 +45,14 @@ public struct GuardPolicy: Sendable, Equatable {
         maximumDelay: Double = defaultMaximumDelay
     ) throws(CredFileError) {
         guard Self.freeFailuresRange.contains(freeFailures) else {
-            throw CredFileError.usage("free-failures must be from \(Self.freeFailuresRange.lowerBound) to \(Self.freeFailuresRange.upperBound)")
+            throw CredFileError.usage(
+                "free-failures must be from \(Self.freeFailuresRange.lowerBound) to \(Self.freeFailuresRange.upperBound)"
+            )
         }
         guard Self.maximumFailuresRange.contains(maximumFailures) else {
             throw CredFileError.usage(
-                "max-failures must be from \(Self.maximumFailuresRange.lowerBound) to \(Self.maximumFailuresRange.upperBound) (NIST SP 800-63B-4 allows no more than 100 failures in a row)")
+                "max-failures must be from \(Self.maximumFailuresRange.lowerBound) to \(Self.maximumFailuresRange.upperBound) (NIST SP 800-63B-4 allows no more than 100 failures in a row)"
+            )
         }
         guard Self.maximumDelayRange.contains(maximumDelay) else {
             throw CredFileError.usage("max-delay must be from 0 to \(Int(Self.maximumDelayRange.upperBound)) seconds")

@@ -156,7 +156,9 @@ public final class LoginGuard: Sendable {
                 // The login stands (the password was right); the count stays, which errs on the safe side.
                 _ = unusable(error, user: name, client: client)
             }
-            log.write(GuardLog.successLine(service: service, user: name, client: client, file: credentialFile), priority: .info)
+            log.write(
+                GuardLog.successLine(service: service, user: name, client: client, file: credentialFile),
+                priority: .info)
         } else {
             _ = denied(result.denial ?? .wrongPassword, user: name, client: client)
             if count == policy.maximumFailures {
@@ -201,7 +203,8 @@ public final class LoginGuard: Sendable {
                 + "(set state to a database this user may write)",
             priority: .error)
         var refused = error
-        refused.message = "\(error.message); the login was not checked (set `state` to a guard database uid \(geteuid()) may write)"
+        refused.message =
+            "\(error.message); the login was not checked (set `state` to a guard database uid \(geteuid()) may write)"
         return refused
     }
 

@@ -20,7 +20,9 @@ enum AdaptedBase64 {
 
     /// The number of bytes `text` decodes to when it is the one canonical spelling, else
     /// nil; nothing is decoded (what `check` and `list` need of a salt and a checksum).
-    static func canonicalCount(_ text: UnsafeRawBufferPointer) -> Int? { Base64Core.canonicalCount(text, values: values) }
+    static func canonicalCount(_ text: UnsafeRawBufferPointer) -> Int? {
+        Base64Core.canonicalCount(text, values: values)
+    }
 
     /// Runs `body` with the alphabet's values (-1 for a byte outside it), for loops that
     /// scan many texts.
@@ -101,11 +103,12 @@ enum Base64Core {
     static func canonicalCount(ofAlphabetText text: UnsafeRawBufferPointer, values: UnsafeBufferPointer<Int8>) -> Int? {
         guard text.count % 4 != 1 else { return nil }
         // The unused low bits of the last character: 4 after 2 characters, 2 after 3.
-        let unused: Int8 = switch text.count % 4 {
-        case 2: 0x0F
-        case 3: 0x03
-        default: 0
-        }
+        let unused: Int8 =
+            switch text.count % 4 {
+            case 2: 0x0F
+            case 3: 0x03
+            default: 0
+            }
         if unused != 0, let last = text.last, values[Int(last)] & unused != 0 { return nil }
         return text.count * 3 / 4
     }

@@ -25,10 +25,14 @@ package enum Calibration {
         func run(_ rounds: Int) throws -> Double {
             let start = ContinuousClock.now
             if threads == 1 {
-                _ = try PBKDF2.deriveKey(algorithm, password: password, salt: salt, rounds: rounds, count: algorithm.digestCount, using: using)
+                _ = try PBKDF2.deriveKey(
+                    algorithm, password: password, salt: salt, rounds: rounds, count: algorithm.digestCount,
+                    using: using)
             } else {
                 Threads.concurrentPerform(iterations: threads) { _ in
-                    _ = try? PBKDF2.deriveKey(algorithm, password: password, salt: salt, rounds: rounds, count: algorithm.digestCount, using: using)
+                    _ = try? PBKDF2.deriveKey(
+                        algorithm, password: password, salt: salt, rounds: rounds, count: algorithm.digestCount,
+                        using: using)
                 }
             }
             return (ContinuousClock.now - start).inSeconds

@@ -327,7 +327,8 @@ extension PasswordHash.Header {
         if policy.costVerdict(of: self) != .within {  // SPEC §3.1: too costly, so malformed
             return StoredSecret.malformed(reason: "").storage(under: policy)
         }
-        return StorageSummary(scheme: algorithm.identifier, unsupportedScheme: nil, cost: rounds, isWeak: policy.isWeak(self))
+        return StorageSummary(
+            scheme: algorithm.identifier, unsupportedScheme: nil, cost: rounds, isWeak: policy.isWeak(self))
     }
 }
 

@@ -31,7 +31,8 @@ enum PBKDF2 {
         _ algorithm: HashAlgorithm, password: SecretBytes, salt: [UInt8], rounds: Int, count: Int,
         using implementation: Implementation = .preferred
     ) throws -> SecretBytes {
-        try deriveKey(prf: algorithm.prf, password: password, salt: salt, rounds: rounds, count: count, using: implementation)
+        try deriveKey(
+            prf: algorithm.prf, password: password, salt: salt, rounds: rounds, count: count, using: implementation)
     }
 
     /// Derives `count` bytes from a password and salt with any ``PRF`` (SHA-1 for peers).
@@ -63,7 +64,8 @@ enum PBKDF2 {
         _ algorithm: HashAlgorithm, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
         rounds: Int, count: Int, using implementation: Implementation = .preferred
     ) throws -> SecretBytes {
-        try deriveKey(prf: algorithm.prf, password: password, salt: salt, rounds: rounds, count: count, using: implementation)
+        try deriveKey(
+            prf: algorithm.prf, password: password, salt: salt, rounds: rounds, count: count, using: implementation)
     }
 
     /// Derives `count` bytes from raw password and salt bytes with any ``PRF``.

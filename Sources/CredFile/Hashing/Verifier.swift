@@ -210,4 +210,3 @@ final class WorkMeter: Sendable {
     /// Adds the steps of one login.
     fileprivate func record(_ steps: [Step]) { recorded.withLock { $0 += steps } }
 }
-

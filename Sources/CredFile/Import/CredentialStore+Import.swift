@@ -24,7 +24,9 @@ extension CredentialStore {
             let bytes = Array(user.secret.utf8)
             if SecretSyntax.hasHashSyntax(bytes) {
                 if let why = ImportReader.refusal(ofHash: bytes) { throw fail(why) }
-                if let hash = SecretSyntax.classify(bytes[...]).knownHash, case .tooCostly(let why) = policy.costVerdict(of: hash) {
+                if let hash = SecretSyntax.classify(bytes[...]).knownHash,
+                    case .tooCostly(let why) = policy.costVerdict(of: hash)
+                {
                     throw fail(why.description)
                 }
             } else {

@@ -81,8 +81,11 @@ enum OpenSSL {
     /// HMAC-SHA-256 of `data` under `key` into the 32 bytes of `out`.
     ///
     /// The corresponding C function is `HMAC`.
-    static func hmacSHA256(key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
-        let written = credfile_hmac_sha256(key.baseAddress, key.count, data.baseAddress, data.count, out.baseAddress, out.count)
+    static func hmacSHA256(
+        key: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
+    ) {
+        let written = credfile_hmac_sha256(
+            key.baseAddress, key.count, data.baseAddress, data.count, out.baseAddress, out.count)
         precondition(written == 32, "HMAC-SHA-256 into 32 bytes cannot fail on valid memory")
     }
 

@@ -16,7 +16,9 @@ struct SQLiteError: Error, CustomStringConvertible {
     /// The primary result code (the low byte of the extended one).
     var primaryCode: Int32 { code & 0xFF }
     /// Whether the database could not be written (read-only file, directory or mount).
-    var isReadOnly: Bool { primaryCode == SQLITE_READONLY || primaryCode == SQLITE_CANTOPEN || primaryCode == SQLITE_PERM }
+    var isReadOnly: Bool {
+        primaryCode == SQLITE_READONLY || primaryCode == SQLITE_CANTOPEN || primaryCode == SQLITE_PERM
+    }
     /// The errno SQLite saw, when the failure was a system call's.
     var systemErrno: Int32?
 
@@ -46,7 +48,8 @@ final class SQLiteConnection {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
-            let error = db.map { Self.error(of: $0, status) } ?? SQLiteError(code: status, message: Self.text(of: status))
+            let error =
+                db.map { Self.error(of: $0, status) } ?? SQLiteError(code: status, message: Self.text(of: status))
             if let db { sqlite3_close_v2(db) }
             throw error
         }
@@ -74,7 +77,9 @@ final class SQLiteConnection {
         var state: Int32 = 0
         let status = credfile_sqlite_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &state)
         guard status == SQLITE_OK else { throw Self.error(of: handle, status) }
-        guard state == 1 else { throw SQLiteError(code: SQLITE_MISUSE, message: "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE did not take") }
+        guard state == 1 else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE did not take")
+        }
     }
 
     /// After each commit that leaves `pages` frames or more in the write-ahead log,
@@ -92,7 +97,8 @@ final class SQLiteConnection {
         let hook: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32 = {
             connection, _, database, frames in
             if let connection {
-                Unmanaged<SQLiteConnection>.fromOpaque(connection).takeUnretainedValue().committed(frames: frames, in: database)
+                Unmanaged<SQLiteConnection>.fromOpaque(connection).takeUnretainedValue().committed(
+                    frames: frames, in: database)
             }
             return SQLITE_OK
         }

@@ -100,7 +100,7 @@ enum Syscall {
         var info = stat()
         do {
             _ = try retrying("lstat") { Glibc.lstat(path, &info) }
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             return nil
         }
         return info

@@ -109,7 +109,8 @@ public struct Password: CustomStringConvertible, CustomDebugStringConvertible, S
             guard let base = utf8.baseAddress else { return }
             // The storage is this string's alone (made above from the bytes), so writing
             // through the read-only view changes nothing anyone reads again.
-            OpenSSL.cleanse(UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: base), count: utf8.count))
+            OpenSSL.cleanse(
+                UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: base), count: utf8.count))
         }
     }
 

@@ -13,10 +13,12 @@ extension CredentialFile {
     /// - Throws: ``CredFileError/Code/malformedFile`` naming the line, when one is not.
     public func check(_ changes: Changes) throws {
         for (offset, edit) in changes.edited {
-            let holdsLine = isLineStart(offset) && source.withUnsafeBytes { file in
-                let (content, _) = FileSyntax.line(at: offset, in: file)
-                return UnsafeRawBufferPointer(rebasing: file[content]).elementsEqual(edit.line)
-            }
+            let holdsLine =
+                isLineStart(offset)
+                && source.withUnsafeBytes { file in
+                    let (content, _) = FileSyntax.line(at: offset, in: file)
+                    return UnsafeRawBufferPointer(rebasing: file[content]).elementsEqual(edit.line)
+                }
             guard holdsLine else {
                 throw CredFileError(
                     .malformedFile,

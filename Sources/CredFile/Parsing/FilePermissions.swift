@@ -11,19 +11,25 @@ enum FilePermissions {
     /// writer does). A path that cannot be examined yields none: reading it already
     /// reported what was wrong.
     static func findings(path: String) -> [Finding] {
-        guard let resolved = try? FileReader.resolvedPath(path), let file = try? Syscall.lstat(resolved) else { return [] }
+        guard let resolved = try? FileReader.resolvedPath(path), let file = try? Syscall.lstat(resolved) else {
+            return []
+        }
         var findings: [Finding] = []
         let fileMode = UInt32(file.st_mode)
         if fileMode & 0o066 != 0 {
             findings.append(
-                Finding(line: 0, severity: .warning, detail: .permissions(.fileAccessibleToOthers(mode: fileMode & 0o7777))))
+                Finding(
+                    line: 0, severity: .warning, detail: .permissions(.fileAccessibleToOthers(mode: fileMode & 0o7777)))
+            )
         }
         let directory = Self.directory(of: resolved)
         if let info = try? Syscall.lstat(directory) {
             let mode = UInt32(info.st_mode)
             if mode & UInt32(S_IWOTH) != 0 && mode & UInt32(S_ISVTX) == 0 {
                 findings.append(
-                    Finding(line: 0, severity: .warning, detail: .permissions(.directoryWritableByOthers(mode: mode & 0o7777))))
+                    Finding(
+                        line: 0, severity: .warning,
+                        detail: .permissions(.directoryWritableByOthers(mode: mode & 0o7777))))
             }
         }
         return findings

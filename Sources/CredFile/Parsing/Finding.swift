@@ -149,9 +149,11 @@ public struct Finding: Equatable, Sendable, CustomStringConvertible {
         case .username(let problem):
             return "username \(problem)"
         case .permissions(.fileAccessibleToOthers(let mode)):
-            return "the file can be read or written by group or others (mode \(Self.octal(mode))); hashes that leak can be attacked offline"
+            return
+                "the file can be read or written by group or others (mode \(Self.octal(mode))); hashes that leak can be attacked offline"
         case .permissions(.directoryWritableByOthers(let mode)):
-            return "the file's directory can be written by others without the sticky bit (mode \(Self.octal(mode))); they can replace the file"
+            return
+                "the file's directory can be written by others without the sticky bit (mode \(Self.octal(mode))); they can replace the file"
         case .blocklisted(let user):
             return "plaintext password\(who(user)) is on a blocklist (commonly used or breached)"
         case .guardDatabase(let problem):

@@ -192,7 +192,8 @@ extension CredentialFile {
         _ isBlocklisted: (Password) throws -> Bool
     ) throws -> Finding? {
         let content = span(of: number - 1, starts: starts, in: file).0
-        guard case .entry(let entry) = LineClassifier.classify(ArraySlice(file[content])), case .plaintext = entry.secret
+        guard case .entry(let entry) = LineClassifier.classify(ArraySlice(file[content])),
+            case .plaintext = entry.secret
         else { return nil }
         guard try isBlocklisted(Password(utf8: entry.secretBytes)) else { return nil }
         return Finding(line: number, severity: .warning, detail: .blocklisted(user: Array(entry.username)))
@@ -253,8 +254,9 @@ private struct LineJudge {
         guard copiesLines, !content.isEmpty else { return judge(number, content: content, in: file, into: &sink) }
         return withUnsafeTemporaryAllocation(byteCount: content.count, alignment: 8) { copy in
             copy.copyMemory(from: UnsafeRawBufferPointer(rebasing: file[content]))
-            // The copy, at the offsets of the line in the file: only `content` is read.
-            let view = UnsafeRawBufferPointer(start: copy.baseAddress! - content.lowerBound, count: content.upperBound)  // non-empty
+            // The copy, at the offsets of the line in the file: only `content` is read
+            // (`copy` is non-empty, so its base address exists).
+            let view = UnsafeRawBufferPointer(start: copy.baseAddress! - content.lowerBound, count: content.upperBound)
             return judge(number, content: content, in: view, into: &sink)
         }
     }

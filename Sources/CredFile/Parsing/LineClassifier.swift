@@ -7,8 +7,10 @@ enum LineClassifier {
         let username = FileSyntax.nameField(of: line)
         let secretBytes = username.map { line[($0.endIndex + 1)...] } ?? line[line.endIndex...]
         func entry(_ secret: StoredSecret, _ malformation: MalformedReason?) -> LineKind {
-            .entry(Entry(username: username ?? line[line.startIndex..<line.startIndex], secretBytes: secretBytes,
-                secret: secret, malformation: malformation))
+            .entry(
+                Entry(
+                    username: username ?? line[line.startIndex..<line.startIndex], secretBytes: secretBytes,
+                    secret: secret, malformation: malformation))
         }
         func malformed(_ reason: MalformedReason) -> LineKind { entry(.malformed(reason: reason.description), reason) }
         if let reason = FileSyntax.lineProblem(line) { return malformed(reason) }

@@ -257,7 +257,8 @@ struct BlocklistFile {
     }
 
     private func malformed(near offset: Int) -> CredFileError {
-        CredFileError.usage("the blocklist \(Escaped.path(path)) is not a sorted SHA1HEX[:count] list (near byte \(offset))")
+        CredFileError.usage(
+            "the blocklist \(Escaped.path(path)) is not a sorted SHA1HEX[:count] list (near byte \(offset))")
     }
 
     /// Binary search for `target` (40 uppercase hex digits) over byte offsets: each step
@@ -298,7 +299,8 @@ struct BlocklistFile {
         var offset = from
         var pending: [UInt8] = []
         while offset < to || !pending.isEmpty {
-            let chunk = offset < size
+            let chunk =
+                offset < size
                 ? try read(min(65536, max(to - offset, 0) + Self.maximumDigestLine), at: offset, reads: &reads) : []
             let startOfChunk = offset - pending.count
             pending += chunk
@@ -344,7 +346,9 @@ struct BlocklistFile {
             if line.isEmpty { return }  // a blank line lists nothing
             if line.allSatisfy({ $0 < 0x80 }) {
                 lowered.removeAll(keepingCapacity: true)
-                for byte in line { lowered.append((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte) }
+                for byte in line {
+                    lowered.append((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte)
+                }
                 return lowered.withUnsafeBytes(body)
             }
             guard let text = String(validating: Array(line), as: UTF8.self) else { return }

@@ -54,7 +54,8 @@ public struct PasswordPolicy: Sendable, Equatable {
     ) throws {
         guard Self.minimumLengthRange.contains(minimumLength) else {
             throw CredFileError.usage(
-                "the minimum password length must be from \(Self.minimumLengthRange.lowerBound) to \(Self.minimumLengthRange.upperBound)")
+                "the minimum password length must be from \(Self.minimumLengthRange.lowerBound) to \(Self.minimumLengthRange.upperBound)"
+            )
         }
         self.minimumLength = minimumLength
         self.blocklists = blocklists

@@ -124,7 +124,7 @@ public struct AtomicWriter: Sendable {
                 throw replaced.error
             } catch is ChangedInPlace {
                 // Read again below, into memory: the file as it is now.
-            } catch where source.isUnchanged() {
+            } catch  where source.isUnchanged() {
                 throw error
             } catch {
                 // An error from bytes that changed under it (a truncation reads as zeros):

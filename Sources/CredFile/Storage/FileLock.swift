@@ -35,7 +35,9 @@ final class FileLock {
     /// - Throws: ``CredFileError/Code/lock`` when the file cannot be opened or locked, or
     ///   when another process still holds the lock after `timeout` seconds.
     /// The corresponding C functions are `open` and `flock`.
-    public static func exclusive(on path: String, owner: (uid: uid_t, gid: gid_t)? = nil, timeout: Double = 15) throws -> FileLock {
+    public static func exclusive(on path: String, owner: (uid: uid_t, gid: gid_t)? = nil, timeout: Double = 15) throws
+        -> FileLock
+    {
         let fd: Int32
         do {
             fd = try Syscall.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600)
@@ -62,13 +64,15 @@ final class FileLock {
     /// at most `timeout` seconds.
     private func acquire(path: String, timeout: Double) throws {
         if timeout.isInfinite && timeout > 0 {
-            do { try Syscall.flock(fd, LOCK_EX) } catch { throw error.credFileError("cannot lock \(Escaped.path(path))", code: .lock) }
+            do { try Syscall.flock(fd, LOCK_EX) } catch {
+                throw error.credFileError("cannot lock \(Escaped.path(path))", code: .lock)
+            }
             return
         }
         do {
             try Syscall.flock(fd, LOCK_EX | LOCK_NB)  // free: no timer needed
             return
-        } catch where error.errno == EWOULDBLOCK {
+        } catch  where error.errno == EWOULDBLOCK {
             // Held: wait below.
         } catch {
             throw error.credFileError("cannot lock \(Escaped.path(path))", code: .lock)
@@ -77,9 +81,9 @@ final class FileLock {
         do {
             try Syscall.flock(fd, LOCK_EX, timeout: timeout)
             return
-        } catch where error.errno == EWOULDBLOCK {
+        } catch  where error.errno == EWOULDBLOCK {
             throw heldTooLong(path, timeout)
-        } catch where error.errno == ENOSYS {
+        } catch  where error.errno == ENOSYS {
             try poll(path: path, timeout: timeout)
         } catch {
             throw error.credFileError("cannot lock \(Escaped.path(path))", code: .lock)
@@ -103,7 +107,7 @@ final class FileLock {
             do {
                 try Syscall.flock(fd, LOCK_EX | LOCK_NB)
                 return
-            } catch where error.errno == EWOULDBLOCK {
+            } catch  where error.errno == EWOULDBLOCK {
                 let left = deadline - Self.now()
                 guard left > 0 else { throw heldTooLong(path, timeout) }
                 Self.sleep(min(pause, left))

@@ -50,9 +50,12 @@ enum FileReader {
             defer { Syscall.unmap(base, size: size) }
             let mapping = UnsafeRawBufferPointer(start: base, count: size)
             do {
-                if let (result, shrank) = try Syscall.guardingReads(of: mapping, { (mappingGuard: Syscall.MappingGuard) in
-                    try body(mapping, { mappingGuard.hasFaulted })
-                }) {
+                if let (result, shrank) = try Syscall.guardingReads(
+                    of: mapping,
+                    { (mappingGuard: Syscall.MappingGuard) in
+                        try body(mapping, { mappingGuard.hasFaulted })
+                    })
+                {
                     let now = try? Syscall.fstat(fd)
                     guard !shrank, now?.st_size == info.st_size else {
                         throw CredFileError(
@@ -124,7 +127,7 @@ enum FileReader {
             // forever, and a writer would wait holding the lock. It changes nothing for
             // a regular file, and anything else is refused below.
             fd = try Syscall.open(path, O_RDONLY | O_NONBLOCK | (followingLast ? 0 : O_NOFOLLOW))
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             return nil
         } catch {
             throw error.credFileError("cannot open \(Escaped.path(path))")

@@ -54,7 +54,8 @@ extension FileReader {
             case S_IFLNK:
                 followed += 1
                 guard followed <= Self.maximumSymlinks else {
-                    throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ELOOP))
+                    throw CredFileError(
+                        .io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ELOOP))
                 }
                 try checkFollowable(candidate, info, in: absolute(resolved), resolving: path)
                 let target: String
@@ -69,7 +70,8 @@ extension FileReader {
                 resolved.append(component)
             default:
                 guard pending.isEmpty else {
-                    throw CredFileError(.io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOTDIR))
+                    throw CredFileError(
+                        .io, "cannot open \(Escaped.path(path))", cause: .init(syscall: "open", errno: ENOTDIR))
                 }
                 resolved.append(component)
             }

@@ -27,7 +27,9 @@ extension CommandContext {
     private func checkpasswordRequest() throws -> ExitStatus {
         let requestFD: Int32 = 3
         guard fcntl(requestFD, F_GETFD) != -1 else {
-            throw CredFileError.usage("checkpassword: file descriptor 3 is not open (it is run by Dovecot or qmail, which write the login there)")
+            throw CredFileError.usage(
+                "checkpassword: file descriptor 3 is not open (it is run by Dovecot or qmail, which write the login there)"
+            )
         }
         var bytes = try BoundedReader(fd: requestFD).readToEOF(
             limit: CheckpasswordRequest.maximumCount,
@@ -49,7 +51,8 @@ extension CommandContext {
         let granted = try { () throws -> Bool in
             let store = try loginStore(service: "checkpassword")
             return try request.password.withUnsafeBytes {
-                try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false, client: client).granted
+                try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false, client: client)
+                    .granted
             }
         }()
         guard granted else { return .failure }
@@ -58,13 +61,20 @@ extension CommandContext {
         // checkpassword-reply passes it back as the user's canonical name.
         setenv("USER", user, 1)
         Terminal.StandardOutput.shared.flush()
-        let arguments = program.map { bytes in
-            (bytes + [0]).withUnsafeBytes { strdup($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }  // never empty: it holds the NUL
-        } + [nil]
+        let arguments =
+            program.map { bytes in
+                // never empty: it holds the NUL
+                (bytes + [0]).withUnsafeBytes { strdup($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+            } + [nil]
         defer { arguments.forEach { free($0) } }
         // The parser guarantees PROG (validate refuses checkpassword without it).
-        if program[0].contains(UInt8(ascii: "/")) { execv(arguments[0]!, arguments) } else { execvp(arguments[0]!, arguments) }
+        if program[0].contains(UInt8(ascii: "/")) {
+            execv(arguments[0]!, arguments)
+        } else {
+            execvp(arguments[0]!, arguments)
+        }
         let code = errno
-        throw CredFileError(.io, "checkpassword: cannot run the program after a good login (execv: \(String(cString: strerror(code))))")
+        throw CredFileError(
+            .io, "checkpassword: cannot run the program after a good login (execv: \(String(cString: strerror(code))))")
     }
 }

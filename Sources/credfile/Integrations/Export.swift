@@ -22,7 +22,8 @@ extension CommandContext {
         if !unexportable.isEmpty && !invocation.skipUnexportable {
             throw CredFileError(
                 .malformedFile,
-                "\(unexportable.count) entr\(unexportable.count == 1 ? "y" : "ies") cannot be exported; nothing printed (--skip-unexportable leaves them out)")
+                "\(unexportable.count) entr\(unexportable.count == 1 ? "y" : "ies") cannot be exported; nothing printed (--skip-unexportable leaves them out)"
+            )
         }
         if invocation.json {
             let entries = records.map {
@@ -33,13 +34,15 @@ extension CommandContext {
             }
             let skipped = unexportable.map {
                 JSON.object([
-                    ("line", "\($0.line)"), ("user", $0.username.map(JSON.string) ?? "null"), ("reason", JSON.string($0.reason)),
+                    ("line", "\($0.line)"), ("user", $0.username.map(JSON.string) ?? "null"),
+                    ("reason", JSON.string($0.reason)),
                 ])
             }
-            say(JSON.object([
-                ("baseDN", JSON.string(exporter.baseDN)), ("entries", "[" + entries.joined(separator: ",") + "]"),
-                ("skipped", "[" + skipped.joined(separator: ",") + "]"),
-            ]))
+            say(
+                JSON.object([
+                    ("baseDN", JSON.string(exporter.baseDN)), ("entries", "[" + entries.joined(separator: ",") + "]"),
+                    ("skipped", "[" + skipped.joined(separator: ",") + "]"),
+                ]))
         } else {
             terminal.write(records.map(\.ldif).joined())
         }

@@ -45,7 +45,8 @@ extension CommandContext {
     /// `$PAM_USER`, after checking that pam_exec runs this for the auth stack.
     private func pamUser() throws -> String {
         guard environmentValue("PAM_TYPE") == Array("auth".utf8) else {
-            throw CredFileError.usage("pam: PAM_TYPE is not 'auth'; use it as 'auth required pam_exec.so expose_authtok quiet …'")
+            throw CredFileError.usage(
+                "pam: PAM_TYPE is not 'auth'; use it as 'auth required pam_exec.so expose_authtok quiet …'")
         }
         guard let rawUser = environmentValue("PAM_USER"), !rawUser.isEmpty else {
             throw CredFileError.usage("pam: PAM_USER is not set")
@@ -60,6 +61,8 @@ extension CommandContext {
     /// with `getenv`, not through `String`, so bytes that are not UTF-8 are seen as such.
     func environmentValue(_ name: String) -> [UInt8]? {
         guard let value = getenv(name) else { return nil }
-        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: strlen(value)))
+        return Array(
+            UnsafeBufferPointer(
+                start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: strlen(value)))
     }
 }

@@ -56,7 +56,9 @@ extension CommandContext {
 
     /// The answer to one request (``LoginCheck`` denies what cannot be in the file at the
     /// cost of any other login).
-    private static func check(_ request: SquidHelperProtocol.Request, in store: CredentialStore) -> SquidHelperProtocol.Answer {
+    private static func check(_ request: SquidHelperProtocol.Request, in store: CredentialStore)
+        -> SquidHelperProtocol.Answer
+    {
         do {
             let result = try request.password.withUnsafeBytes {
                 try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false, client: nil)
