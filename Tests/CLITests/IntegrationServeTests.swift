@@ -106,6 +106,43 @@ import Glibc
 
     // MARK: curl
 
+    /// A proxy keeps its connections to serve alive (nginx's `keepalive`, Caddy's pool):
+    /// every answer, granted, cached or denied, leaves the connection open for the next
+    /// request, or each login would pay a new connection.
+    @Test(
+        "serve keeps the connection alive across granted, cached and denied answers",
+        .enabled(if: ExternalTool.runnable("curl"), Comment(rawValue: ExternalTool.skipNote("curl"))))
+    func keepsConnectionsAlive() throws {
+        try withSession { session in
+            let file = try Self.users(session)
+            let port = try Integration.freePort()
+            let service = try Service(session, file: file, listen: "127.0.0.1:\(port)")
+            let url = "http://127.0.0.1:\(port)/auth"
+            let (alice, password) = Self.alice
+            // One curl, four requests on what it may keep: a login, the same (cached), a
+            // wrong password, no credentials. num_connects is 0 for a reused connection.
+            // (Credentials in curl config files, never on its command line.)
+            let good = try session.write("good.cfg", "user = \"\(alice):\(password)\"\n")
+            let wrong = try session.write("wrong.cfg", "user = \"\(alice):wrong-1\"\n")
+            let each = ["-s", "-D", "-", "-w", "status=%{http_code} connects=%{num_connects}\\n"]
+            let discard = ["-o", "/dev/null", url]
+            let arguments =
+                each + ["-K", good] + discard + discard + ["--next"] + each + ["-K", wrong] + discard + ["--next"]
+                + each
+                + discard
+            let result = try Integration.run(try ExternalTool.path("curl"), arguments, in: session)
+            // Split on LF alone: "\r\n" is one Character to Swift.
+            let lines = result.stdout.unicodeScalars.split(separator: "\n").map { String(String.UnicodeScalarView($0)) }
+            let summary = lines.filter { $0.hasPrefix("status=") }
+            #expect(
+                summary == [
+                    "status=200 connects=1", "status=200 connects=0", "status=401 connects=0", "status=401 connects=0",
+                ],
+                "\(result) \(service.log)")
+            #expect(!result.stdout.lowercased().contains("connection: close"), "\(result)")
+        }
+    }
+
     @Test(
         "serve + curl over TCP: 200 with X-Credfile-User, 401 with the Basic challenge for every denial, 503 without FILE",
         .enabled(if: ExternalTool.runnable("curl"), Comment(rawValue: ExternalTool.skipNote("curl"))))

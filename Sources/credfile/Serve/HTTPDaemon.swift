@@ -40,6 +40,9 @@ final class HTTPDaemon {
     /// One request's state between libmicrohttpd's calls: the answer, once known.
     private final class RequestState: Sendable {
         let answer = Mutex<ServeAnswer?>(nil)
+        /// A check decided on the first call and started on the next, once the request is
+        /// whole; still here when the request ends, it was never started.
+        let job = Mutex<LoginService.Job?>(nil)
     }
 
     /// Starts answering on `listener` (a listening socket this daemon now owns).
@@ -54,9 +57,13 @@ final class HTTPDaemon {
                 MHD_RequestTerminationCode
             ) -> Void = { cls, _, requestContext, _ in
                 guard let cls, let requestContext, let state = requestContext.pointee else { return }
-                Unmanaged<RequestState>.fromOpaque(state).release()
+                let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+                let request = Unmanaged<RequestState>.fromOpaque(state)
+                // A client that went away before its request was whole: its slot is freed.
+                if let job = request.takeUnretainedValue().job.withLock({ $0.take() }) { context.service.abandon(job) }
+                request.release()
                 requestContext.pointee = nil
-                Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue().active.subtract(1, ordering: .releasing)
+                context.active.subtract(1, ordering: .releasing)
             }
         let acceptPolicy: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<sockaddr>?, socklen_t) -> MHD_Result =
             {
@@ -140,8 +147,11 @@ final class HTTPDaemon {
     // MARK: The request handler
 
     /// libmicrohttpd's access handler: called when a request's head is read, again for
-    /// each piece of its body, and again after a resume. The first call decides or
-    /// suspends; a later call with the answer known queues it.
+    /// each piece of its body, once more when the request is whole, and again after a
+    /// resume. The first call decides; the call once the request is whole queues the
+    /// answer or suspends the connection and starts the check; the call after the resume
+    /// queues the check's answer. (An answer queued before the request is whole makes
+    /// libmicrohttpd close the connection.)
     private static let handle: MHD_AccessHandlerCallback = {
         cls, connection, _, _, _, _, uploadCount, requestContext in
         guard let cls, let connection, let requestContext, let uploadCount else { return .NO }
@@ -152,6 +162,17 @@ final class HTTPDaemon {
                 return .YES
             }
             let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+            if let job = state.job.withLock({ $0.take() }) {
+                // Suspended before the job is queued, so its resume always comes after.
+                MHD_suspend_connection(connection)
+                let handle = UnsafeSendable(connection)
+                context.service.start(job) { answer in
+                    state.answer.withLock { $0 = answer }
+                    logUnavailable(answer)
+                    MHD_resume_connection(handle.value)
+                }
+                return .YES
+            }
             guard let answer = state.answer.withLock({ $0 }) else { return .YES }
             return respond(connection, answer, realm: context.service.generation.challenge)
         }
@@ -163,16 +184,19 @@ final class HTTPDaemon {
         case .answer(let answer):
             state.answer.withLock { $0 = answer }
             logUnavailable(answer)
+            // A body too large is never read: answered now, and the connection closed.
+            guard case .tooLarge = answer else {
+                // Answered by the next call, once the request is whole: an answer queued
+                // before that makes libmicrohttpd close the connection (it cannot read the
+                // next request past an unread body), so nginx's and Caddy's kept-alive
+                // connections to serve would each carry one login.
+                return .YES
+            }
             return respond(connection, answer, realm: context.service.generation.challenge)
         case .check(let job):
-            // Suspended before the job is queued, so its resume always comes after.
-            MHD_suspend_connection(connection)
-            let handle = UnsafeSendable(connection)
-            context.service.start(job) { answer in
-                state.answer.withLock { $0 = answer }
-                logUnavailable(answer)
-                MHD_resume_connection(handle.value)
-            }
+            // Started by the next call, once the request is whole (as an answer is queued
+            // then, below): the connection stays open for the proxy's next request.
+            state.job.withLock { $0 = job }
             return .YES
         }
     }

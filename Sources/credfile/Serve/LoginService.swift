@@ -173,6 +173,10 @@ final class LoginService: Sendable {
         return .check(Job(login: login, name: name, rhost: rhost, generation: generation, queued: .now))
     }
 
+    /// Frees the slot of a job ``decide(_:)`` reserved and nobody started (the client
+    /// left before its request was whole).
+    func abandon(_ job: Job) { pending.subtract(1, ordering: .relaxed) }
+
     /// Checks `job` on a hashing thread and calls `completion` there with the answer.
     func start(_ job: Job, completion: @escaping @Sendable (ServeAnswer) -> Void) {
         let limits = self.limits
