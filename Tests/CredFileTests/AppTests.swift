@@ -84,7 +84,9 @@ struct AppTests {
 
     @Test("a task cancelled while its job waits gets CredFileError.cancelled, and the work never runs")
     func cancellationBeforeWork() async throws {
-        let pool = HashingThreads.shared
+        // A pool of its own: filling the shared one would stall every other test's logins
+        // (a test blocking a cooperative thread on such a login deadlocked the suite).
+        let pool = HashingThreads(threadCount: 2)
         // Occupy every thread of the pool, so the next job has to wait in the queue.
         let release = DispatchSemaphore(value: 0)
         let busy = Counter()

@@ -38,7 +38,10 @@ final class HashingThreads: Sendable {
     /// that submits it rather than wait forever).
     private let startedThreads = Atomic<Int>(0)
 
-    private init(threadCount: Int) {
+    /// A pool of its own: ``shared`` for the library; a test that fills a pool on purpose
+    /// makes one, so that it blocks no other test's logins (the shared pool's jobs waited
+    /// behind it while those tests held the cooperative threads the filling test needed).
+    init(threadCount: Int) {
         self.threadCount = max(1, threadCount)
         for _ in 0..<self.threadCount where Self.startThread(for: self) {
             startedThreads.add(1, ordering: .releasing)
