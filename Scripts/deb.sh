@@ -141,7 +141,7 @@ chmod 0755 "$root/DEBIAN/postinst"
 
 # A native package's changelog is Debian's format: CHANGELOG.md's entries from this
 # version down, each bullet one item; a version not in CHANGELOG.md yet gets its
-# [Unreleased] section, dated from this build.
+# [Unreleased] section. The version built is dated from this build (the commit's time).
 build_date="$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")"
 awk -v version="$version" -v maintainer="$maintainer" -v build_date="$build_date" \
     -v released="$(grep -c "^## \[$version\]" CHANGELOG.md || true)" '
@@ -163,10 +163,12 @@ awk -v version="$version" -v maintainer="$maintainer" -v build_date="$build_date
         close_entry()
         name = $2; gsub(/[][]/, "", name)
         if (name == "Unreleased") { if (released) next; name = version; date = build_date; started = 1 }
-        else {
-            if (name == version) started = 1
-            date = rfc2822($4)
-        }
+        else if (name == version) {
+            # The version being built is dated when its commit was made: CHANGELOG.md gives
+            # days only, and two releases on one day would give the newest entry no newer
+            # date than the one before it (lintian: latest-changelog-entry-without-new-date).
+            started = 1; date = build_date
+        } else date = rfc2822($4)
         if (!started) next
         print "credfile (" name ") unstable; urgency=medium"; print ""; open = 1; section = ""
         next
