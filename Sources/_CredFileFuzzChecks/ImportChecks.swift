@@ -60,6 +60,22 @@ extension FuzzChecks {
             throw FuzzFailure(description: "HashPolicy(rounds: 1) refused")
         }
         let store = CredentialStore(path: path, policy: policy)
+        // The reader cannot know a store's cost limits (SPEC §3.1): a hash over them is
+        // refused by importHashes, naming its line, and nothing is written.
+        if let costly = batch.users.first(where: { isTooCostly($0.secret, under: policy) }) {
+            do {
+                _ = try store.importHashes(batch.users)
+                throw FuzzFailure(description: "\(format): line \(costly.line): a too costly hash was imported")
+            } catch let error as CredFileError {
+                try expect(error.message.hasPrefix("line "), "\(format): a refusal without its line: \(error)")
+                try expect(access(path, F_OK) != 0, "\(format): a refused import wrote the file")
+            } catch let failure as FuzzFailure {
+                throw failure
+            } catch {
+                throw FuzzFailure(description: "\(format): importHashes threw \(error)")
+            }
+            return
+        }
         do {
             let counts = try store.importHashes(batch.users)
             try expect(counts.added == batch.users.count && counts.updated == 0, "\(format): counts \(counts)")
@@ -131,4 +147,19 @@ extension Array where Element == UInt8 {
     fileprivate func hasSuffix(_ suffix: [UInt8]) -> Bool {
         count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
     }
+}
+
+/// Whether `secret` is a hash over `policy`'s cost limits (SPEC §3.1), as the store judges
+/// it: parsed as the secret of a line, then judged by the policy.
+private func isTooCostly(_ secret: String, under policy: HashPolicy) -> Bool {
+    guard case .entry(let entry)? = CredentialFile(bytes: Array("u,".utf8) + Array(secret.utf8)).lines.first?.kind
+    else { return false }
+    let verdict: CostVerdict
+    switch entry.secret {
+    case .pbkdf2(let hash): verdict = policy.costVerdict(of: hash)
+    case .peer(let peer): verdict = policy.costVerdict(of: peer.hash)
+    default: return false
+    }
+    if case .tooCostly = verdict { return true }
+    return false
 }
