@@ -61,7 +61,7 @@ rank() {  # rank FILE: its layer, 0 (Internals) to 7 (a feature folder); -1 for 
     if [[ $rel != */* ]]; then echo 6; return; fi
     case ${rel%%/*} in
     Internals) echo 0 ;; Storage) echo 1 ;; Model) echo 2 ;; Hashing) echo 3 ;; Parsing) echo 4 ;; Policy) echo 5 ;;
-    Guard) echo 6 ;;
+    Guard | State) echo 6 ;;
     *) echo 7 ;;
     esac
 }
