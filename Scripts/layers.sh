@@ -2,13 +2,13 @@
 # The layers of Sources/CredFile point one way (issue #27). CredFile is one module, so the
 # compiler refuses no back arrow; this script does. From the bottom:
 #
-#   Internals → Storage → Model → Hashing → Parsing → Policy → front door → features
+#   Internals → Storage → Model → Hashing → Parsing → Policy → State → front door → features
 #
 # (Hashing sits below Parsing: the line classifier and `check` ask the hash registry,
 # and no hash parser reads a line.) The front door is every file at the top of
 # Sources/CredFile (CredentialStore*.swift, FileCache.swift, CredFileInfo.swift).
 # Guard/ (SPEC §9) belongs to the front door: a store carries its guard, and the guard
-# answers with the front door's Verification. Every other folder is a feature folder at
+# answers with the front door's Verification. State/ (the state database of SPEC §9–§15: its backends, schema and tables) sits below them: it stores rows and knows no rule, and the guard (and later the portal) decide over it. Every other folder is a feature folder at
 # the top (Apps, Import, Export, Integrations, and any folder added later, such as a
 # serve feature, until it is placed in this list): features may use and extend everything below, and each other, but nothing
 # below may name them. CredFileError.swift, the one error type, and Escaped.swift, the one
@@ -55,14 +55,15 @@ Model/StoredSecret.swift PasswordHash KnownHash
 # PeerLibraries: the C libraries write keys straight into zeroed-on-release SecretBytes.
 # StoredSecret: a parsed secret carries its hash (credfile'"'"'s own, or a peer'"'"'s KnownHash);
 # #27's HashFamily change is to make those one protocol, which can then sit in Model/.
-rank() {  # rank FILE: its layer, 0 (Internals) to 7 (a feature folder); -1 for the error type
+rank() {  # rank FILE: its layer, 0 (Internals) to 8 (a feature folder); -1 for the error type
     local rel=${1#"$src"/}
     if [[ $rel == CredFileError.swift || $rel == Escaped.swift ]]; then echo -1; return; fi
-    if [[ $rel != */* ]]; then echo 6; return; fi
+    if [[ $rel != */* ]]; then echo 7; return; fi
     case ${rel%%/*} in
     Internals) echo 0 ;; Storage) echo 1 ;; Model) echo 2 ;; Hashing) echo 3 ;; Parsing) echo 4 ;; Policy) echo 5 ;;
-    Guard | State) echo 6 ;;
-    *) echo 7 ;;
+    State) echo 6 ;;
+    Guard) echo 7 ;;
+    *) echo 8 ;;
     esac
 }
 # Code only: comments and string literals removed (a doc comment may name anything).
@@ -78,7 +79,7 @@ cmodules=$(for d in "$root"/Sources/*/; do if [[ -e $d/module.modulemap || -d $d
 for f in "${files[@]}"; do
     r=$(rank "$f") above=""
     [[ $r == -1 ]] && continue
-    for ((k = r + 1; k <= 7; k++)); do above+=${names[$k]:-}; done
+    for ((k = r + 1; k <= 8; k++)); do above+=${names[$k]:-}; done
     exempt=$(grep "^${f#"$src"/} " <<<"$allowed" | cut -d' ' -f2- | tr ' ' '\n' || true)
     above=$(grep -v '^$' <<<"$above" | grep -vxF -f <(echo "${exempt:-^}") || true)
     if [[ -n $above ]] && hits=$(code "$f" | grep -nwF -f <(echo "$above")); then

@@ -174,7 +174,7 @@ public final class LoginGuard: Sendable {
     /// - Throws: ``CredFileError/Code/io`` when the guard database cannot be read (logged).
     public func admitsCachedLogin(username: some Collection<UInt8>, client: String?) throws -> Bool {
         let name = Array(username)
-        let row: GuardDatabase.Row?
+        let row: FailureRow?
         do {
             row = try database.row(FileSyntax.nameKey(name))
         } catch {
