@@ -72,12 +72,14 @@ final class ChunkedLineReader {
             start = 0
             end = 0
             if atEnd { return line.isEmpty && !discarding ? nil : Array(line) }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }  // non-empty buffer
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 {
-                throw CredFileError(.io, "cannot read standard input (read: \(String(cString: strerror(errno))))")
+            let read = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SyscallError) in try Syscall.read(fd, into: raw, name: "read-input") }
             }
-            if n == 0 { atEnd = true } else { end = n }
+            switch read {
+            case .success(let n): if n == 0 { atEnd = true } else { end = n }
+            case .failure(let error):
+                throw CredFileError(.io, "cannot read standard input (read: \(String(cString: strerror(error.errno))))")
+            }
         }
     }
 }

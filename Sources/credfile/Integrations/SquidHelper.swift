@@ -73,12 +73,10 @@ extension CommandContext {
 
     /// Writes one answer line to standard output at once (Squid waits for it).
     private static func writeAnswer(_ answer: SquidHelperProtocol.Answer, channel: String?) {
-        var bytes = answer.line(channel: channel)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { exit(ExitStatus.io.rawValue) }  // Squid has gone: nobody to answer
-            bytes = bytes.dropFirst(n)
+        do {
+            try Syscall.writeAll(1, answer.line(channel: channel), name: "write-output")
+        } catch {
+            exit(ExitStatus.io.rawValue)  // Squid has gone: nobody to answer
         }
     }
 }

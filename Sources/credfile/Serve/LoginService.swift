@@ -21,8 +21,8 @@ struct ServeLimits: Sendable {
     /// Seconds a connection may be idle (a slow or stalled client) before it is closed.
     var idleSeconds = 30
     /// Logins queued or being hashed at once, over all listeners; one more is answered 503
-    /// at once. 16 per hashing thread (one per core): with the default policy about 16 ×
-    /// 0.4 s of waiting at most.
+    /// at once. 16 per hashing thread (one per core): with the default policy (one PBKDF2,
+    /// 168–225 ms measured, `Benchmarks/README.md`) about 16 × 0.2 s of waiting at most.
     var pendingLogins = 16 * ParallelHasher.defaultJobs
     /// The nice value of the hashing threads (the connection threads keep the process's):
     /// a flood of logins then yields the CPU to the web server's own work and to the
