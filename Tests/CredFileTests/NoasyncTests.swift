@@ -20,6 +20,8 @@ private let frontDoorCalls: [String] = [
     #"store.importUsers([("valencia", Password("naranjo-en-flor-2026"))])"#,
     #"store.upgrade()"#,
     #"store.verify(username: "valencia", password: Password("naranjo-en-flor-2026"), upgradeOnSuccess: false, client: nil)"#,
+    #"store.verify(usernameBytes: Array("valencia".utf8), password: Password("naranjo-en-flor-2026"), upgradeOnSuccess: false, client: nil)"#,
+    #"store.verify(usernameBytes: Array("valencia".utf8), password: Password("naranjo-en-flor-2026"), upgradeOnSuccess: false, client: nil, cache: GoodLoginCache(path: "usuarios.txt", lifetime: .seconds(1)))"#,
     #"store.lock(username: "valencia")"#,
     #"store.unlock(username: "valencia")"#,
 ]

@@ -83,39 +83,3 @@ final class ChunkedLineReader {
         }
     }
 }
-
-/// The login check of the outside callers (pam, checkpassword, the Squid helper).
-enum LoginCheck {
-    /// A name no entry can have (a line holding NUL is malformed), checked instead of a
-    /// login that cannot be in the file, so that it costs the same as any other.
-    static let unmatchableName = "\u{0}"
-
-    /// Verifies raw bytes from a caller, through the store's guard when it has one
-    /// (SPEC §9: the name is counted as sent, its bytes NFC-compared; `client` is the
-    /// log's `rhost=`). A username that is not UTF-8, or a password holding a NUL byte
-    /// (no stored password can; and HMAC pads its key with zeros, so PBKDF2 alone would
-    /// take `pw\0` for `pw`), is denied after the same work as a wrong password.
-    static func verify(
-        _ store: CredentialStore, username: some Collection<UInt8>, password: some Collection<UInt8>, upgrade: Bool,
-        client: String?
-    ) throws -> CredentialStore.Verification {
-        let name = String(validating: Array(username), as: UTF8.self)
-        let acceptable = name != nil && !password.contains(0)
-        var unguarded = store
-        unguarded.loginGuard = nil
-        func check() throws -> CredentialStore.Verification {
-            try unguarded.verify(
-                username: acceptable ? name! : unmatchableName,  // `name` is non-nil when acceptable
-                password: Password(utf8: password), upgradeOnSuccess: upgrade && acceptable)
-        }
-        guard let loginGuard = store.loginGuard else { return try check() }
-        return try loginGuard.attempt(username: username, client: client, check)
-    }
-
-    /// A client address from the caller's environment (`PAM_RHOST`, `TCPREMOTEIP`): nil
-    /// when unset or empty; bytes that are not UTF-8 are shown as the log escapes them.
-    static func client(_ bytes: [UInt8]?) -> String? {
-        guard let bytes, !bytes.isEmpty else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}

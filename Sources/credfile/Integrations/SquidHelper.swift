@@ -54,15 +54,15 @@ extension CommandContext {
         return .success
     }
 
-    /// The answer to one request (``LoginCheck`` denies what cannot be in the file at the
-    /// cost of any other login).
+    /// The answer to one request (the store's byte-level login denies what cannot be in
+    /// the file at the cost of any other login).
     private static func check(_ request: SquidHelperProtocol.Request, in store: CredentialStore)
         -> SquidHelperProtocol.Answer
     {
         do {
-            let result = try request.password.withUnsafeBytes {
-                try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false, client: nil)
-            }
+            let password = request.password.withUnsafeBytes { Password(utf8: $0) }
+            let result = try store.verify(
+                usernameBytes: request.username, password: password, upgradeOnSuccess: false, client: nil)
             return result.granted ? .ok : .err
         } catch let error as CredFileError where error.code == .guardDatabase {
             return .bh(message: "cannot use the guard database (see the log; set state)")
