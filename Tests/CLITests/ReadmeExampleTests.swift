@@ -58,4 +58,48 @@ import Glibc
             #expect(described.status == 0 && described.stdout.contains("\"MyApp\""), "\(described)")
         }
     }
+
+    /// README's `## Install` section.
+    static func installSection() throws -> String {
+        let readme = try String(contentsOfFile: BuiltProduct.packageRoot.path + "/README.md", encoding: .utf8)
+        return try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Install\n") }.map(String.init))
+    }
+
+    @Test("the README's build dependencies name every Debian package Package.swift's system libraries come from")
+    func buildDependenciesAreNamed() throws {
+        let manifest = try String(contentsOfFile: BuiltProduct.packageRoot.path + "/Package.swift", encoding: .utf8)
+        let packages = manifest.matches(of: /\.apt\(\[([^\]]*)\]\)/).flatMap {
+            $0.1.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"")) }
+        }
+        try #require(!packages.isEmpty)
+        let section = try Self.installSection()
+        for package in packages { #expect(section.contains("`\(package)`"), "the README does not name \(package)") }
+    }
+
+    @Test(
+        "the README's run-time dependencies name the Debian package of every library the binary links directly",
+        .enabled(
+            if: ExternalTool.runnable("readelf", "dpkg", "bash"),
+            Comment(rawValue: ExternalTool.skipNote("readelf", "dpkg", "bash"))))
+    func runTimeDependenciesAreNamed() throws {
+        // Each NEEDED library that the system's loader finds, and the package dpkg says it
+        // came from (the Swift runtime, from the toolchain, is no package: the release
+        // build links it in statically).
+        let script = #"""
+            for l in $(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+              p=$(/sbin/ldconfig -p | awk -v l="$l" '$1 == l { print $NF; exit }')
+              [ -n "$p" ] || continue
+              for c in "$p" "$(readlink -f "$p")" "${p#/usr}" "/usr$p"; do
+                if owner=$(dpkg -S "$c" 2>/dev/null); then echo "${owner%%:*}"; break; fi
+              done
+            done | sort -u
+            """#
+        let result = try ChildProcess.run(
+            try ExternalTool.path("bash"), ["-c", script, "bash", try BuiltProduct.path()])
+        try #require(result.status == 0, "\(result)")
+        let packages = result.stdout.split(separator: "\n").map(String.init)
+        #expect(packages.contains("libicu72") && packages.contains("libssl3"), "\(packages)")
+        let section = try Self.installSection()
+        for package in packages { #expect(section.contains(package), "the README does not name \(package)") }
+    }
 }
