@@ -102,4 +102,13 @@ import Glibc
         let section = try Self.installSection()
         for package in packages { #expect(section.contains(package), "the README does not name \(package)") }
     }
+
+    @Test("the README is at most 400 lines and its quick start keeps its two commands")
+    func theReadmeIsShort() throws {
+        let readme = try String(contentsOfFile: BuiltProduct.packageRoot.path + "/README.md", encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).dropLast().count
+        #expect(lines <= 400, "README.md has \(lines) lines; move detail to Documentation/")
+        let quickStart = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Quick start\n") })
+        #expect(quickStart.contains("bash Scripts/demo.sh") && quickStart.contains("bash Scripts/test.sh"))
+    }
 }
