@@ -238,6 +238,25 @@ import Glibc
             #expect(Self.goodLogin(from: "127.0.0.1", port: port) == 200)
         }
     }
+
+    @Test(
+        "the built binary at its default limits: one address holds at most 32 connections, another address's good login is granted",
+        .enabled(if: ExternalTool.runnable("curl"), Comment(rawValue: ExternalTool.skipNote("curl"))))
+    func connectionsPerAddressOfTheBinary() throws {
+        try withSession { session in
+            let file = try IntegrationServeTests.users(session)
+            let port = try Integration.freePort()
+            let service = try IntegrationServeTests.Service(session, file: file, listen: "127.0.0.1:\(port)")
+            // 48 connections from one address that never send a byte (a slowloris at rest).
+            var held: [Client] = []
+            for _ in 0..<48 { held.append(try Client(from: "127.0.0.1", to: UInt16(port))) }
+            usleep(500_000)
+            let refused = held.filter(\.closedByServer).count
+            #expect(refused >= 48 - 32 - 2, "one address held \(48 - refused) connections: \(service.log)")
+            #expect(Self.goodLogin(from: "127.0.0.2", port: UInt16(port)) == 200, "\(service.log)")
+            #expect(service.log.contains("refused a connection: 127.0.0.1 already holds 32"), "\(service.log)")
+        }
+    }
 }
 
 /// What the flooding threads share.
