@@ -80,8 +80,9 @@ struct ServeRequest: Sendable {
 
 /// The login logic of `credfile serve`, apart from HTTP: decides each request at once
 /// when it can (no or malformed credentials, a cached good login, overload) and
-/// otherwise hands the check to the library's hashing threads, bounded by
-/// ``ServeLimits/pendingLogins``. Its settings are replaced as a whole on SIGHUP.
+/// otherwise, once the request is whole, queues the check fairly between client
+/// addresses (``FairQueue``, at most ``ServeLimits/pendingLogins`` waiting) for the
+/// library's hashing threads. Its settings are replaced as a whole on SIGHUP.
 final class LoginService: Sendable {
     /// The settings that SIGHUP re-reads.
     struct Settings: Sendable {
