@@ -58,13 +58,17 @@ let package = Package(
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop,
         // SQLite's variadic sqlite3_db_config, ICU's usprep for LDAP's string preparation).
         .target(name: "CCredFile", dependencies: ["COpenSSL", "CSQLite", "CICU"]),
+        // credfile serve's own C: libmicrohttpd's variadic MHD_get_connection_info, which
+        // Swift cannot call (CLI only; the library never links libmicrohttpd).
+        .target(name: "CServe", dependencies: ["CMicroHTTPD"]),
         // The built-in blocklist's generated data (Scripts/make-builtin-blocklist.sh), with
         // its provenance and licence: data only, kept apart from the code.
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),
         .target(
             name: "CredFile",
             dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "CredFileBlocklist"]),
-        .executableTarget(name: "credfile", dependencies: ["CredFile", "CCredFile", "CMicroHTTPD", "CSystemd"]),
+        .executableTarget(
+            name: "credfile", dependencies: ["CredFile", "CCredFile", "CMicroHTTPD", "CServe", "CSystemd"]),
         // An example server-side client of the library (public names only), and the
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
         .executableTarget(

@@ -75,15 +75,18 @@ extension FuzzChecks {
     // MARK: X-Real-IP, X-Forwarded-For
 
     /// The peers: a unix socket, loopback, an outside address, and one inside the
-    /// trusted block (trusted only when bit 2 of the flags gives the blocks).
+    /// trusted block (trusted only when bit 2 of the flags gives the blocks; loopback only
+    /// when bit 3 adds `127.0.0.0/8`).
     private static let peers: [ForwardedClient.Peer] = [
         .unixSocket, .address(IPAddress(parsing: Array("127.0.0.1".utf8))!),
         .address(IPAddress(parsing: Array("198.51.100.7".utf8))!),
         .address(IPAddress(parsing: Array("10.1.2.3".utf8))!),
     ]
 
-    /// The chosen address agrees with a naive reading of the rules (trust, X-Real-IP
-    /// before X-Forwarded-For, right to left past trusted hops, the size and hop limits);
+    /// The chosen address agrees with a naive reading of the rules (trust, loopback only
+    /// when named, X-Real-IP before X-Forwarded-For, right to left past trusted hops and
+    /// past entries that are not addresses, `addr:port` and `[v6]:port` read as the
+    /// address, the size and hop limits);
     /// an untrusted peer's own address always wins; addresses print canonically.
     static func forwardedClient(_ input: [UInt8], atLimits: Bool) throws(FuzzFailure) {
         guard let flags = input.first else { return }
@@ -92,11 +95,23 @@ extension FuzzChecks {
             flags & 4 != 0
             ? [AddressRange(parsing: Array("10.0.0.0/8".utf8))!, AddressRange(parsing: Array("2001:db8::/32".utf8))!]
             : []
+        let loopback = flags & 8 != 0 ? [AddressRange(parsing: Array("127.0.0.0/8".utf8))!] : []
         let rest = input.dropFirst()
         let newline = rest.firstIndex(of: 0x0A)
         let realIP = newline.map { Array(rest[..<$0]) } ?? Array(rest)
         let forwardedFor = newline.map { Array(rest[($0 + 1)...]) } ?? []
-        try compareForwarded(peer, trusted, realIP.isEmpty ? nil : realIP, forwardedFor.isEmpty ? nil : forwardedFor)
+        try compareForwarded(
+            peer, trusted + loopback, realIP.isEmpty ? nil : realIP, forwardedFor.isEmpty ? nil : forwardedFor)
+        // Each entry read alone agrees with the naive reading too.
+        for entry in forwardedFor.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).prefix(64)
+        where entry.count <= ForwardedClient.maximumHeaderCount {
+            let alone = Array(entry)
+            try expect(
+                ForwardedClient.address(
+                    peer: .unixSocket, realIP: nil as [UInt8]?, forwardedFor: alone, trustedProxies: [])
+                    == Reference.forwardedEntry(Reference.trimmedOWS(alone)),
+                "one X-Forwarded-For entry read differently")
+        }
         // IPv4 text: glibc's inet_pton and a naive dotted-quad reading agree (no leading zeros, ≤ 255).
         for field in [realIP, forwardedFor]
         where !field.isEmpty && field.allSatisfy({ $0 == 0x2E || (0x30...0x39).contains($0) }) {
@@ -221,6 +236,14 @@ extension Reference {
         return bytes
     }
 
+    /// `bytes` without leading and trailing spaces and tabs.
+    static func trimmedOWS(_ bytes: [UInt8]) -> [UInt8] {
+        var slice = bytes[...]
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice.removeFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 { slice.removeLast() }
+        return Array(slice)
+    }
+
     /// The client address by a naive reading of `ForwardedClient`'s rules.
     static func forwardedClient(
         peer: ForwardedClient.Peer, trusted: [AddressRange], realIP: [UInt8]?, forwardedFor: [UInt8]?
@@ -231,11 +254,8 @@ extension Reference {
             while let last = slice.last, last == 0x20 || last == 0x09 { slice.removeLast() }
             return Array(slice)
         }
-        func trustedHop(_ address: IPAddress) -> Bool {
-            let text = address.description
-            let loopback = text.hasPrefix("127.") || text == "::1" || text.hasPrefix("::ffff:127.")
-            return loopback || trusted.contains { $0.contains(address) }
-        }
+        // SPEC v4 §10: loopback is trusted only when a block names it.
+        func trustedHop(_ address: IPAddress) -> Bool { trusted.contains { $0.contains(address) } }
         var own: IPAddress?
         switch peer {
         case .unixSocket: break
@@ -243,17 +263,42 @@ extension Reference {
             own = address
             guard trustedHop(address) else { return address }
         }
-        if let realIP, realIP.count <= 4096, let address = IPAddress(parsing: trimmed(realIP)) { return address }
+        if let realIP, realIP.count <= 4096, let address = forwardedEntry(trimmed(realIP)) { return address }
         if let forwardedFor, forwardedFor.count <= 4096 {
             let entries = forwardedFor.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map {
                 trimmed(Array($0))
             }
-            let addresses = entries.compactMap { IPAddress(parsing: $0) }
-            if entries.count <= 64, addresses.count == entries.count, !addresses.isEmpty {
+            // Entries that are not addresses are skipped; the rightmost untrusted address wins.
+            let addresses = entries.compactMap { forwardedEntry($0) }
+            if entries.count <= 64, !addresses.isEmpty {
                 for address in addresses.reversed() where !trustedHop(address) { return address }
                 return addresses[0]
             }
         }
         return own
+    }
+
+    /// One forwarding entry by a naive reading of SPEC v4 §10: an address, `IPv4:PORT`,
+    /// `[IPv6]` or `[IPv6]:PORT` (PORT: one to five digits, at most 65535); nil otherwise.
+    static func forwardedEntry(_ entry: [UInt8]) -> IPAddress? {
+        if let address = IPAddress(parsing: entry) { return address }
+        let text = String(decoding: entry, as: UTF8.self)
+        func port(_ digits: Substring) -> Bool {
+            let bytes = Array(digits.utf8)
+            guard (1...5).contains(bytes.count), bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+            return bytes.reduce(0) { $0 * 10 + Int($1) - 0x30 } <= 65_535
+        }
+        if text.hasPrefix("[") {
+            let parts = text.dropFirst().split(separator: "]", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let address = IPAddress(parsing: Array(parts[0].utf8)), !address.isIPv4 else {
+                return nil
+            }
+            if parts[1].isEmpty { return address }
+            return parts[1].hasPrefix(":") && port(parts[1].dropFirst()) ? address : nil
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, port(parts[1]), let address = IPAddress(parsing: Array(parts[0].utf8)), address.isIPv4
+        else { return nil }
+        return address
     }
 }

@@ -261,9 +261,15 @@ import Glibc
             let copied = Self.yamlList("authResponseHeaders", in: middleware)
             #expect(copied == ["X-Credfile-User"])
 
+            // Loopback is trusted only when named (SPEC v4 §10): the page names it.
+            let page = try String(
+                contentsOf: BuiltProduct.packageRoot.appendingPathComponent("Documentation/traefik.md"), encoding: .utf8
+            )
+            #expect(page.contains("trusted-proxy = 127.0.0.1"), "traefik.md does not name loopback as trusted")
             let file = try Serve.users(session)
             let port = try Integration.freePort()  // the drop-in's port, on a port free here
-            let service = try Serve.Service(session, file: file, listen: "127.0.0.1:\(port)", ["--log", "stderr"])
+            let service = try Serve.Service(
+                session, file: file, listen: "127.0.0.1:\(port)", ["--log", "stderr", "--trusted-proxy", "127.0.0.1"])
             let url = "http://127.0.0.1:\(port)/"
             let forwarded = [
                 "X-Forwarded-Method: GET", "X-Forwarded-Proto: https", "X-Forwarded-Host: example.org",
@@ -280,6 +286,14 @@ import Glibc
                 "\(wrong.headers)")
             service.waitForLog("authentication failure")
             #expect(service.log.contains("user=alice rhost=198.51.100.7 "), "\(service.log)")
+            // Without the setting, Traefik's X-Forwarded-For is not believed from loopback.
+            let port2 = try Integration.freePort()
+            let untrusting = try Serve.Service(session, file: file, listen: "127.0.0.1:\(port2)", ["--log", "stderr"])
+            _ = try Serve.ask(
+                session, "http://127.0.0.1:\(port2)/", user: ("nobody", "Naranjo-en-flor-2027"), extraHeaders: forwarded
+            )
+            untrusting.waitForLog("user=nobody")
+            #expect(untrusting.log.contains("user=nobody rhost=127.0.0.1 "), "\(untrusting.log)")
         }
     }
 }

@@ -81,19 +81,38 @@ import Testing
     )
     func bounds() throws {
         var limits = ServeLimits()
-        limits.pendingLogins = 1
+        limits.pendingLogins = 2
+        limits.hashingLogins = 0  // nothing leaves the queue: its admissions alone are seen
         try Self.withService(limits: limits) { service, _ in
             let (alice, password) = IntegrationServeTests.alice
-            guard case .check(let first) = service.decide(Self.request(alice, password)) else {
-                Issue.record("not checked"); return
+            let answers = Mutex<[String: ServeAnswer]>([:])
+            func start(_ label: String, from client: String) {
+                var request = Self.request(alice, password)
+                request.peer = .address(IPAddress(parsing: Array(client.utf8))!)
+                guard case .check(let job) = service.decide(request) else {
+                    Issue.record("\(label) was not checked"); return
+                }
+                service.start(job) { answer in answers.withLock { $0[label] = answer } }
             }
-            guard case .answer(.unavailable) = service.decide(Self.request(alice, "another")) else {
-                Issue.record("a second login was queued past the bound"); return
+            // Deciding takes no place (a request whose body never comes holds none).
+            for _ in 0..<5 { _ = service.decide(Self.request(alice, password)) }
+            start("a1", from: "198.51.100.1")
+            start("a2", from: "198.51.100.1")
+            #expect(answers.withLock { $0.isEmpty }, "a login was answered while the queue had room")
+            start("a3", from: "198.51.100.1")
+            guard case .unavailable = answers.withLock({ $0["a3"] }) else {
+                Issue.record("a login was queued past the bound"); return
             }
-            let done = DispatchSemaphore(value: 0)
-            service.start(first) { _ in done.signal() }
-            done.wait()
-            usleep(10_000)  // the slot is given back after the completion
+            // Another client takes the newest place of the longest queue.
+            start("b1", from: "203.0.113.9")
+            guard case .unavailable = answers.withLock({ $0["a2"] }) else {
+                Issue.record("another client found no place in a full queue"); return
+            }
+            #expect(answers.withLock { $0["b1"] == nil && $0["a1"] == nil })
+        }
+        limits = ServeLimits()
+        try Self.withService(limits: limits) { service, _ in
+            let (alice, password) = IntegrationServeTests.alice
             #expect(Self.answer(service, Self.request(alice, password)).0 == .granted(user: alice))
         }
         limits = ServeLimits()

@@ -407,7 +407,9 @@ struct GuardTests {
     func asyncAndModel() async throws {
         try await withTemporaryDirectoryAsync { directory in
             let store = try guardedStore(
-                directory, policy: try GuardPolicy(freeFailures: 1, maximumFailures: 100, maximumDelay: 60))
+                // 900 s: the async forms wait for the shared hashing pool, which the suite's
+                // other tests may keep busy for a minute on a loaded machine.
+                directory, policy: try GuardPolicy(freeFailures: 1, maximumFailures: 100, maximumDelay: 900))
             #expect(try await store.authenticate(username: "bob", password: "wrong") == false)
             try store.loginGuard?.database.insert([
                 .init(name: Array("bob".utf8), count: 10, lastFailure: LoginGuard.now(), lockedOut: false)

@@ -78,7 +78,7 @@ import Glibc
         "the client's address: headers only from trusted peers, X-Real-IP first, X-Forwarded-For from the right past trusted hops"
     )
     func forwardedAddress() {
-        let trusted = [AddressRange(parsing: Array("10.0.0.0/8".utf8))!]
+        let trusted = [AddressRange(parsing: Array("10.0.0.0/8".utf8))!, AddressRange(parsing: Array("::1".utf8))!]
         func client(_ peer: ForwardedClient.Peer, _ real: String?, _ forwarded: String?) -> String? {
             ForwardedClient.address(
                 peer: peer, realIP: real.map { Array($0.utf8) }, forwardedFor: forwarded.map { Array($0.utf8) },
@@ -88,11 +88,9 @@ import Glibc
         #expect(client(outsider, "203.0.113.9", "203.0.113.9") == "198.51.100.7", "an outsider's headers were believed")
         #expect(client(.unixSocket, nil, nil) == nil)
         #expect(client(.unixSocket, " 203.0.113.9 ", nil) == "203.0.113.9")
-        #expect(client(.address(Self.ip("127.0.0.1")), "203.0.113.9", "192.0.2.1") == "203.0.113.9")
-        #expect(client(.address(Self.ip("::1")), nil, "192.0.2.1, 203.0.113.9") == "203.0.113.9")
+        #expect(client(.address(Self.ip("::1")), nil, "192.0.2.1, 203.0.113.9") == "203.0.113.9", "named loopback")
         #expect(client(.address(Self.ip("10.1.2.3")), nil, "192.0.2.1, 203.0.113.9, 10.9.9.9") == "203.0.113.9")
-        #expect(client(.unixSocket, nil, "10.1.1.1, 127.0.0.1") == "10.1.1.1", "all trusted: the leftmost")
-        #expect(client(.unixSocket, "unknown", "203.0.113.9:80") == nil, "entries that are not addresses are not used")
+        #expect(client(.unixSocket, nil, "10.1.1.1, ::1") == "10.1.1.1", "all trusted: the leftmost")
         #expect(client(.unixSocket, "2001:0DB8:0:0::1", nil) == "2001:db8::1", "not canonical")
         let hops = Array(repeating: "203.0.113.9", count: ForwardedClient.maximumHops)
         #expect(client(.unixSocket, nil, hops.joined(separator: ",")) == "203.0.113.9")
@@ -100,6 +98,56 @@ import Glibc
         let padded = String(repeating: " ", count: ForwardedClient.maximumHeaderCount - 11) + "203.0.113.9"
         #expect(client(.unixSocket, padded, nil) == "203.0.113.9")
         #expect(client(.unixSocket, " " + padded, nil) == nil)
+    }
+
+    @Test(
+        "SPEC v4 §10: loopback is trusted only when --trusted-proxy names it, so a local user cannot choose the rhost",
+        arguments: ["127.0.0.1", "127.9.9.9", "::1", "::ffff:127.0.0.1"])
+    func loopbackTrustedOnlyWhenNamed(_ peer: String) {
+        let local = ForwardedClient.Peer.address(Self.ip(peer))
+        let forged = Array("192.0.2.66".utf8)
+        let unnamed = ForwardedClient.address(peer: local, realIP: forged, forwardedFor: forged, trustedProxies: [])
+        #expect(unnamed == Self.ip(peer), "loopback's headers were believed without --trusted-proxy")
+        #expect(!ForwardedClient.isTrusted(local, trustedProxies: []))
+        let named = [AddressRange(parsing: Array("127.0.0.0/8".utf8))!, AddressRange(parsing: Array("::1".utf8))!]
+        #expect(
+            ForwardedClient.address(peer: local, realIP: forged, forwardedFor: nil as [UInt8]?, trustedProxies: named)
+                == Self.ip("192.0.2.66"))
+        let fromSocket = ForwardedClient.address(
+            peer: .unixSocket, realIP: forged, forwardedFor: nil as [UInt8]?, trustedProxies: [])
+        #expect(fromSocket == Self.ip("192.0.2.66"), "a unix socket's headers are believed")
+    }
+
+    @Test(
+        "X-Forwarded-For from a trusted proxy: the rightmost entry that is an address and not a trusted proxy; junk skipped, ports read",
+        arguments: [
+            ("junk at the right (issue #33: the whole header was thrown away)", "203.0.113.9, unknown", "203.0.113.9"),
+            ("junk in the middle", "198.51.100.2, garbage!, 203.0.113.9", "203.0.113.9"),
+            ("an obfuscated node (RFC 7239)", "203.0.113.9, _hidden", "203.0.113.9"),
+            ("an empty entry", "203.0.113.9,,", "203.0.113.9"),
+            ("IPv4 with a port", "198.51.100.2, 203.0.113.9:51234", "203.0.113.9"),
+            ("bracketed IPv6 with a port", "[2001:db8::7]:443", "2001:db8::7"),
+            ("bracketed IPv6 without a port", "[2001:db8::7]", "2001:db8::7"),
+            ("bare IPv6", "2001:db8::7", "2001:db8::7"),
+            ("a trusted proxy with a port is skipped", "203.0.113.9, 10.0.0.5:8080", "203.0.113.9"),
+            ("port 65535", "203.0.113.9:65535", "203.0.113.9"),
+            ("port 65536 is no address", "198.51.100.2, 203.0.113.9:65536", "198.51.100.2"),
+            ("six digits of port", "198.51.100.2, 203.0.113.9:000080", "198.51.100.2"),
+            ("an empty port", "198.51.100.2, 203.0.113.9:", "198.51.100.2"),
+            ("IPv4 in brackets", "198.51.100.2, [203.0.113.9]:80", "198.51.100.2"),
+            ("an IPv6 text that is no address", "198.51.100.2, 2001:db8::7:80:1:2:3:4", "198.51.100.2"),
+            ("a zone is no address", "198.51.100.2, [fe80::1%eth0]:80", "198.51.100.2"),
+            ("unbalanced bracket", "198.51.100.2, [2001:db8::7:80", "198.51.100.2"),
+            ("a trailing bracket", "198.51.100.2, [2001:db8::7]x", "198.51.100.2"),
+            ("only junk: the peer's own", "unknown, garbage", "10.0.0.1"),
+            ("all trusted: the leftmost address", "junk, 10.0.0.7:1, 10.0.0.8", "10.0.0.7"),
+        ])
+    func forwardedForShapes(_ name: String, _ header: String, _ expected: String) {
+        let trusted = [AddressRange(parsing: Array("10.0.0.0/8".utf8))!]
+        let chosen = ForwardedClient.address(
+            peer: .address(Self.ip("10.0.0.1")), realIP: nil as [UInt8]?, forwardedFor: Array(header.utf8),
+            trustedProxies: trusted)
+        #expect(chosen?.description == expected, "\(name)")
     }
 
     @Test("--trusted-proxy blocks: CIDR with host bits clear, within the family's width; IPv4-mapped addresses count")

@@ -294,7 +294,7 @@ extension Setting {
     public static let trustedProxy = Setting(
         "trusted-proxy", .text, placeholder: "CIDR",
         summary:
-            "also believe X-Real-IP and X-Forwarded-For from peers in CIDR (unix sockets and loopback always); may be repeated",
+            "also believe X-Real-IP and X-Forwarded-For from peers in CIDR (unix sockets always; loopback only when named); may be repeated",
         repeatable: true)
 
     // MARK: The guard of logins (SPEC §9)

@@ -107,17 +107,20 @@ public struct AddressRange: Hashable, Sendable, CustomStringConvertible {
 
 /// The client's address for §9's log (`rhost`), as `credfile serve` works it out (SPEC
 /// §10): the headers a proxy adds are believed only from a **trusted** peer — a unix
-/// socket, a loopback address, or one in a `--trusted-proxy` block — since anyone else
-/// can write them.
+/// socket (its file mode and group are the gate) or an address in a `--trusted-proxy`
+/// block — since anyone else can write them. Loopback is trusted only when a block names
+/// it (SPEC version 4): otherwise any local user could choose the address fail2ban bans.
 ///
 /// From a trusted peer: `X-Real-IP` when it holds one address (nginx's
 /// `proxy_set_header X-Real-IP $remote_addr` replaces whatever the client sent); else
-/// `X-Forwarded-For`, read from the right (each proxy appends the address it saw),
-/// skipping trusted proxies, as nginx's `real_ip_recursive on` does: the first address
-/// that is not a trusted proxy is the client's (the leftmost when all are). An entry
-/// that is not an address, or a header longer than ``maximumHeaderCount`` bytes or with
-/// more than ``maximumHops`` entries, makes the header unusable. Otherwise: the peer's
-/// own address (nil for a unix socket).
+/// `X-Forwarded-For`, read from the right (each proxy appends the address it saw): the
+/// rightmost entry that is an address and not a trusted proxy is the client's, as nginx's
+/// `real_ip_recursive on` reads it (the leftmost address when all are trusted). Entries
+/// that are not addresses (`unknown`, an obfuscated `_node`, garbage) are skipped, not
+/// fatal; `addr:port`, `[v6]` and `[v6]:port`, as load balancers write them, read as the
+/// address. A header longer than ``maximumHeaderCount`` bytes or with more than
+/// ``maximumHops`` entries is not used. Otherwise: the peer's own address (nil for a unix
+/// socket).
 public enum ForwardedClient {
     /// The longest forwarding header read.
     public static let maximumHeaderCount = 4096
@@ -132,8 +135,8 @@ public enum ForwardedClient {
         case address(IPAddress)
     }
 
-    /// Whether the peer may tell the client's address: a unix socket, loopback, or a
-    /// trusted proxy.
+    /// Whether the peer may tell the client's address: a unix socket, or an address in
+    /// one of `trustedProxies` (loopback too only when a block names it).
     public static func isTrusted(_ peer: Peer, trustedProxies: [AddressRange]) -> Bool {
         switch peer {
         case .unixSocket: true
@@ -149,7 +152,7 @@ public enum ForwardedClient {
     ) -> IPAddress? {
         let own: IPAddress? = if case .address(let address) = peer { address } else { nil }
         guard isTrusted(peer, trustedProxies: trustedProxies) else { return own }
-        if let realIP, realIP.count <= maximumHeaderCount, let address = IPAddress(parsing: trimmed(realIP)) {
+        if let realIP, realIP.count <= maximumHeaderCount, let address = entryAddress(trimmed(realIP)) {
             return address
         }
         if let forwardedFor, forwardedFor.count <= maximumHeaderCount,
@@ -160,20 +163,57 @@ public enum ForwardedClient {
         return own
     }
 
-    /// The client in an `X-Forwarded-For` list, read from the right past trusted proxies.
+    /// The client in an `X-Forwarded-For` list: the rightmost address that is not a
+    /// trusted proxy, skipping entries that are not addresses; the leftmost address when
+    /// every one is trusted; nil when none is an address or there are too many entries.
     private static func client(inForwardedFor list: [UInt8], _ trustedProxies: [AddressRange]) -> IPAddress? {
         let entries = list.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
         guard entries.count <= maximumHops else { return nil }
-        var addresses: [IPAddress] = []
-        for entry in entries {
-            guard let address = IPAddress(parsing: trimmed(entry)) else { return nil }
-            addresses.append(address)
+        var leftmost: IPAddress?
+        for entry in entries.reversed() {
+            guard let address = entryAddress(trimmed(entry)) else { continue }
+            if !isTrustedHop(address, trustedProxies) { return address }
+            leftmost = address
         }
-        return addresses.last { !isTrustedHop($0, trustedProxies) } ?? addresses.first
+        return leftmost
+    }
+
+    /// The address of one forwarding entry: `ADDRESS`, `IPv4:PORT`, `[IPv6]` or
+    /// `[IPv6]:PORT` (PORT one to five digits, at most 65535); nil for anything else.
+    static func entryAddress(_ entry: ArraySlice<UInt8>) -> IPAddress? {
+        if let address = IPAddress(parsing: entry) { return address }
+        let colon = UInt8(ascii: ":")
+        var host = entry
+        var port: ArraySlice<UInt8>?
+        if entry.first == UInt8(ascii: "[") {
+            guard let close = entry.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            host = entry[entry.index(after: entry.startIndex)..<close]
+            let rest = entry[entry.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.first == colon else { return nil }
+                port = rest.dropFirst()
+            }
+            guard let address = IPAddress(parsing: host), !address.isIPv4 else { return nil }
+            guard port.map(isPort) ?? true else { return nil }
+            return address
+        }
+        // IPv4:PORT (a bare IPv6 address has more than one colon and was read above).
+        guard let split = entry.firstIndex(of: colon), entry[entry.index(after: split)...].firstIndex(of: colon) == nil
+        else { return nil }
+        guard isPort(entry[entry.index(after: split)...]), let address = IPAddress(parsing: entry[..<split]),
+            address.isIPv4
+        else { return nil }
+        return address
+    }
+
+    /// One to five ASCII digits, at most 65535.
+    private static func isPort(_ digits: ArraySlice<UInt8>) -> Bool {
+        guard (1...5).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) } <= 65_535
     }
 
     private static func isTrustedHop(_ address: IPAddress, _ trustedProxies: [AddressRange]) -> Bool {
-        address.isLoopback || trustedProxies.contains { $0.contains(address) }
+        trustedProxies.contains { $0.contains(address) }
     }
 
     /// Without leading and trailing spaces and tabs (HTTP's OWS).

@@ -2,8 +2,11 @@
 // libmicrohttpd parses the requests and writes the answers on its own pool of threads;
 // a login that needs a PBKDF2 suspends its connection (MHD_suspend_connection), is
 // checked on the library's hashing threads, and resumes it (MHD_resume_connection),
-// so no thread of libmicrohttpd ever hashes.
+// so no thread of libmicrohttpd ever hashes. Slow clients are bounded here: connections
+// per client address at accept, and the time to send a request by a watchdog thread
+// that shuts down the sockets of requests past their deadline.
 import CMicroHTTPD
+import CServe
 import CredFile
 import Synchronization
 
@@ -16,6 +19,7 @@ final class HTTPDaemon {
     private let daemon: OpaquePointer
     private let context: Context
     private let contextPointer: UnsafeMutableRawPointer
+    private var watchdog: pthread_t?
 
     /// What the callbacks share, passed to libmicrohttpd as their `cls`.
     final class Context: @unchecked Sendable {  // its mutable state is behind mutexes and atomics
@@ -23,18 +27,60 @@ final class HTTPDaemon {
         let isUnixSocket: Bool
         /// Requests between their first call and their completion (SIGTERM waits for them).
         let active = Atomic<Int>(0)
-        /// The peer address of each open TCP connection. libmicrohttpd tells the address
-        /// to the accept-policy callback and the connection to the notify callback, which
-        /// it calls next on the same thread for the same accept (new_connection_prepare_
-        /// then new_connection_process_ in daemon.c, 0.9.75); its one call that gives both,
-        /// MHD_get_connection_info, is variadic, which Swift cannot call.
-        let accepted = Mutex<[pthread_t: IPAddress]>([:])
-        let peers = Mutex<[UInt: IPAddress]>([:])
+        /// The open connections and how many each client holds.
+        let connections = Mutex(Connections())
+        /// Set when the daemon stops: the watchdog thread ends.
+        let stopping = Atomic<Bool>(false)
 
         init(service: LoginService, isUnixSocket: Bool) {
             self.service = service
             self.isUnixSocket = isUnixSocket
         }
+
+        /// Shuts down the socket of every connection past its deadline (a request sent too
+        /// slowly, or a request line that never came); libmicrohttpd then sees the end of
+        /// the stream and closes it. Under the lock that the close notification takes, so
+        /// the descriptor is still the connection's (libmicrohttpd closes it after).
+        func closeLateConnections(now: ContinuousClock.Instant = .now) {
+            let closed = connections.withLock { connections in
+                var closed = 0
+                for (key, open) in connections.open {
+                    guard let deadline = open.deadline, deadline < now, open.fd >= 0 else { continue }
+                    shutdown(open.fd, Int32(SHUT_RDWR))
+                    connections.open[key]?.deadline = nil
+                    closed += 1
+                }
+                return closed
+            }
+            if closed > 0 {
+                ServeLog.limited("closed \(closed) connection(s) that did not send a whole request in time")
+            }
+        }
+
+        /// Sets the deadline of an open connection (nil: none watched), if it is open.
+        func setDeadline(_ connection: OpaquePointer, _ deadline: ContinuousClock.Instant?) {
+            let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+            connections.withLock { connections in
+                if connections.open[key] != nil { connections.open[key]?.deadline = deadline }
+            }
+        }
+    }
+
+    /// One open connection as the watchdog and the handler see it.
+    struct OpenConnection {
+        /// Its socket (shut down, never closed, by the watchdog).
+        let fd: Int32
+        /// The TCP peer's address; nil for a unix socket.
+        let peer: IPAddress?
+        /// When it is closed unless its request is whole by then; nil while a request is
+        /// being answered.
+        var deadline: ContinuousClock.Instant?
+    }
+
+    /// The open connections, by libmicrohttpd's connection pointer, and the count per client.
+    struct Connections {
+        var open: [UInt: OpenConnection] = [:]
+        var perClient: [ClientKey: Int] = [:]
     }
 
     /// One request's state between libmicrohttpd's calls: the answer, once known.
@@ -55,23 +101,38 @@ final class HTTPDaemon {
             @convention(c) (
                 UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                 MHD_RequestTerminationCode
-            ) -> Void = { cls, _, requestContext, _ in
+            ) -> Void = { cls, connection, requestContext, _ in
                 guard let cls, let requestContext, let state = requestContext.pointee else { return }
                 let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+                // A kept-alive connection has the idle time again to start its next request.
+                if let connection {
+                    context.setDeadline(connection, .now + .seconds(context.service.limits.idleSeconds))
+                }
                 let request = Unmanaged<RequestState>.fromOpaque(state)
-                // A client that went away before its request was whole: its slot is freed.
-                if let job = request.takeUnretainedValue().job.withLock({ $0.take() }) { context.service.abandon(job) }
+                // A check never started (the client went away before its request was whole)
+                // held no place in the queue: it is dropped.
+                _ = request.takeUnretainedValue().job.withLock { $0.take() }
                 request.release()
                 requestContext.pointee = nil
                 context.active.subtract(1, ordering: .releasing)
             }
+        // One client address (not a trusted proxy) holds at most connectionsPerAddress
+        // connections of this listener: more are refused at accept (slowloris).
         let acceptPolicy: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<sockaddr>?, socklen_t) -> MHD_Result =
             {
                 cls, address, length in
                 guard let cls else { return .NO }
                 let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
-                let peer = address.flatMap { Listener.ipAddress(of: $0, length: length) }
-                context.accepted.withLock { $0[pthread_self()] = peer }
+                guard let peer = address.flatMap({ Listener.ipAddress(of: $0, length: length) }) else { return .NO }
+                let limit = context.service.limits.connectionsPerAddress
+                if context.service.generation.settings.trustedProxies.contains(where: { $0.contains(peer) }) {
+                    return .YES
+                }
+                let held = context.connections.withLock { $0.perClient[ClientKey(peer)] ?? 0 }
+                guard held < limit else {
+                    ServeLog.limited("refused a connection: \(ClientKey(peer)) already holds \(limit)")
+                    return .NO
+                }
                 return .YES
             }
         let notifyConnection:
@@ -83,12 +144,35 @@ final class HTTPDaemon {
                 let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
                 let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
                 if code == .CONNECTION_NOTIFY_STARTED {
-                    let peer = context.accepted.withLock { $0.removeValue(forKey: pthread_self()) }
-                    context.peers.withLock { $0[key] = peer }
+                    var bytes = [UInt8](repeating: 0, count: 16)
+                    let count = Int(credfile_serve_client_address(connection, &bytes))
+                    let peer = context.isUnixSocket ? nil : IPAddress(bytes: Array(bytes.prefix(count)))
+                    let open = OpenConnection(
+                        fd: credfile_serve_connection_fd(connection), peer: peer,
+                        deadline: .now + .seconds(context.service.limits.idleSeconds))
+                    context.connections.withLock { connections in
+                        connections.open[key] = open
+                        if let peer { connections.perClient[ClientKey(peer), default: 0] += 1 }
+                    }
                 } else {
-                    context.peers.withLock { _ = $0.removeValue(forKey: key) }
+                    context.connections.withLock { connections in
+                        guard let open = connections.open.removeValue(forKey: key), let peer = open.peer else { return }
+                        let client = ClientKey(peer)
+                        let left = (connections.perClient[client] ?? 1) - 1
+                        connections.perClient[client] = left > 0 ? left : nil
+                    }
                 }
             }
+        // The request line has come: the whole request must follow within requestSeconds,
+        // however slowly it trickles (libmicrohttpd's own timeout only sees idleness).
+        let requestStarted:
+            @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? =
+                { cls, _, connection in
+                    guard let cls, let connection else { return nil }
+                    let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+                    context.setDeadline(connection, .now + .seconds(context.service.limits.requestSeconds))
+                    return nil  // the request's context starts empty: the handler's first call sees nil
+                }
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(listener.fd), ptr_value: nil),
             MHD_OptionItem(option: .THREAD_POOL_SIZE, value: limits.connectionThreads, ptr_value: nil),
@@ -97,13 +181,13 @@ final class HTTPDaemon {
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: limits.idleSeconds, ptr_value: nil),
             MHD_OptionItem(
                 option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: contextPointer),
+            MHD_OptionItem(
+                option: .NOTIFY_CONNECTION, value: unsafeBitCast(notifyConnection, to: Int.self),
+                ptr_value: contextPointer),
+            MHD_OptionItem(
+                option: .URI_LOG_CALLBACK, value: unsafeBitCast(requestStarted, to: Int.self), ptr_value: contextPointer
+            ),
         ]
-        if !listener.isUnixSocket {
-            options.append(
-                MHD_OptionItem(
-                    option: .NOTIFY_CONNECTION, value: unsafeBitCast(notifyConnection, to: Int.self),
-                    ptr_value: contextPointer))
-        }
         options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
         // MHD_USE_ERROR_LOG: libmicrohttpd's own messages go to standard error, as ours do
         // (its logger callback takes a va_list, which Swift cannot receive).
@@ -126,6 +210,30 @@ final class HTTPDaemon {
         daemon = started
         self.context = context
         self.contextPointer = contextPointer
+        watchdog = Self.startWatchdog(context)
+    }
+
+    /// A thread that closes the connections past their deadline, four times a second.
+    private static func startWatchdog(_ context: Context) -> pthread_t? {
+        let retained = Unmanaged.passRetained(context).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let context = Unmanaged<Context>.fromOpaque(raw).takeRetainedValue()
+                while !context.stopping.load(ordering: .acquiring) {
+                    usleep(250_000)
+                    context.closeLateConnections()
+                }
+                return nil
+            }, retained)
+        guard started == 0 else {
+            Unmanaged<Context>.fromOpaque(retained).release()
+            ServeLog.notice("could not start the thread that closes slow connections (errno \(started))")
+            return nil
+        }
+        return thread
     }
 
     /// Stops accepting connections (SIGTERM's first step); those open are still answered.
@@ -140,6 +248,8 @@ final class HTTPDaemon {
     /// Closes every connection and stops the threads. Call it only when no request is
     /// suspended (``activeRequests`` is 0, or the drain timed out and the process exits).
     func stop() {
+        context.stopping.store(true, ordering: .releasing)
+        if let watchdog { pthread_join(watchdog, nil) }
         MHD_stop_daemon(daemon)
         Unmanaged<Context>.fromOpaque(contextPointer).release()
     }
@@ -162,6 +272,8 @@ final class HTTPDaemon {
                 return .YES
             }
             let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+            // The request is whole: no deadline while it is answered.
+            context.setDeadline(connection, nil)
             if let job = state.job.withLock({ $0.take() }) {
                 // Suspended before the job is queued, so its resume always comes after.
                 MHD_suspend_connection(connection)
@@ -213,7 +325,7 @@ final class HTTPDaemon {
         } else {
             let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
             // An address libmicrohttpd did not show us is nobody's: never trusted.
-            peer = .address(context.peers.withLock { $0[key] } ?? IPAddress(bytes: [0, 0, 0, 0])!)
+            peer = .address(context.connections.withLock { $0.open[key]?.peer } ?? IPAddress(bytes: [0, 0, 0, 0])!)
         }
         var request = ServeRequest(peer: peer)
         withUnsafeMutablePointer(to: &request) { pointer in

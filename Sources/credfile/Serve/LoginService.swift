@@ -12,18 +12,35 @@ struct ServeLimits: Sendable {
     var connectionThreads = 2
     /// Open connections per listener; more are refused at accept.
     var connections = 1024
+    /// Open connections per client address (an IPv6 /64 counts as one, see ``ClientKey``)
+    /// per listener; more are refused at accept, so that one client cannot hold all of
+    /// ``connections`` (slowloris). Peers named by `--trusted-proxy` and unix sockets are
+    /// bounded only by ``connections``: a proxy carries everybody's requests.
+    var connectionsPerAddress = 32
     /// Memory per connection for the request head, and so the largest header block that
     /// is read (libmicrohttpd answers 431 past it). 32 KiB: nginx's own default header
     /// space, since `auth_request` passes the client's headers on unless told not to.
     var connectionMemory = 32 * 1024
     /// The largest request body accepted (forward-auth requests have none); 413 past it.
     var body = 64 * 1024
-    /// Seconds a connection may be idle (a slow or stalled client) before it is closed.
+    /// Seconds a connection may be idle (a slow or stalled client) before it is closed;
+    /// also the most a connection may take, from its start or its previous answer, to send
+    /// a request line, however slowly it trickles.
     var idleSeconds = 30
-    /// Logins queued or being hashed at once, over all listeners; one more is answered 503
-    /// at once. 16 per hashing thread (one per core): with the default policy (one PBKDF2,
-    /// 168–225 ms measured, `Benchmarks/README.md`) about 16 × 0.2 s of waiting at most.
+    /// Seconds from a request's first line until the request is whole (head and body): a
+    /// client that sends a byte now and then never makes libmicrohttpd's idle timer fire,
+    /// so this bounds the total, and a connection past it is closed.
+    var requestSeconds = 10
+    /// Logins waiting for a hashing thread, over all listeners, in a queue fair between
+    /// client addresses (``FairQueue``): when it is full, a login from a client with fewer
+    /// waiting than the longest queue takes the place of that queue's newest (answered
+    /// 503), and one more from the longest is answered 503 at once. 16 per hashing thread
+    /// (one per core): with the default policy about 16 × 0.2 s (one PBKDF2, 168–225 ms measured,
+    /// `Benchmarks/README.md`) of waiting at most.
     var pendingLogins = 16 * ParallelHasher.defaultJobs
+    /// Logins hashed at once (the queue feeds the library's hashing threads no more than
+    /// this, so that the queue, not the pool's, decides whose turn it is): one per core.
+    var hashingLogins = ParallelHasher.defaultJobs
     /// The nice value of the hashing threads (the connection threads keep the process's):
     /// a flood of logins then yields the CPU to the web server's own work and to the
     /// answers that need no hash.
@@ -64,8 +81,9 @@ struct ServeRequest: Sendable {
 
 /// The login logic of `credfile serve`, apart from HTTP: decides each request at once
 /// when it can (no or malformed credentials, a cached good login, overload) and
-/// otherwise hands the check to the library's hashing threads, bounded by
-/// ``ServeLimits/pendingLogins``. Its settings are replaced as a whole on SIGHUP.
+/// otherwise, once the request is whole, queues the check fairly between client
+/// addresses (``FairQueue``, at most ``ServeLimits/pendingLogins`` waiting) for the
+/// library's hashing threads. Its settings are replaced as a whole on SIGHUP.
 final class LoginService: Sendable {
     /// The settings that SIGHUP re-reads.
     struct Settings: Sendable {
@@ -109,7 +127,8 @@ final class LoginService: Sendable {
         let name: String
         let rhost: IPAddress?
         let generation: Generation
-        let queued: ContinuousClock.Instant
+        /// When it was decided, then when it was queued (``ServeLimits/queueWait`` counts from there).
+        var queued: ContinuousClock.Instant
     }
 
     /// What to do with a request.
@@ -118,14 +137,26 @@ final class LoginService: Sendable {
         case check(Job)
     }
 
+    /// A login waiting for its turn, and whom to tell the answer.
+    private struct Waiting: Sendable {
+        let job: Job
+        let completion: @Sendable (ServeAnswer) -> Void
+    }
+
+    /// The logins waiting, fair between clients, and how many are being hashed.
+    private struct Queue: Sendable {
+        var waiting: FairQueue<ClientKey, Waiting>
+        var hashing = 0
+    }
+
     let limits: ServeLimits
     private let current: Mutex<Generation>
-    /// Logins queued or being hashed now.
-    private let pending = Atomic<Int>(0)
+    private let queue: Mutex<Queue>
 
     init(settings: Settings, limits: ServeLimits = ServeLimits()) throws {
         self.limits = limits
         current = Mutex(try Generation(settings))
+        queue = Mutex(Queue(waiting: FairQueue(capacity: max(limits.pendingLogins, 1))))
     }
 
     /// The settings and store in force.
@@ -169,27 +200,56 @@ final class LoginService: Sendable {
                 return .answer(.unavailable(reason: "the guard database cannot be read: \(error)"))
             }
         }
-        if pending.add(1, ordering: .relaxed).newValue > limits.pendingLogins {
-            pending.subtract(1, ordering: .relaxed)
-            return .answer(.unavailable(reason: "more than \(limits.pendingLogins) logins are waiting"))
-        }
-        return .check(
-            Job(login: login, password: password, name: name, rhost: rhost, generation: generation, queued: .now))
+        // No place in the queue is taken yet: only ``start(_:completion:)``, once the
+        // request is whole, queues it (a client that never sends its body holds none).
+        return .check(Job(login: login, password: password, name: name, rhost: rhost, generation: generation, queued: .now))
     }
 
-    /// Frees the slot of a job ``decide(_:)`` reserved and nobody started (the client
-    /// left before its request was whole).
-    func abandon(_ job: Job) { pending.subtract(1, ordering: .relaxed) }
-
-    /// Checks `job` on a hashing thread and calls `completion` there with the answer.
+    /// Queues `job` fairly between client addresses and checks it on a hashing thread when
+    /// its turn comes, calling `completion` with the answer: on a hashing thread, or at
+    /// once with 503 when the queue is full and this client already has the most waiting.
+    /// A login that loses its place to another client's is answered 503 then.
     func start(_ job: Job, completion: @escaping @Sendable (ServeAnswer) -> Void) {
-        let limits = self.limits
-        CredentialStore.runOnHashingThreads { [self] in
-            defer { pending.subtract(1, ordering: .relaxed) }
-            guard ContinuousClock.now - job.queued <= limits.queueWait else {
-                return completion(.unavailable(reason: "a login waited more than \(limits.queueWait) to start"))
+        let client = ClientKey(job.rhost)
+        var job = job
+        job.queued = .now
+        let (admission, first) = queue.withLock { queue in
+            let admission = queue.waiting.enqueue(
+                Waiting(job: job, completion: completion), from: client)
+            guard queue.hashing < limits.hashingLogins, let first = queue.waiting.dequeue() else {
+                return (admission, nil as Waiting?)
             }
-            completion(check(job))
+            queue.hashing += 1
+            return (admission, first)
+        }
+        switch admission {
+        case .queued: break
+        case .queuedEvicting(let evicted):
+            evicted.completion(.unavailable(reason: "a login gave its place to another client's (\(client) had fewer)"))
+        case .refused:
+            completion(.unavailable(reason: "the queue of logins is full and \(client) has the most waiting"))
+        }
+        if let first { hash(first) }
+    }
+
+    /// Checks `waiting` on a hashing thread, then the next login whose turn it is, until
+    /// none waits.
+    private func hash(_ waiting: Waiting) {
+        CredentialStore.runOnHashingThreads { [self] in
+            var next: Waiting? = waiting
+            while let current = next {
+                if ContinuousClock.now - current.job.queued > limits.queueWait {
+                    current.completion(
+                        .unavailable(reason: "a login waited more than \(limits.queueWait) to start"))
+                } else {
+                    current.completion(check(current.job))
+                }
+                next = queue.withLock { queue in
+                    if let following = queue.waiting.dequeue() { return following }
+                    queue.hashing -= 1
+                    return nil
+                }
+            }
         }
     }
 
