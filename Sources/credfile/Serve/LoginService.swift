@@ -202,7 +202,8 @@ final class LoginService: Sendable {
         }
         // No place in the queue is taken yet: only ``start(_:completion:)``, once the
         // request is whole, queues it (a client that never sends its body holds none).
-        return .check(Job(login: login, password: password, name: name, rhost: rhost, generation: generation, queued: .now))
+        return .check(
+            Job(login: login, password: password, name: name, rhost: rhost, generation: generation, queued: .now))
     }
 
     /// Queues `job` fairly between client addresses and checks it on a hashing thread when
