@@ -208,7 +208,7 @@ objects="$(swift build -c release --static-swift-stdlib --scratch-path .build/re
 grep -q 'MHD_start_daemon_va' "$work/opened.c" || { echo "deb.sh: found no libmicrohttpd calls in $objects" >&2; exit 1; }
 gcc -shared -fPIC -o "$work/src/opened.so" "$work/opened.c" -lmicrohttpd -lsystemd -licuuc
 depends="$(cd "$work/src" && dpkg-shlibdeps -O "$root/usr/bin/credfile" opened.so 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
-for package in libmicrohttpd12 libsystemd0 libicu72; do
+for package in libmicrohttpd12 libsystemd0 "libicu[0-9]"; do
     grep -q "$package" <<<"$depends" || { echo "deb.sh: Depends lacks $package: $depends" >&2; exit 1; }
 done
 

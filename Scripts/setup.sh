@@ -26,7 +26,8 @@ case "$part" in
 esac
 
 # Build part: what `swift build` links (each a .systemLibrary of Package.swift, found by
-# pkg-config).
+# pkg-config), and the headers of the three it opens at first use (ICU, libmicrohttpd,
+# libsystemd: Documentation/Decisions.md §7 "Start-up").
 build_packages=(
     pkg-config
     libssl-dev                                  # OpenSSL's libcrypto
