@@ -6,7 +6,9 @@
 # /usr/share/doc/credfile the copyright (DEP-5), NOTICE, changelog, README,
 # Documentation/ and the examples. VERSION is the binary's own
 # (`credfile --version`: one constant, CredFileCLI.version); Depends comes from the linked
-# libraries through dpkg-shlibdeps. Needs dpkg-dev (dpkg-shlibdeps) and, to check, lintian.
+# libraries and those opened at first use through dpkg-shlibdeps. Needs dpkg-dev
+# (dpkg-shlibdeps), gcc (a stand-in for the libraries opened at first use) and, to
+# check, lintian.
 #
 #   bash Scripts/deb.sh            # prints the path of the .deb
 #   lintian .build/credfile_*.deb  # no errors
@@ -188,7 +190,27 @@ zcat "$doc/changelog.gz" | head -1 | grep -qF "credfile ($version) " ||
 # dpkg-shlibdeps reads a source package's debian/control: give it a minimal one.
 mkdir -p "$work/src/debian"
 printf 'Source: credfile\n\nPackage: credfile\nArchitecture: any\n' > "$work/src/debian/control"
-depends="$(cd "$work/src" && dpkg-shlibdeps -O "$root/usr/bin/credfile" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
+# credfile opens libmicrohttpd and libsystemd (serve) and ICU (export --to ldif) at their
+# first use (dlopen; Documentation/Decisions.md "Start-up"), so they are not in its ELF
+# NEEDED and dpkg-shlibdeps cannot see them. A stand-in library that links them and takes
+# the address of every function credfile calls in them (the MHD_/sd_ names its Swift
+# objects leave undefined, the ICU names ldapprep.c looks up) lets dpkg-shlibdeps give
+# their Depends, with versions, from the same symbols files.
+objects="$(swift build -c release --static-swift-stdlib --scratch-path .build/release-static --show-bin-path)/credfile.build"
+{
+    printf '#include <stdarg.h>\n#include <sys/types.h>\n#include <sys/socket.h>\n#include <unistd.h>\n'
+    printf '#include <microhttpd.h>\n#include <systemd/sd-daemon.h>\n#include <unicode/usprep.h>\n#include <unicode/ustring.h>\n'
+    echo 'void *credfile_opened_at_first_use[] = {'
+    nm -u --format=just-symbols "$objects"/*.o | grep -E '^(MHD|sd)_' | sort -u | sed 's/.*/    (void *)\&&,/'
+    grep -oE 'NAME\((u|usprep)_[A-Za-z0-9]+\)' Sources/CCredFile/ldapprep.c | sed -E 's/NAME\((.*)\)/    (void *)\&\1,/'
+    echo '};'
+} > "$work/opened.c"
+grep -q 'MHD_start_daemon_va' "$work/opened.c" || { echo "deb.sh: found no libmicrohttpd calls in $objects" >&2; exit 1; }
+gcc -shared -fPIC -o "$work/src/opened.so" "$work/opened.c" -lmicrohttpd -lsystemd -licuuc
+depends="$(cd "$work/src" && dpkg-shlibdeps -O "$root/usr/bin/credfile" opened.so 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
+for package in libmicrohttpd12 libsystemd0 "libicu[0-9]"; do
+    grep -q "$package" <<<"$depends" || { echo "deb.sh: Depends lacks $package: $depends" >&2; exit 1; }
+done
 
 size="$(du -sk --exclude=DEBIAN "$root" | cut -f1)"
 cat > "$root/DEBIAN/control" <<CONTROL

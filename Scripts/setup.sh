@@ -26,7 +26,8 @@ case "$part" in
 esac
 
 # Build part: what `swift build` links (each a .systemLibrary of Package.swift, found by
-# pkg-config).
+# pkg-config), and the headers of the three it opens at first use (ICU, libmicrohttpd,
+# libsystemd: Documentation/Decisions.md §7 "Start-up").
 build_packages=(
     pkg-config
     libssl-dev                                  # OpenSSL's libcrypto
@@ -41,6 +42,7 @@ test_packages=(
     strace                                      # kills a process at a chosen system call (guard crash tests)
     argon2                                      # the argon2 CLI (peer hashes)
     pamtester libpam0g-dev libpam-modules gcc   # Linux-PAM with pam_exec; gcc builds the PAM harness
+    hyperfine libpam-pwdfile                    # Benchmarks/startup.sh: start times, pam_pwdfile beside `pam`
     nginx libnginx-mod-http-auth-pam            # nginx + PAM module
     caddy wrk                                   # Caddy's forward_auth in front of serve; wrk for its benchmark
     dovecot-core                                # Dovecot 2.3 (checkpassword, doveadm pw)

@@ -1,5 +1,6 @@
 // GNU libmicrohttpd (Debian libmicrohttpd-dev) as a system-library module: this header
-// only includes (STYLE practice 1). `credfile serve` (SPEC §10) gets its HTTP/1.1 from it;
+// only includes (STYLE practice 1), and nothing links the library: Sources/CServeLibraries
+// opens it at first use. `credfile serve` (SPEC §10) gets its HTTP/1.1 from it;
 // only Sources/credfile/Serve/HTTPDaemon.swift imports it.
 #ifndef CREDFILE_CMICROHTTPD_SHIM_H
 #define CREDFILE_CMICROHTTPD_SHIM_H

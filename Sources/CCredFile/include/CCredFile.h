@@ -176,7 +176,13 @@ int credfile_scrypt(const void *password, size_t passwordCount, const void *salt
 /// NFKC, prohibit; not the insignificant-space step), through ICU's usprep, into `out`
 /// (`capacity` bytes; 12 per input byte always suffice), its length in `written`.
 /// Returns 1 on success, 0 when the input is not UTF-8 or holds a character RFC 4518
-/// prohibits, -1 when the input is over 65,536 bytes, `out` too small, or ICU fails.
+/// prohibits, -1 when the input is over 65,536 bytes, `out` too small, or ICU fails, -2
+/// when ICU's libicuuc cannot be loaded (it is opened at the first call, not linked:
+/// `credfile_ldap_prepare_unavailable` says why).
 int credfile_ldap_prepare(const void *utf8, size_t count, void *out, size_t capacity, size_t *written);
+
+/// NULL when ICU's libicuuc (the soname of the version built against) is loaded or loads
+/// now; otherwise why not, `cannot load SONAME (Debian package PACKAGE): REASON`.
+const char *credfile_ldap_prepare_unavailable(void);
 
 #endif

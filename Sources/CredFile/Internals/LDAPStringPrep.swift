@@ -11,8 +11,13 @@ enum LDAPStringPrep {
     /// handling (§2.6.1: no leading or trailing spaces, each inner run of spaces one
     /// space, an all-space value one space). Two values are equal to the directory
     /// exactly when their forms are. Nil when RFC 4518 prohibits a character of `value`
-    /// (or ICU fails): no directory compares it.
+    /// (or ICU fails): no directory compares it. ICU is opened at the first call (not
+    /// linked, issue #34 item 9); a system without it stops here with its soname and
+    /// Debian package named, as a program linked to it would fail to start.
     static func caseIgnoreForm(of value: String) -> [UInt8]? {
+        if let reason = credfile_ldap_prepare_unavailable() {
+            fatalError("LDAP's string preparation (RFC 4518) needs ICU: \(String(cString: reason))")
+        }
         let input = Array(value.utf8)
         var output = [UInt8](repeating: 0, count: 12 * input.count + 16)
         var written = 0
