@@ -23,8 +23,8 @@ import Glibc
 ///   login is not checked: ``attempt(username:client:_:)`` throws
 ///   ``CredFileError/Code/io`` (a temporary failure: exit 5, checkpassword 111, Squid
 ///   `BH`, HTTP 503) and logs why, naming the `state` setting.
-/// * **Bounded and concurrent.** At most 100,000 names (the least recently failed below
-///   the lockout dropped first); an attempt is counted in one SQLite transaction before
+/// * **Bounded and concurrent.** At most 100,000 names (made-up names never push out a
+///   throttled or locked-out one); an attempt is counted in one SQLite transaction before
 ///   its password is looked at, so concurrent processes see each other's attempts and
 ///   lose no count.
 ///
