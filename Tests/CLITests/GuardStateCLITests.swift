@@ -45,6 +45,38 @@ struct GuardStateCLITests {
         }
     }
 
+    @Test("guard = no still logs every decision in SPEC §9's format (fail2ban keeps working), counts nothing")
+    func unguardedLoginsAreLogged() throws {
+        try withSession { session in
+            let file = try GuardCLITests.file(session)
+            let conf = try session.write("credfile.conf", "guard = no\nlog = stderr\n")
+            for n in 1...8 {
+                let wrong = try GuardCLITests.verify(session, file, "bob", "wrong-\(n)", ["--config", conf])
+                #expect(wrong.status == 1, "\(wrong)")
+                #expect(
+                    wrong.stderr.contains(
+                        "authentication failure; service=verify user=bob rhost= file=\(file) reason=wrong-password"),
+                    "\(wrong)")
+            }
+            let unknown = try GuardCLITests.verify(session, file, "nobody", "wrong", ["--config", conf])
+            #expect(unknown.stderr.contains("user=nobody rhost= file=\(file) reason=unknown-user"), "\(unknown)")
+            // Never throttled: the right password after 8 failures is granted, and logged.
+            let right = try GuardCLITests.verify(session, file, "bob", GuardCLITests.bob.1, ["--config", conf])
+            #expect(right.status == 0, "\(right)")
+            #expect(right.stderr.contains("authentication success; service=verify user=bob rhost= file=\(file)"))
+            #expect(right.stderr.contains("guard disabled; service=verify"), "\(right)")
+            // pam too, with PAM_RHOST as rhost.
+            var environment = BuiltBinary.environment()
+            environment["PAM_USER"] = "bob"
+            environment["PAM_TYPE"] = "auth"
+            environment["PAM_RHOST"] = "203.0.113.9"
+            let pam = try BuiltBinary.run(
+                ["pam", file, "--config", conf], stdin: Array("wrong".utf8), in: session, environment: environment)
+            #expect(pam.status == 1 && pam.stderr.contains("service=pam user=bob rhost=203.0.113.9"), "\(pam)")
+            #expect(!fileExists(file + ".guard.db"))
+        }
+    }
+
     @Test("unlock says what it did (entry, lockout, failures), and lock, unlock and failures --reset are logged")
     func unlockSaysAndAdminLogs() throws {
         try withSession { session in
