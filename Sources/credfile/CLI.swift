@@ -69,8 +69,10 @@ enum CredFileCLI {
 
     /// Runs the command; standard output may still be buffered.
     private static func run(_ arguments: [[UInt8]], terminal: Terminal, messages: Messages) -> ExitStatus {
+        var invocation = Invocation()
+        var configuring = false
         do {
-            var invocation = try parse(arguments)
+            invocation = try parse(arguments)
             if invocation.generateMan {
                 terminal.write(Documentation.manPage())
                 return .success
@@ -93,11 +95,34 @@ enum CredFileCLI {
                 return .success
             }
             try validate(invocation, for: command)
+            configuring = true
             try configure(&invocation, for: command, environment: terminal.environment)
+            configuring = false
             let context = CommandContext(invocation: invocation, terminal: terminal, messages: messages)
             return try command.run(context)
         } catch {
-            return report(error, terminal: terminal, messages: messages)
+            let status = report(error, terminal: terminal, messages: messages)
+            return callerStatus(status, invocation: invocation, configuring: configuring)
+        }
+    }
+
+    /// A login check's own answer to a fault before it could start (the configuration
+    /// file unreadable or broken, an option refused): its caller reads only its own codes
+    /// (SPEC §7). `checkpassword` exits 111 (Dovecot's and qmail's temporary failure)
+    /// for any fault of the configuration file, and 2 for misuse of its command line; `helper --protocol squid` answers `BH` to every request until end of
+    /// input, so Squid reports a helper error rather than a helper that died; `pam` and
+    /// `serve` keep SPEC §5's statuses (5, 2), which pam_exec and systemd read.
+    private static func callerStatus(
+        _ status: ExitStatus, invocation: Invocation, configuring: Bool
+    ) -> ExitStatus {
+        switch invocation.command?.name {
+        case "checkpassword":
+            return status == .usage && !configuring ? .usage : .temporaryFailure
+        case "helper" where invocation.protocolName == "squid":
+            CommandContext.answerUnavailable(message: "credfile cannot start (see its standard error)")
+            return status
+        default:
+            return status
         }
     }
 

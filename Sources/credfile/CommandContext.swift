@@ -18,12 +18,12 @@ struct CommandContext {
     }
 
     /// The guard of FILE's logins for the login check `service` (SPEC §9), from the
-    /// options and the configuration file; nil when guarding is off (`--no-guard`,
-    /// `guard = no`), which is then logged.
+    /// options and the configuration file; when guarding is off (`--no-guard`,
+    /// `guard = no`), which is then logged, a guard that only logs each decision.
     func loginGuard(service: String) throws -> LoginGuard? {
         guard invocation.guardsLogins else {
             LoginGuard.logGuardDisabled(service: service, credentialFile: file, log: invocation.log)
-            return nil
+            return LoginGuard.loggingOnly(credentialFile: file, log: invocation.log, service: service)
         }
         return try LoginGuard(
             credentialFile: file, state: invocation.state, policy: try invocation.guardPolicy(), log: invocation.log,

@@ -247,12 +247,13 @@ extension Command {
                 """,
             run: { try $0.failures() }),
         Command(
-            "lock", arguments: [.file, .user], options: [.backup],
+            "lock", arguments: [.file, .user], options: [.backup, .log],
             summary: "lock an entry (! before its hash, as usermod -L)",
             details: """
                 Writes ! before USER's hash so it never authenticates; a plaintext entry is hashed \
                 under the policy first. Exit 3 when USER has no entry, 4 when its entry holds no hash \
-                credfile verifies.
+                credfile verifies. lock, unlock and failures --reset are logged (SPEC §9's format, \
+                naming the real user who ran them).
                 """,
             run: { try $0.lock() }),
         Command(
@@ -260,7 +261,8 @@ extension Command {
             summary: "unlock an entry and clear its failures",
             details: """
                 Removes the ! before USER's hash and nothing else, and clears USER's failures in the \
-                guard database, which also ends a lockout. Exit 3 when USER has no entry.
+                guard database, which also ends a lockout, and says which of the two there was to \
+                undo. Exit 3 when USER has no entry.
                 """,
             run: { try $0.unlock() }),
         Command(

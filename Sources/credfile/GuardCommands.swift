@@ -26,9 +26,14 @@ extension CommandContext {
         let name = invocation.positionals.count > 1 ? invocation.positionals[1] : nil
         if invocation.reset {
             if let name {
-                say(messages.failuresReset(Escaped.name(name), had: try loginGuard.resetFailures(username: name)))
+                let failures = try loginGuard.failureRecord(username: name)?.failures ?? 0
+                let had = try loginGuard.resetFailures(username: name)
+                invocation.log.record(.resetFailures, user: name, file: file, details: [("failures", "\(failures)")])
+                say(messages.failuresReset(Escaped.name(name), had: had))
             } else {
-                say(messages.allFailuresReset(try loginGuard.resetAllFailures()))
+                let names = try loginGuard.resetAllFailures()
+                invocation.log.record(.resetFailures, user: nil, file: file, details: [("names", "\(names)")])
+                say(messages.allFailuresReset(names))
             }
             return .success
         }
@@ -67,15 +72,24 @@ extension CommandContext {
     func lock() throws -> ExitStatus {
         var store = try store()
         store.policy = try writingPolicy()
-        say(try store.lock(username: user) ? messages.locked : messages.alreadyLocked)
+        let locked = try store.lock(username: user)
+        if locked { invocation.log.record(.lock, user: user, file: file) }
+        say(locked ? messages.locked : messages.alreadyLocked)
         return .success
     }
 
-    /// `credfile unlock FILE USER`: the `!` removed, USER's failures cleared.
+    /// `credfile unlock FILE USER`: the `!` removed, USER's failures cleared; says which
+    /// of the two there was to undo, and logs it.
     func unlock() throws -> ExitStatus {
         var store = try store()
         store.loginGuard = try adminGuard()
-        say(try store.unlock(username: user) ? messages.unlocked : messages.notLocked)
+        let before = try store.loginGuard?.failureRecord(username: user)
+        let unlocked = try store.unlock(username: user)
+        let failures = store.loginGuard.map { _ in before?.failures ?? 0 }
+        var details = [("entry", unlocked ? "unlocked" : "unchanged")]
+        if let failures { details.append(("failures", "\(failures)")) }
+        invocation.log.record(.unlock, user: user, file: file, details: details)
+        say(messages.unlocked(entry: unlocked, failures: failures, wasLockedOut: before?.isLockedOut ?? false))
         return .success
     }
 

@@ -68,9 +68,22 @@ struct Messages {
     var lockedOut: String { t("locked out", "bloqueado por fallos") }
     var locked: String { t("user locked", "usuario bloqueado") }
     var alreadyLocked: String { t("user already locked", "el usuario ya estaba bloqueado") }
-    var unlocked: String { t("user unlocked; failures cleared", "usuario desbloqueado; fallos borrados") }
-    var notLocked: String {
-        t("user was not locked; failures cleared", "el usuario no estaba bloqueado; fallos borrados")
+    /// What `unlock` did: to the entry (`!` removed or not there) and to the guard's
+    /// count (a lockout ended, failures cleared, none recorded; nil: no guard).
+    func unlocked(entry: Bool, failures: Int?, wasLockedOut: Bool) -> String {
+        let first =
+            entry
+            ? t("user unlocked", "usuario desbloqueado")
+            : t("the entry was not locked", "la entrada no estaba bloqueada")
+        guard let failures else { return first }
+        let count = failures == 1 ? t("1 failure", "1 fallo") : t("\(failures) failures", "\(failures) fallos")
+        let second =
+            wasLockedOut
+            ? t("the guard's lockout ended (\(count) cleared)", "fin del bloqueo por fallos (\(count) borrados)")
+            : failures > 0
+                ? t("\(count) cleared", "\(count) borrados")
+                : t("no failures recorded", "sin fallos registrados")
+        return first + "; " + second
     }
     func removed(_ count: Int) -> String {
         t(

@@ -295,7 +295,7 @@ struct GuardTests {
                 beside.accessFindings().map(\.detail) == [
                     .guardDatabase(.groupCannotWrite(gid: proxy.pw_gid, path: beside.databasePath))
                 ])
-            _ = try beside.failureRecords()  // created now: still not the group's to write
+            try beside.database.insert([])  // created now: still not the group's to write
             #expect(beside.accessFindings().map(\.kind) == [.guardDatabase])
             // A state directory of the proxy user's own: the database root creates there is proxy's.
             let state = directory.file("proxy-state")
@@ -304,7 +304,7 @@ struct GuardTests {
             let own = try LoginGuard(
                 credentialFile: store.path, state: state + "/app.guard.db", log: .none, service: "test")
             #expect(own.accessFindings().isEmpty, "\(own.accessFindings().map(\.message))")
-            _ = try own.failureRecords()
+            try own.database.insert([])  // created now (reading failures creates nothing)
             #expect(try statInfo(own.databasePath).st_uid == proxy.pw_uid)
             #expect(own.accessFindings().isEmpty, "\(own.accessFindings().map(\.message))")
             // Readable by everyone: others cannot write a 0600 database.

@@ -99,6 +99,15 @@ package enum ConfigurationSyntax {
             guard let value = setting.kind.value(of: valueText) else {
                 return problem(.badValue(key: name, expected: setting.kind.expectation))
             }
+            // A relative `state` would be found from each caller's working directory, so
+            // each would count failures alone (Documentation/Decisions.md, §9).
+            if setting == .state, !valueText.hasPrefix("/") {
+                return problem(
+                    .badValue(
+                        key: name,
+                        expected:
+                            "an absolute path (each caller would find a relative one in its own working directory)"))
+            }
             if !setting.isRepeatable {
                 if let first = firstLines[part]?[name] { return problem(.duplicate(key: name, firstLine: first)) }
                 firstLines[part, default: [:]][name] = number

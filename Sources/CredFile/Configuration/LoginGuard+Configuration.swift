@@ -17,8 +17,9 @@ extension CredFileConfiguration {
 
 extension LoginGuard {
     /// The guard the configuration sets for `credentialFile`'s logins (`state`,
-    /// `free-failures`, `max-failures`, `max-delay`, `log`), or nil when it says
-    /// `guard = no` (then that is logged, as SPEC §9 asks).
+    /// `free-failures`, `max-failures`, `max-delay`, `log`); when it says `guard = no`
+    /// (then that is logged, as SPEC §9 asks), a guard that counts nothing and only logs
+    /// each decision (``loggingOnly(credentialFile:log:service:)``). Never nil today.
     ///
     /// ```swift
     /// let configuration = try CredFileConfiguration.load()
@@ -36,7 +37,7 @@ extension LoginGuard {
         if case .text(let name)? = values[.log]?.last, let chosen = GuardLog(rawValue: name) { log = chosen }
         if values[.guard]?.last == .flag(false) {
             logGuardDisabled(service: service, credentialFile: credentialFile, log: log)
-            return nil
+            return loggingOnly(credentialFile: credentialFile, log: log, service: service)
         }
         var state: String?
         if case .text(let path)? = values[.state]?.last { state = path }

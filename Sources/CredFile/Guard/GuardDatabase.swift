@@ -17,9 +17,13 @@ import Glibc
 /// so no more get through than the policy allows, and a process killed while it hashes
 /// leaves its attempt counted.
 ///
-/// **Bounded.** At most ``nameLimit`` rows (100,000): a new name that goes past it
-/// drops the least recently failed names below the lockout first (locked-out ones
-/// only when no other is left), inside the same transaction.
+/// **Bounded.** At most ``nameLimit`` rows (100,000), of at most 256 bytes of name each
+/// (``storedKey(_:)``). A new name that goes past the bound drops, inside the same
+/// transaction, the least recently failed of the names that are not yet throttled (fewer
+/// than `free-failures` failures, not locked out), so fresh names, however many an attacker
+/// makes up, never push out a name whose count matters; only when every other name is
+/// throttled or locked out does the least recently failed of them go (locked-out ones
+/// last). Documentation/Decisions.md (§9) says why NIST's 100 holds.
 final class GuardDatabase: Sendable {
     /// The state database holding the failures.
     let store: any StateStore
@@ -61,9 +65,10 @@ final class GuardDatabase: Sendable {
 
     // MARK: Reading
 
-    /// The row of `name`, if it has one.
+    /// The row of `name`, if it has one. Nothing is created.
     func row(_ name: [UInt8]) throws(CredFileError) -> Row? {
-        try store.read { try $0.failures.row(name) } ?? nil
+        let key = Self.storedKey(name)
+        return try store.read { try $0.failures.row(key) } ?? nil
     }
 
     /// Every row, the most recent failure first.
@@ -82,6 +87,7 @@ final class GuardDatabase: Sendable {
     /// may be checked, counts it as a failure, all in one transaction. A plain read comes
     /// first, so an attempt that is refused takes no write lock.
     func reserve(_ name: [UInt8], now: Int64, policy: GuardPolicy) throws(CredFileError) -> Reservation {
+        let name = Self.storedKey(name)
         let seen = try store.read { try $0.failures.row(name) }
         if let seen, let refusal = Self.refusal(of: seen, now: now, policy: policy) { return refusal }
         return try store.write { tables in
@@ -92,7 +98,9 @@ final class GuardDatabase: Sendable {
             let row = Row(name: name, count: count, lastFailure: now, lockedOut: policy.locksOut(afterFailures: count))
             if current == nil {
                 let names = try failures.insert(row)
-                if names > nameLimit { _ = try failures.dropOldest(names - nameLimit, keeping: name) }
+                if names > nameLimit {
+                    _ = try failures.dropOldest(names - nameLimit, keeping: name, sparing: policy.freeFailures)
+                }
             } else {
                 try failures.update(row)
             }
@@ -103,6 +111,7 @@ final class GuardDatabase: Sendable {
     /// Takes back one counted attempt of `name` whose password could not be checked
     /// (the credential file could not be read): it was not a guess.
     func release(_ name: [UInt8], policy: GuardPolicy) throws(CredFileError) {
+        let name = Self.storedKey(name)
         try store.write { tables in
             let failures = tables.failures
             guard var current = try failures.row(name) else { return }
@@ -120,13 +129,17 @@ final class GuardDatabase: Sendable {
     /// - Returns: whether there was one.
     @discardableResult
     func clear(_ name: [UInt8]) throws(CredFileError) -> Bool {
-        try store.write { try $0.failures.delete(name) }
+        // A plain read first: nothing to clear takes no write lock and creates no file.
+        guard try row(name) != nil else { return false }
+        let key = Self.storedKey(name)
+        return try store.write { try $0.failures.delete(key) }
     }
 
     /// Removes every row (`failures --reset`). - Returns: how many there were.
     @discardableResult
     func clearAll() throws(CredFileError) -> Int {
-        try store.write { try $0.failures.deleteAll() }
+        guard try nameCount() > 0 else { return 0 }
+        return try store.write { try $0.failures.deleteAll() }
     }
 
     /// Stores rows as they are, in one transaction (tests fill a database this way).
@@ -152,5 +165,19 @@ final class GuardDatabase: Sendable {
         let elapsed = now - row.lastFailure
         if elapsed >= 0 && elapsed < wait { return .throttled(count: row.count) }
         return nil
+    }
+}
+
+extension GuardDatabase {
+    /// The longest name key stored as it is.
+    static let longestStoredKey = 255
+
+    /// The key a name is stored under: its key as it is up to ``longestStoredKey`` bytes;
+    /// a longer one (an 8 KiB name would make a 17 KB row) as its first 224 bytes and the
+    /// SHA-256 of the whole, 256 bytes, so rows stay small and long names stay apart
+    /// (every 256-byte key is a digested one, so no name as typed can equal one).
+    static func storedKey(_ key: [UInt8]) -> [UInt8] {
+        guard key.count > longestStoredKey else { return key }
+        return Array(key.prefix(longestStoredKey + 1 - 32)) + key.withUnsafeBytes { OpenSSL.sha256($0) }
     }
 }

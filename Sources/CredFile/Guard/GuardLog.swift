@@ -88,3 +88,45 @@ public enum GuardLog: String, Sendable, CaseIterable {
             || byte == UInt8(ascii: "\\")
     }
 }
+
+/// What admins do to a name's state, logged beside the login decisions (SPEC §9's format,
+/// facility `authpriv`), so an audit sees who ended a lockout.
+extension GuardLog {
+    /// A change an admin made with `credfile lock`, `unlock` or `failures --reset`.
+    public enum Administration: String, Sendable, CaseIterable {
+        /// `credfile lock`: `!` written before the entry's hash.
+        case lock = "user locked"
+        /// `credfile unlock`: the `!` removed and the name's failures cleared.
+        case unlock = "user unlocked"
+        /// `credfile failures --reset`: one name's failures, or every name's, cleared.
+        case resetFailures = "failures reset"
+    }
+
+    /// Logs an admin's change at `LOG_NOTICE`, naming who made it: the name and number of
+    /// the process's real user (the one who ran `sudo credfile …` is `root`; sudo's own
+    /// log says who that was).
+    ///
+    ///     user locked; user=bob file=/etc/app.cred by=root uid=0
+    ///     user unlocked; user=bob file=/etc/app.cred by=root uid=0 entry=unlocked failures=100
+    ///     failures reset; user=bob file=/etc/app.cred by=alice uid=1000 failures=7
+    ///     failures reset; file=/etc/app.cred by=root uid=0 names=12
+    /// - Parameters:
+    ///   - action: what was done.
+    ///   - user: the name it was done to; nil for every name (`failures --reset`).
+    ///   - file: the credential file.
+    ///   - details: further fields, in order (`entry`, `failures`, `names`); values escaped.
+    public func record(_ action: Administration, user: String?, file: String, details: [(String, String)] = []) {
+        var line = action.rawValue + ";"
+        if let user { line += " user=\(Self.value(user))" }
+        line += " file=\(Self.value(file)) by=\(Self.value(Self.realUserName())) uid=\(getuid())"
+        for (key, value) in details { line += " \(key)=\(Self.value(value))" }
+        write(line, priority: .notice)
+    }
+
+    /// The real user's name, or its number when the password database has none.
+    static func realUserName() -> String {
+        let uid = getuid()
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return String(uid) }
+        return String(cString: name)
+    }
+}

@@ -14,6 +14,10 @@ extension LoginGuard {
         -> CredentialStore.Verification?
     {
         guard isCached() else { return nil }
+        // A guard that only logs (`guard = no`) keeps no database to ask.
+        guard countsFailures else {
+            return CredentialStore.Verification(granted: true, upgraded: false, upgradeError: nil)
+        }
         let row: GuardDatabase.Row?
         do {
             row = try database.row(FileSyntax.nameKey(name))

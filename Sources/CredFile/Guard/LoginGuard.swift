@@ -23,8 +23,8 @@ import Glibc
 ///   login is not checked: ``attempt(username:client:_:)`` throws
 ///   ``CredFileError/Code/io`` (a temporary failure: exit 5, checkpassword 111, Squid
 ///   `BH`, HTTP 503) and logs why, naming the `state` setting.
-/// * **Bounded and concurrent.** At most 100,000 names (the least recently failed below
-///   the lockout dropped first); an attempt is counted in one SQLite transaction before
+/// * **Bounded and concurrent.** At most 100,000 names (made-up names never push out a
+///   throttled or locked-out one); an attempt is counted in one SQLite transaction before
 ///   its password is looked at, so concurrent processes see each other's attempts and
 ///   lose no count.
 ///
@@ -42,6 +42,9 @@ public final class LoginGuard: Sendable {
     /// The caller, logged as `service=` (`pam`, `checkpassword`, `helper`, `serve`,
     /// `verify`, `login`, or an app's own name).
     public let service: String
+    /// Whether this guard counts, throttles and locks out (true), or only logs each
+    /// decision because guarding is off (`guard = no`; ``loggingOnly(credentialFile:log:service:)``).
+    public let countsFailures: Bool
 
     let database: GuardDatabase
 
@@ -66,6 +69,7 @@ public final class LoginGuard: Sendable {
         self.policy = policy
         self.log = log
         self.service = service
+        countsFailures = true
         let resolvedFile = try FileReader.resolvedPath(credentialFile)
         let defaultPath = Self.defaultDatabasePath(forResolved: resolvedFile)
         let path = state ?? defaultPath
@@ -74,6 +78,17 @@ public final class LoginGuard: Sendable {
         let ownerSource = path == defaultPath ? resolvedFile : AtomicWriter.split(Self.absolute(path)).directory
         let owner = (try? Syscall.status(of: ownerSource)).map { (uid: $0.st_uid, gid: $0.st_gid) }
         database = GuardDatabase(path: path, owner: owner)
+    }
+
+    /// A guard that only logs (``loggingOnly(credentialFile:log:service:)``): no database.
+    init(loggingOnlyFor credentialFile: String, log: GuardLog, service: String) {
+        self.credentialFile = credentialFile
+        self.policy = .standard
+        self.log = log
+        self.service = service
+        countsFailures = false
+        databasePath = ""
+        database = GuardDatabase(path: "", owner: nil)
     }
 
     /// The default guard database of a credential file: `FILE.guard.db` beside the
@@ -122,6 +137,7 @@ public final class LoginGuard: Sendable {
     public func attempt(
         username: some Collection<UInt8>, client: String?, _ check: () throws -> CredentialStore.Verification
     ) throws -> CredentialStore.Verification {
+        guard countsFailures else { return try loggedOnly(username: username, client: client, check) }
         let name = Array(username)
         let key = FileSyntax.nameKey(name)
         // No credential file, no login to guard: `check` fails as it would unguarded, and

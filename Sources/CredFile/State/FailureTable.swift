@@ -35,8 +35,10 @@ protocol FailureTable {
     func delete(_ name: [UInt8]) throws -> Bool
     /// Removes every row. - Returns: how many there were.
     func deleteAll() throws -> Int
-    /// Removes up to `count` rows other than `keeping`'s, the least recently failed
-    /// first, names below the lockout before locked-out ones.
+    /// Removes up to `count` rows other than `keeping`'s: first the least recently failed
+    /// names with fewer than `sparing` failures that are not locked out; only when those
+    /// are not enough, the least recently failed of the rest, names below the lockout
+    /// before locked-out ones.
     /// - Returns: how many were removed.
-    func dropOldest(_ count: Int, keeping: [UInt8]) throws -> Int
+    func dropOldest(_ count: Int, keeping: [UInt8], sparing: Int) throws -> Int
 }

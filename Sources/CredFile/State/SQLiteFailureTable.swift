@@ -11,6 +11,7 @@ final class SQLiteFailureTable: FailureTable {
     private let countNames: SQLiteStatement
     private let addToNames: SQLiteStatement
     private let prune: SQLiteStatement
+    private let pruneFresh: SQLiteStatement
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         self.connection = connection
@@ -25,6 +26,14 @@ final class SQLiteFailureTable: FailureTable {
         remove = try connection.prepare("DELETE FROM failures WHERE name = ?1")
         countNames = try connection.prepare("SELECT count FROM names")
         addToNames = try connection.prepare("UPDATE names SET count = max(0, count + ?1) RETURNING count")
+        // Names not locked out with fewer than ?3 failures, the least recently failed
+        // first (the index failures_by_age serves this order).
+        pruneFresh = try connection.prepare(
+            """
+            DELETE FROM failures WHERE name IN (
+                SELECT name FROM failures WHERE locked_out = 0 AND count < ?3 AND name != ?1
+                ORDER BY last_failure LIMIT ?2)
+            """)
         // The least recently failed first, names below the lockout before locked-out ones
         // (the index failures_by_age serves this order).
         prune = try connection.prepare(
@@ -77,9 +86,13 @@ final class SQLiteFailureTable: FailureTable {
         return removed
     }
 
-    func dropOldest(_ count: Int, keeping name: [UInt8]) throws -> Int {
-        try run(prune, name: name, [Int64(count)])
-        let removed = connection.changes
+    func dropOldest(_ count: Int, keeping name: [UInt8], sparing: Int) throws -> Int {
+        try run(pruneFresh, name: name, [Int64(count), Int64(sparing)])
+        var removed = connection.changes
+        if removed < count {
+            try run(prune, name: name, [Int64(count - removed)])
+            removed += connection.changes
+        }
         try adjustNames(by: -removed)
         return removed
     }

@@ -20,6 +20,11 @@ import Glibc
 /// closes: it stays under about 1 MiB plus one transaction, and a process per login pays
 /// no `fdatasync` at the other logins.
 ///
+/// **Replaced files.** Every use compares the device and inode at `path` with those of
+/// the file the connection opened, and opens the file now there when they differ (a
+/// database deleted, or replaced by `rename`, under `serve`). Remove a database with its
+/// `-wal` and `-shm` files, as SQLite asks: a log left behind belongs to the old file.
+///
 /// **Files.** The database and SQLite's `-wal` and `-shm` files are mode 0600. When
 /// root creates the database it gives it `owner` (see ``LoginGuard``: the credential
 /// file's owner and group for the default path, the directory's for a `state`
@@ -52,7 +57,7 @@ final class SQLiteStateStore: StateStore {
     var location: String { path }
 
     func read<R: Sendable>(_ body: (any StateTables) throws -> R) throws(CredFileError) -> R? {
-        try use(creating: true) { tables in try body(tables) }
+        try use(creating: false) { tables in try body(tables) }
     }
 
     func write<R: Sendable>(_ body: (any StateTables) throws -> R) throws(CredFileError) -> R {
@@ -69,6 +74,10 @@ final class SQLiteStateStore: StateStore {
     private func use<R: Sendable>(creating: Bool, _ body: (SQLiteTables) throws -> R) throws(CredFileError) -> R? {
         try connection.withLock { (current: inout SQLiteTables?) throws(CredFileError) -> R? in
             let tables: SQLiteTables
+            // A database deleted or replaced under a long-running process (serve) is
+            // noticed here, at every use, and the file now at the path is opened: else
+            // this process would count in a file nobody else sees.
+            if let opened = current, opened.identity != StateFile.identity(path) { current = nil }
             if let current {
                 tables = current
             } else {
@@ -106,6 +115,8 @@ final class SQLiteStateStore: StateStore {
     /// WAL mode with the current schema (``migrate(_:)``).
     private func open() throws(CredFileError) -> SQLiteTables {
         try StateFile.createIfMissing(path, owner: owner)
+        // Taken before opening: a file replaced in between is noticed at the next use.
+        let identity = StateFile.identity(path)
         do {
             let connection = try SQLiteConnection(path: path, busyTimeout: Self.busyTimeout)
             guard !connection.isReadOnly else {
@@ -132,7 +143,7 @@ final class SQLiteStateStore: StateStore {
             // the truncation to a later commit (a reader was still in the log then).
             try connection.execute("PRAGMA journal_size_limit = \(Self.logPages * 4096)")
             try Self.migrate(connection)
-            return try SQLiteTables(connection)
+            return try SQLiteTables(connection, identity: identity)
         } catch let error as SQLiteError {
             throw failure(error)
         } catch let error as CredFileError {
@@ -147,9 +158,12 @@ final class SQLiteStateStore: StateStore {
 final class SQLiteTables: StateTables {
     let connection: SQLiteConnection
     let sqliteFailures: SQLiteFailureTable
+    /// The device and inode of the file this connection opened.
+    let identity: StateFile.Identity?
 
-    init(_ connection: SQLiteConnection) throws(SQLiteError) {
+    init(_ connection: SQLiteConnection, identity: StateFile.Identity?) throws(SQLiteError) {
         self.connection = connection
+        self.identity = identity
         sqliteFailures = try SQLiteFailureTable(connection)
     }
 

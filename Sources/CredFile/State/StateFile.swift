@@ -5,6 +5,18 @@ import Glibc
 /// The file of a state database on this host (SPEC §9): created mode 0600, given its
 /// owner when root creates it, never through a symlink.
 enum StateFile {
+    /// What tells one file from another at a path: its device and inode.
+    struct Identity: Equatable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// The identity of the file at `path` (not following a symlink); nil when there is none.
+    static func identity(_ path: String) -> Identity? {
+        guard let info = (try? Syscall.lstat(path)) ?? nil else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     /// Whether something is at `path` (a symlink counts: opening it is refused later).
     static func exists(_ path: String) -> Bool {
         ((try? Syscall.lstat(path)) ?? nil) != nil

@@ -16,7 +16,7 @@ protocol StateStore: AnyObject, Sendable {
     var location: String { get }
 
     /// Runs `body` on the tables, outside any write transaction (each statement sees a
-    /// committed state), creating the store when missing; nil when it cannot be there.
+    /// committed state). Nothing is created: nil when the store does not exist yet.
     func read<R: Sendable>(_ body: (any StateTables) throws -> R) throws(CredFileError) -> R?
 
     /// Runs `body` in one write transaction, creating the store (and its tables) when

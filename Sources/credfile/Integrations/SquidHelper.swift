@@ -54,6 +54,23 @@ extension CommandContext {
         return .success
     }
 
+    /// Answers every request on standard input `BH message` until end of input, in order:
+    /// the helper could not start (its configuration unreadable, an option refused), and
+    /// Squid takes `BH` as a temporary failure of the helper, where a helper that exits
+    /// at once is restarted in a loop and then stops Squid.
+    static func answerUnavailable(message: String) {
+        let reader = ChunkedLineReader(fd: 0, maximum: SquidHelperProtocol.maximumLineLength)
+        while var line = (try? reader.next()) ?? nil {
+            let channel: String?
+            switch SquidHelperProtocol.parse(line) {
+            case .unreadable(let id, _): channel = id
+            case .request(let request): channel = request.channel
+            }
+            writeAnswer(.bh(message: message), channel: channel)
+            BoundedInput.zero(&line)
+        }
+    }
+
     /// The answer to one request (the store's byte-level login denies what cannot be in
     /// the file at the cost of any other login).
     private static func check(_ request: SquidHelperProtocol.Request, in store: CredentialStore)
