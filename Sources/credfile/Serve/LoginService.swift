@@ -103,9 +103,12 @@ final class LoginService: Sendable {
 
     /// A login to check on a hashing thread.
     struct Job: Sendable {
-        let login: BasicCredentials.Login
+        /// The name as sent.
+        let username: [UInt8]
         /// The login's password as a ``Password`` (made once, in ``LoginService/decide(_:)``).
         let password: Password
+        /// The login the cache did not answer (nil without a cache).
+        let uncached: CredentialStore.UncachedLogin?
         let name: String
         let rhost: IPAddress?
         let generation: Generation
@@ -157,24 +160,32 @@ final class LoginService: Sendable {
             peer: request.peer, realIP: request.realIP, forwardedFor: request.forwardedFor,
             trustedProxies: generation.settings.trustedProxies)
         let password = login.password.withUnsafeBytes { Password(utf8: $0) }
+        var uncached: CredentialStore.UncachedLogin? = nil
         if let cache = generation.cache {
             do {
-                // The library's cache admission (SPEC §10): an answer without a hash, or nil.
-                if let answer = try generation.store.cachedVerification(
+                // The library's cache admission (SPEC §10): an answer without a hash (a cached
+                // login, or a throttled or locked-out name's denial), or the login to check.
+                switch try generation.store.cachedAnswer(
                     usernameBytes: login.username, password: password, client: rhost?.description, cache: cache)
                 {
-                    return .answer(answer.granted ? .granted(user: name) : .denied)
+                case .answered(let answer): return .answer(answer.granted ? .granted(user: name) : .denied)
+                case .uncached(let login): uncached = login
                 }
             } catch {
-                return .answer(.unavailable(reason: "the guard database cannot be read: \(error)"))
+                return .answer(.unavailable(reason: "the guard database cannot be used: \(error)"))
             }
         }
         if pending.add(1, ordering: .relaxed).newValue > limits.pendingLogins {
             pending.subtract(1, ordering: .relaxed)
+            // Its password was compared with the cache: counted, or a full queue would make
+            // the cache an oracle (hit 200, miss 503).
+            if let uncached { _ = try? generation.store.countUnchecked(uncached) }
             return .answer(.unavailable(reason: "more than \(limits.pendingLogins) logins are waiting"))
         }
         return .check(
-            Job(login: login, password: password, name: name, rhost: rhost, generation: generation, queued: .now))
+            Job(
+                username: login.username, password: password, uncached: uncached, name: name, rhost: rhost,
+                generation: generation, queued: .now))
     }
 
     /// Frees the slot of a job ``decide(_:)`` reserved and nobody started (the client
@@ -187,6 +198,8 @@ final class LoginService: Sendable {
         CredentialStore.runOnHashingThreads { [self] in
             defer { pending.subtract(1, ordering: .relaxed) }
             guard ContinuousClock.now - job.queued <= limits.queueWait else {
+                // Its password was compared with the cache: counted, as in decide.
+                if let uncached = job.uncached { _ = try? job.generation.store.countUnchecked(uncached) }
                 return completion(.unavailable(reason: "a login waited more than \(limits.queueWait) to start"))
             }
             completion(check(job))
@@ -198,21 +211,16 @@ final class LoginService: Sendable {
     /// rhost), remembered in the cache when granted.
     private func check(_ job: Job) -> ServeAnswer {
         let store = job.generation.store
-        let user = job.login.username
-        let client = job.rhost?.description
         let granted: Bool
         do {
             granted =
-                if let cache = job.generation.cache {
-                    try store.verify(
-                        usernameBytes: user, password: job.password, upgradeOnSuccess: false, client: client,
-                        cache: cache
-                    ).granted
+                if let uncached = job.uncached {
+                    try store.verify(uncached, upgradeOnSuccess: false).granted
                 } else {
                     try store.verify(
-                        usernameBytes: user, password: job.password, upgradeOnSuccess: false, client: client
-                    )
-                    .granted
+                        usernameBytes: job.username, password: job.password, upgradeOnSuccess: false,
+                        client: job.rhost?.description
+                    ).granted
                 }
         } catch {
             return .unavailable(reason: "\(error)")
