@@ -4,7 +4,9 @@
 # sections to run only those: pbkdf2 files scale upgrade timing apps guard. The pbkdf2 section
 # runs Benchmarks/pbkdf2-limits.sh (the C loops against OpenSSL's bulk rate, on this CPU
 # and with OpenSSL's SHA extensions masked) on the objects built here. `serve` runs
-# Benchmarks/serve.py instead (credfile serve beside nginx and Caddy; as root).
+# Benchmarks/serve.py instead (credfile serve beside nginx and Caddy; as root), and
+# `cache-oracle` Benchmarks/cache-oracle.py (serve's throttled and locked-out answers, a
+# cached password's ÷ another's).
 #
 # credfile is built as the .deb ships it (Scripts/deb.sh, README "Install"): with the
 # Swift standard library linked in, which starts in ~7 ms where the dynamically linked
@@ -16,6 +18,7 @@ static=(-c release --static-swift-stdlib --scratch-path .build/release-static)
 swift build "${static[@]}" --product credfile 2>&1 | tail -1
 bin="$(swift build "${static[@]}" --show-bin-path)/credfile"
 if [ "${1:-}" = serve ]; then exec python3 Benchmarks/serve.py "$bin"; fi
+if [ "${1:-}" = cache-oracle ]; then exec .build/peers-venv/bin/python3 Benchmarks/cache-oracle.py "$bin"; fi
 swift build -c release --product credfile-server-example 2>&1 | tail -1
 # The peers' venv (Scripts/setup.sh test) where there is one: bench.py's bcrypt row needs pyca/bcrypt.
 python=.build/peers-venv/bin/python3

@@ -26,10 +26,10 @@ import Testing
         }
     }
 
-    static func request(_ user: String, _ password: String) -> ServeRequest {
+    static func request(_ user: String, _ password: String, from client: String? = nil) -> ServeRequest {
         ServeRequest(
             authorization: Array(("Basic " + Data("\(user):\(password)".utf8).base64EncodedString()).utf8),
-            peer: .unixSocket)
+            realIP: client.map { Array($0.utf8) }, peer: .unixSocket)
     }
 
     /// Runs a decision to its answer: at once, or on the hashing threads.
@@ -132,19 +132,27 @@ import Testing
         try Self.withService(guardPolicy: try GuardPolicy(freeFailures: 1, maximumFailures: 3, maximumDelay: 60)) {
             service, _ in
             let (alice, password) = IntegrationServeTests.alice
-            // now cached
-            #expect(Self.answer(service, Self.request(alice, password)) == (.granted(user: alice), false))
+            let owner = "192.0.2.10"
+            // now cached, owned by the address that logged in
+            #expect(Self.answer(service, Self.request(alice, password, from: owner)) == (.granted(user: alice), false))
             #expect(Self.answer(service, Self.request(alice, "wrong-1")) == (.denied, false))  // 1: free
             // 2: delays the next by 1 s
             #expect(Self.answer(service, Self.request(alice, "wrong-2")) == (.denied, false))
             #expect(
-                Self.answer(service, Self.request(alice, password)).0 == .granted(user: alice),
-                "a cached login was delayed")
+                Self.answer(service, Self.request(alice, password, from: owner)) == (.granted(user: alice), true),
+                "a cached login of its owner was delayed")
+            // Anyone else, and a client of unknown address, is denied at once: no oracle.
+            for stranger in ["198.51.100.7", nil] {
+                #expect(
+                    Self.answer(service, Self.request(alice, password, from: stranger)) == (.denied, true),
+                    "the cache answered \(stranger ?? "an unknown client") for a throttled name")
+            }
             #expect(Self.answer(service, Self.request("mallory", password)).0 == .denied)
             // The right password, not cached (the cache is emptied by a reload), during the delay: throttled.
             try service.reload(service.generation.settings)
             #expect(
-                Self.answer(service, Self.request(alice, password)) == (.denied, false), "a throttled name was checked")
+                Self.answer(service, Self.request(alice, password, from: owner)) == (.denied, true),
+                "a throttled name was checked")
         }
         try Self.withService(guardPolicy: try GuardPolicy(freeFailures: 5, maximumFailures: 1, maximumDelay: 0)) {
             service, _ in

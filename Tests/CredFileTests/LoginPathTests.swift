@@ -53,7 +53,10 @@ private func code(_ text: String) -> String {
 /// cache of good logins (the guard decides there whether the cache may be looked at).
 private let guardEntries: [(pattern: String, caller: String)] = [
     (#"\.attempt\s*\("#, "Sources/CredFile/Guard/CredentialStore+Guard.swift"),
-    (#"\.(admitsCachedLogin|cachedLogin)\s*\("#, "Sources/CredFile/Integrations/CredentialStore+GoodLoginCache.swift"),
+    (
+        #"\.(admitsCachedLogin|cachedLogin|countCachedMiss)\s*\("#,
+        "Sources/CredFile/Integrations/CredentialStore+GoodLoginCache.swift"
+    ),
 ]
 
 /// The lines of `text`'s code that match `pattern` (a call of one of the guard's entries).

@@ -65,6 +65,13 @@ extension CredentialStore {
         }
     }
 
+    /// Checks a login that a cache of good logins did not answer, off Swift's cooperative
+    /// pool; see ``verify(_:upgradeOnSuccess:)-9kv6l``.
+    public func verify(_ login: UncachedLogin, upgradeOnSuccess: Bool) async throws -> Verification {
+        let store = self
+        return try await HashingThreads.shared.run { try store.verify(login, upgradeOnSuccess: upgradeOnSuccess) }
+    }
+
     /// Locks a user's entry off the cooperative pool (a plaintext one is hashed first);
     /// see ``lock(username:)``.
     @discardableResult

@@ -65,7 +65,18 @@ extension CredentialStore {
     public func verify(
         usernameBytes: some Collection<UInt8>, password: Password, upgradeOnSuccess: Bool, client: String?
     ) throws -> Verification {
-        let name = Array(usernameBytes)
+        try login(
+            name: Array(usernameBytes), password: password, upgradeOnSuccess: upgradeOnSuccess, client: client,
+            afterCacheMiss: false)
+    }
+
+    /// ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3``; `afterCacheMiss`:
+    /// the password was looked up in a cache of good logins and not found, so the guard
+    /// counts the attempt even if the name has become throttled since.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
+    func login(name: [UInt8], password: Password, upgradeOnSuccess: Bool, client: String?, afterCacheMiss: Bool)
+        throws -> Verification
+    {
         let text = String(validating: name, as: UTF8.self)
         let holdsNUL = password.bytes.withUnsafeBytes { $0.contains(0) }
         let checked = holdsNUL ? nil : text
@@ -75,6 +86,6 @@ extension CredentialStore {
                 upgradeOnSuccess: upgradeOnSuccess && checked != nil)
         }
         guard let loginGuard else { return try check() }
-        return try loginGuard.attempt(username: name, client: client, check)
+        return try loginGuard.attempt(username: name, client: client, afterCacheMiss: afterCacheMiss, check)
     }
 }

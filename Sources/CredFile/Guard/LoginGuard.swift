@@ -137,6 +137,18 @@ public final class LoginGuard: Sendable {
     public func attempt(
         username: some Collection<UInt8>, client: String?, _ check: () throws -> CredentialStore.Verification
     ) throws -> CredentialStore.Verification {
+        try attempt(username: username, client: client, afterCacheMiss: false, check)
+    }
+
+    /// ``attempt(username:client:_:)``; `afterCacheMiss`: the password was already looked
+    /// up in a cache of good logins and not found there, so an attempt that has become
+    /// throttled since is counted all the same (SPEC §10: every comparison, hashed or
+    /// cached, counts; see ``cachedLogin(username:client:cache:)``).
+    @available(*, noasync, message: "it blocks its thread while `check` hashes; call it from the hashing threads")
+    func attempt(
+        username: some Collection<UInt8>, client: String?, afterCacheMiss: Bool,
+        _ check: () throws -> CredentialStore.Verification
+    ) throws -> CredentialStore.Verification {
         guard countsFailures else { return try loggedOnly(username: username, client: client, check) }
         let name = Array(username)
         let key = FileSyntax.nameKey(name)
@@ -152,6 +164,7 @@ public final class LoginGuard: Sendable {
         let count: Int
         switch reservation {
         case .throttled:
+            if afterCacheMiss { return try countCachedMiss(name, key: key, client: client) }
             return denied(.throttled, user: name, client: client)
         case .lockedOut:
             return denied(.lockedOut, user: name, client: client)
@@ -185,16 +198,18 @@ public final class LoginGuard: Sendable {
     }
 
     /// Whether a login that a server answers from its cache of good logins may stand:
-    /// false when the name is locked out (then logged as `locked-out`). Nothing is
-    /// counted and a granted one is not logged.
+    /// false when the name is locked out or throttled (then logged as `locked-out` or
+    /// `throttled`: SPEC §10's cache is no oracle for such a name). Nothing is counted and
+    /// a granted one is not logged.
     /// - Throws: ``CredFileError/Code/guardDatabase`` when the guard database cannot be read (logged).
     @available(
         *, deprecated,
-        message:
-            "use CredentialStore.cachedVerification(usernameBytes:password:client:cache:), which decides with the guard"
+        message: "use CredentialStore.cachedAnswer(usernameBytes:password:client:cache:), which decides with the guard"
     )
     public func admitsCachedLogin(username: some Collection<UInt8>, client: String?) throws -> Bool {
-        try cachedLogin(username: Array(username), client: client) { true }?.granted ?? true
+        try cachedLogin(
+            username: Array(username), client: client, cache: CacheLookUp(holds: { true }, isOwner: { false }))?
+            .granted ?? true
     }
 
     /// Logs a denial; the answer for it.

@@ -3,44 +3,129 @@
 /// (``CredentialStore/verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3``), so a
 /// server built on the library answers repeated logins without a new hash under the same
 /// rules as `credfile serve`.
+///
+/// In one call, ``CredentialStore/verify(usernameBytes:password:upgradeOnSuccess:client:cache:)-n3ip``.
+/// A server that answers on one thread and hashes on others (as `serve` does) splits it:
+/// ``CredentialStore/cachedAnswer(usernameBytes:password:client:cache:)`` at once, then,
+/// for an ``CredentialStore/CachedAnswer/uncached(_:)`` login,
+/// ``CredentialStore/verify(_:upgradeOnSuccess:)-9kv6l`` on a hashing thread.
+///
+/// With a guard, the cache is never an oracle for a throttled or locked-out name: no more
+/// than `max-failures` password comparisons, hashed or cached, against a name between good
+/// logins, and a throttled or locked-out answer takes the same time whether or not the
+/// password is in the cache (the rules: ``LoginGuard``'s cached logins, and
+/// `Documentation/Decisions.md` §10).
 extension CredentialStore {
-    /// The answer a cache of good logins gives at once, without a hash, or nil when the
-    /// login must be checked (``verify(usernameBytes:password:upgradeOnSuccess:client:cache:)-n3ip``).
+    /// A login that a cache of good logins did not answer, to be checked (hashed) with
+    /// ``verify(_:upgradeOnSuccess:)-9kv6l``. Its password was looked up in the cache: the
+    /// check counts it even if the name has become throttled since.
+    public struct UncachedLogin: Sendable {
+        /// The name as the caller sent it.
+        public let usernameBytes: [UInt8]
+        let password: Password
+        /// The client's address, for the log's `rhost=` and the cache's owners.
+        public let client: String?
+        let cache: GoodLoginCache
+    }
+
+    /// What a cache of good logins answers at once.
+    public enum CachedAnswer: Sendable {
+        /// Answered without a hash: a cached good login, or a denial of a throttled or
+        /// locked-out name.
+        case answered(Verification)
+        /// Not in the cache: check it with ``CredentialStore/verify(_:upgradeOnSuccess:)-9kv6l``.
+        case uncached(UncachedLogin)
+    }
+
+    /// The answer a cache of good logins gives at once, without a hash, or the login to
+    /// check.
     ///
-    /// A login found in `cache` is no guess (SPEC §9: not counted, not delayed), but a
-    /// locked-out name is denied all the same (logged as `locked-out`). Nothing is
-    /// counted, and a granted login is not logged.
+    /// With a guard: a locked-out name is denied without looking at the cache; while a
+    /// name is throttled, only a client address that owns a cached login of it (it logged
+    /// in from there, or was answered from the cache before the throttle) is answered from
+    /// the cache, and each of its misses is counted as a failure; anyone else is denied as
+    /// throttled, not counted, after the same work whatever the password. A name that is
+    /// neither is answered from the cache when it holds the login (not counted, not
+    /// delayed, not logged), and the client then owns it too.
     /// - Parameters:
     ///   - usernameBytes: the name as the caller sent it.
     ///   - password: the password as sent.
-    ///   - client: the client's address (an IP), for the log's `rhost=`; nil when unknown.
+    ///   - client: the client's address (an IP), for the log's `rhost=` and the cache's
+    ///     owners; nil when unknown (then no throttled login is answered from the cache).
     ///   - cache: the cache of good logins.
-    /// - Returns: a granted or denied ``Verification``, or nil when the cache cannot answer.
-    /// - Throws: ``CredFileError/Code/guardDatabase`` when the guard database cannot be read (logged).
-    public func cachedVerification(
+    /// - Returns: the answer, or the login to check.
+    /// - Throws: ``CredFileError/Code/guardDatabase`` when the guard database cannot be
+    ///   read or written (logged).
+    public func cachedAnswer(
         usernameBytes: some Collection<UInt8>, password: Password, client: String?, cache: GoodLoginCache
-    ) throws -> Verification? {
+    ) throws -> CachedAnswer {
         let name = Array(usernameBytes)
         let sent = password.asSent
+        let lookUp = LoginGuard.CacheLookUp(
+            holds: {
+                guard let expiry = cache.expiry(username: name, password: sent) else { return false }
+                cache.recordOwner(username: name, client: client, until: expiry)
+                return true
+            },
+            isOwner: { cache.isOwner(username: name, client: client) })
+        let answer: Verification? =
+            if let loginGuard {
+                try loginGuard.cachedLogin(username: name, client: client, cache: lookUp)
+            } else {
+                lookUp.holds() ? Verification(granted: true, upgraded: false, upgradeError: nil) : nil
+            }
+        if let answer { return .answered(answer) }
+        return .uncached(UncachedLogin(usernameBytes: name, password: password, client: client, cache: cache))
+    }
+
+    /// Checks a login that the cache did not answer, through the guard (counted even if
+    /// the name has become throttled since the cache was asked), and remembers it in the
+    /// cache as owned by its client when granted (unless the file changed during the check).
+    /// - Parameters:
+    ///   - login: what ``cachedAnswer(usernameBytes:password:client:cache:)`` gave.
+    ///   - upgradeOnSuccess: rehash a plaintext or weaker entry after a good login.
+    /// - Returns: the answer, as ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3`` gives it.
+    /// - Throws: ``CredFileError/Code/io`` when the file cannot be read;
+    ///   ``CredFileError/Code/guardDatabase`` when the guard database cannot be used.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
+    public func verify(_ login: UncachedLogin, upgradeOnSuccess: Bool) throws -> Verification {
+        let version = login.cache.currentVersion()
+        let result = try self.login(
+            name: login.usernameBytes, password: login.password, upgradeOnSuccess: upgradeOnSuccess,
+            client: login.client, afterCacheMiss: true)
+        if result.granted, let version {
+            login.cache.remember(
+                username: login.usernameBytes, password: login.password.asSent, client: login.client,
+                checkedAgainst: version)
+        }
+        return result
+    }
+
+    /// Counts a login that the cache did not answer and that will not be checked (a server
+    /// with no room to hash it, or one that waited too long for its turn): its password
+    /// was looked up in the cache, and every comparison counts (SPEC §10), so it is counted
+    /// as a failure (no delay holds it back, the lockout does) and denied, logged as
+    /// `throttled`. Without a guard, nothing is counted.
+    /// - Parameter login: what ``cachedAnswer(usernameBytes:password:client:cache:)`` gave.
+    /// - Returns: the denial.
+    /// - Throws: ``CredFileError/Code/guardDatabase`` when the guard database cannot be used (logged).
+    @discardableResult
+    public func countUnchecked(_ login: UncachedLogin) throws -> Verification {
         guard let loginGuard else {
-            let cached = cache.contains(username: name, password: sent)
-            return cached ? Verification(granted: true, upgraded: false, upgradeError: nil) : nil
+            return Verification(granted: false, upgraded: false, upgradeError: nil, denial: .throttled)
         }
-        return try loginGuard.cachedLogin(username: name, client: client) {
-            cache.contains(username: name, password: sent)
-        }
+        return try loginGuard.countCachedMiss(
+            login.usernameBytes, key: FileSyntax.nameKey(login.usernameBytes), client: login.client)
     }
 
     /// The login of ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3`` with a
-    /// cache of good logins: answered from `cache` when it can
-    /// (``cachedVerification(usernameBytes:password:client:cache:)``), otherwise checked
-    /// through the guard and, when granted, remembered in `cache` (unless the file
-    /// changed during the check).
+    /// cache of good logins: ``cachedAnswer(usernameBytes:password:client:cache:)``, then
+    /// ``verify(_:upgradeOnSuccess:)-9kv6l`` for a login it did not answer.
     /// - Parameters:
     ///   - usernameBytes: the name as the caller sent it.
     ///   - password: the password as sent.
     ///   - upgradeOnSuccess: rehash a plaintext or weaker entry after a good login that was checked.
-    ///   - client: the client's address (an IP), for the log's `rhost=`; nil when unknown.
+    ///   - client: the client's address (an IP), for the log's `rhost=` and the cache's owners; nil when unknown.
     ///   - cache: the cache of good logins.
     /// - Returns: the answer, as ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3`` gives it.
     /// - Throws: ``CredFileError/Code/io`` when the file cannot be read;
@@ -50,17 +135,10 @@ extension CredentialStore {
         usernameBytes: some Collection<UInt8>, password: Password, upgradeOnSuccess: Bool, client: String?,
         cache: GoodLoginCache
     ) throws -> Verification {
-        let name = Array(usernameBytes)
-        if let answer = try cachedVerification(usernameBytes: name, password: password, client: client, cache: cache) {
-            return answer
+        switch try cachedAnswer(usernameBytes: usernameBytes, password: password, client: client, cache: cache) {
+        case .answered(let answer): return answer
+        case .uncached(let login): return try verify(login, upgradeOnSuccess: upgradeOnSuccess)
         }
-        let version = cache.currentVersion()
-        let result = try verify(
-            usernameBytes: name, password: password, upgradeOnSuccess: upgradeOnSuccess, client: client)
-        if result.granted, let version {
-            cache.remember(username: name, password: password.asSent, checkedAgainst: version)
-        }
-        return result
     }
 }
 

@@ -15,12 +15,18 @@ import Glibc
 /// changes (device, inode, size, mtime or ctime differ, as the caching store sees it), so
 /// a changed password or a removed user takes effect at the next request.
 ///
-/// Bounded: ``capacity`` entries in one block of memory (40 bytes each), four to a set
-/// chosen by the HMAC; a full set gives up its entry that expires first. ``removeAll()``
-/// zeroes every entry; ``erase()`` (at the end of a server) and releasing the cache zero
-/// the key too.
+/// **Owners.** With each good login it also keeps, under the same key, an HMAC of the
+/// name and the client address that logged in (``remember(username:password:client:checkedAgainst:)``):
+/// while the name is throttled, the guard lets the cache answer only the addresses that
+/// own a login of that name, and counts their misses (SPEC §10: the cache is never an
+/// oracle for a throttled or locked-out name; see ``CredentialStore/cachedAnswer(usernameBytes:password:client:cache:)``).
+///
+/// Bounded: ``capacity`` logins and as many owners, each in one block of memory (40 bytes
+/// an entry), four to a set chosen by the HMAC; a full set gives up its entry that
+/// expires first. ``removeAll()`` zeroes every entry; ``erase()`` (at the end of a
+/// server) and releasing the cache zero the key too.
 public final class GoodLoginCache: Sendable {
-    /// The entries a cache holds by default: 16,384 (640 KiB).
+    /// The logins a cache holds by default: 16,384 (640 KiB, and as much for their owners).
     public static let defaultCapacity = 16_384
     /// Entries per set.
     private static let ways = 4
@@ -29,13 +35,16 @@ public final class GoodLoginCache: Sendable {
 
     /// How long a good login is answered from the cache.
     public let lifetime: Duration
-    /// How many entries it holds at most.
+    /// How many logins it holds at most (and how many owners).
     public let capacity: Int
     /// The credential file whose changes empty the cache.
     public let path: String
 
-    private struct State: @unchecked Sendable {  // the block is only touched under the mutex
+    private struct State: @unchecked Sendable {  // the blocks are only touched under the mutex
+        /// The good logins: HMAC of name and password.
         var entries: UnsafeMutableRawBufferPointer
+        /// Who logged in: HMAC of name and client address, until the login's own expiry.
+        var owners: UnsafeMutableRawBufferPointer
         /// The file's version the entries were checked against.
         var version: FileCache.Identity?
     }
@@ -71,13 +80,17 @@ public final class GoodLoginCache: Sendable {
         random.withUnsafeMutableBytes { OpenSSL.cleanse($0) }
         let entries = UnsafeMutableRawBufferPointer.allocate(byteCount: self.capacity * Self.entryCount, alignment: 16)
         entries.initializeMemory(as: UInt8.self, repeating: 0)
-        state = Mutex(State(entries: entries, version: nil))
+        let owners = UnsafeMutableRawBufferPointer.allocate(byteCount: self.capacity * Self.entryCount, alignment: 16)
+        owners.initializeMemory(as: UInt8.self, repeating: 0)
+        state = Mutex(State(entries: entries, owners: owners, version: nil))
     }
 
     deinit {
         state.withLock { state in
             OpenSSL.cleanse(state.entries)
+            OpenSSL.cleanse(state.owners)
             state.entries.deallocate()
+            state.owners.deallocate()
         }
         OpenSSL.cleanse(key)
         key.deallocate()
@@ -101,9 +114,40 @@ public final class GoodLoginCache: Sendable {
     /// Whether this name and password were found good within ``lifetime`` against the
     /// file as it is now. A changed or missing file empties the cache first.
     public func contains(username: [UInt8], password: SecretBytes) -> Bool {
-        guard !erased.load(ordering: .sequentiallyConsistent) else { return false }
+        expiry(username: username, password: password) != nil
+    }
+
+    /// When the good login of this name and password stops being good (nanoseconds of
+    /// CLOCK_MONOTONIC), nil when the cache does not hold it now. A changed or missing
+    /// file empties the cache first.
+    func expiry(username: [UInt8], password: SecretBytes) -> UInt64? {
+        look(up: mac(username, password), in: \.entries)
+    }
+
+    /// Whether `client` made a good login of `username` that the cache still holds (or
+    /// answered one from it while the name was not throttled). False for an unknown client.
+    func isOwner(username: [UInt8], client: String?) -> Bool {
+        guard let client else { return false }
+        return look(up: ownerMAC(username, client), in: \.owners) != nil
+    }
+
+    /// Records that `client` logged in as `username`, until `expiry` (the login's own).
+    func recordOwner(username: [UInt8], client: String?, until expiry: UInt64) {
+        guard let client, !erased.load(ordering: .sequentiallyConsistent) else { return }
+        var mac = ownerMAC(username, client)
+        defer { mac.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
+        state.withLock { state in
+            guard !erased.load(ordering: .sequentiallyConsistent) else { return }
+            Self.store(mac, expiry: expiry, in: Self.set(of: mac, in: state.owners))
+        }
+    }
+
+    /// The expiry of `mac` in the table at `table`, when it holds it unexpired; the cache
+    /// emptied first when the file changed. `mac` is zeroed.
+    private func look(up mac: [UInt8], in table: KeyPath<State, UnsafeMutableRawBufferPointer>) -> UInt64? {
+        guard !erased.load(ordering: .sequentiallyConsistent) else { return nil }
         let identity = currentVersion()?.identity
-        var mac = self.mac(username, password)
+        var mac = mac
         defer { mac.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
         let time = Self.monotonicNanoseconds()
         let expiry: UInt64? = state.withLock { state in
@@ -111,59 +155,89 @@ public final class GoodLoginCache: Sendable {
                 Self.clear(&state, version: identity)
                 return nil
             }
-            return Self.expiry(of: mac, in: Self.set(of: mac, in: state.entries))
+            return Self.expiry(of: mac, in: Self.set(of: mac, in: state[keyPath: table]))
         }
-        return (expiry ?? 0) > time
+        guard let expiry, expiry > time else { return nil }
+        return expiry
     }
 
-    /// The expiry of the entry holding `mac` in `set`, if one does.
+    /// The expiry of the entry holding `mac` in `set`, if one does. Every way is compared
+    /// (no early exit), so the time does not say which way held it.
     private static func expiry(of mac: [UInt8], in set: UnsafeMutableRawBufferPointer) -> UInt64? {
+        var found: UInt64? = nil
         for way in 0..<ways {
             let offset = way * entryCount
-            let found = mac.withUnsafeBytes {
+            let same = mac.withUnsafeBytes {
                 OpenSSL.constantTimeEqual($0, UnsafeRawBufferPointer(rebasing: set[offset..<(offset + 32)]))
             }
-            if found { return set.load(fromByteOffset: offset + 32, as: UInt64.self) }
+            let expiry = set.load(fromByteOffset: offset + 32, as: UInt64.self)
+            if same { found = expiry }
         }
-        return nil
+        return found
     }
 
     /// Records a good login, checked against the file at `version`; nothing is recorded
-    /// when the file has changed since (the login might no longer be good).
+    /// when the file has changed since (the login might no longer be good). No address
+    /// owns it: while the name is throttled, nobody is answered from it (see
+    /// ``remember(username:password:client:checkedAgainst:)``).
     public func remember(username: [UInt8], password: SecretBytes, checkedAgainst version: FileVersion) {
+        remember(username: username, password: password, client: nil, checkedAgainst: version)
+    }
+
+    /// Records a good login made from `client` (the address the guard logs as `rhost=`),
+    /// checked against the file at `version`; nothing is recorded when the file has
+    /// changed since. While the name is throttled, only `client` is answered from the
+    /// cache (and its misses are counted); nobody at all once it is locked out.
+    /// - Parameters:
+    ///   - username: the name as sent.
+    ///   - password: the password as sent.
+    ///   - client: the client's address; nil when unknown (then no address owns the login).
+    ///   - version: the file's version taken before the login was checked (``currentVersion()``).
+    public func remember(
+        username: [UInt8], password: SecretBytes, client: String?, checkedAgainst version: FileVersion
+    ) {
         guard !erased.load(ordering: .sequentiallyConsistent) else { return }
         guard let now = currentVersion(), now.identity == version.identity else { return }
         var mac = self.mac(username, password)
         defer { mac.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
         let expiry = Self.monotonicNanoseconds() &+ UInt64(lifetime.nanoseconds)
-        state.withLock { state in
-            guard !erased.load(ordering: .sequentiallyConsistent) else { return }
+        let stored: Bool = state.withLock { state in
+            guard !erased.load(ordering: .sequentiallyConsistent) else { return false }
             if state.version != now.identity { Self.clear(&state, version: now.identity) }
-            let set = Self.set(of: mac, in: state.entries)
-            // The same login, else an empty or expired entry, else the one expiring first.
-            var chosen = 0
-            var chosenExpiry = UInt64.max
-            for way in 0..<Self.ways {
-                let offset = way * Self.entryCount
-                let same = mac.withUnsafeBytes {
-                    OpenSSL.constantTimeEqual($0, UnsafeRawBufferPointer(rebasing: set[offset..<(offset + 32)]))
-                }
-                let wayExpiry = set.load(fromByteOffset: offset + 32, as: UInt64.self)
-                if same {
-                    chosen = way
-                    break
-                }
-                if wayExpiry < chosenExpiry {
-                    chosen = way
-                    chosenExpiry = wayExpiry
-                }
-            }
-            let offset = chosen * Self.entryCount
-            mac.withUnsafeBytes {
-                UnsafeMutableRawBufferPointer(rebasing: set[offset..<(offset + 32)]).copyMemory(from: $0)
-            }
-            set.storeBytes(of: expiry, toByteOffset: offset + 32, as: UInt64.self)
+            Self.store(mac, expiry: expiry, in: Self.set(of: mac, in: state.entries))
+            return true
         }
+        if stored { recordOwner(username: username, client: client, until: expiry) }
+    }
+
+    /// Stores `mac` until `expiry` in `set`: over the same mac, else an empty or expired
+    /// entry, else the one expiring first.
+    private static func store(_ mac: [UInt8], expiry: UInt64, in set: UnsafeMutableRawBufferPointer) {
+        var chosen = 0
+        var chosenExpiry = UInt64.max
+        var kept: UInt64 = 0
+        for way in 0..<ways {
+            let offset = way * entryCount
+            let same = mac.withUnsafeBytes {
+                OpenSSL.constantTimeEqual($0, UnsafeRawBufferPointer(rebasing: set[offset..<(offset + 32)]))
+            }
+            let wayExpiry = set.load(fromByteOffset: offset + 32, as: UInt64.self)
+            if same {
+                chosen = way
+                kept = wayExpiry
+                break
+            }
+            if wayExpiry < chosenExpiry {
+                chosen = way
+                chosenExpiry = wayExpiry
+            }
+        }
+        let offset = chosen * entryCount
+        mac.withUnsafeBytes {
+            UnsafeMutableRawBufferPointer(rebasing: set[offset..<(offset + 32)]).copyMemory(from: $0)
+        }
+        // The same entry keeps its later expiry (an owner, the latest of its logins').
+        set.storeBytes(of: max(expiry, kept), toByteOffset: offset + 32, as: UInt64.self)
     }
 
     /// Forgets every entry, zeroing them (SIGHUP's reload, and the end of a server).
@@ -183,6 +257,7 @@ public final class GoodLoginCache: Sendable {
 
     private static func clear(_ state: inout State, version: FileCache.Identity?) {
         OpenSSL.cleanse(state.entries)
+        OpenSSL.cleanse(state.owners)
         state.version = version
     }
 
@@ -208,6 +283,23 @@ public final class GoodLoginCache: Sendable {
                 UnsafeMutableRawBufferPointer(rebasing: buffer[(4 + username.count)...]).copyMemory(from: $0)
             }
         }
+        var out = [UInt8](repeating: 0, count: 32)
+        message.withUnsafeBytes { data in
+            out.withUnsafeMutableBytes { OpenSSL.hmacSHA256(key: UnsafeRawBufferPointer(key), data, into: $0) }
+        }
+        return out
+    }
+
+    /// HMAC-SHA-256 under the cache's key of four 0xFF bytes (a length no name in a
+    /// login's input can have, so no login's input is an owner's), the name's length (4
+    /// bytes, big-endian), the name and the client's address.
+    private func ownerMAC(_ username: [UInt8], _ client: String) -> [UInt8] {
+        let length = UInt32(truncatingIfNeeded: username.count).bigEndian
+        var message = [UInt8](repeating: 0xFF, count: 4)
+        withUnsafeBytes(of: length) { message += $0 }
+        message += username
+        message += client.utf8
+        defer { message.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
         var out = [UInt8](repeating: 0, count: 32)
         message.withUnsafeBytes { data in
             out.withUnsafeMutableBytes { OpenSSL.hmacSHA256(key: UnsafeRawBufferPointer(key), data, into: $0) }

@@ -121,9 +121,12 @@ final class LoginService: Sendable {
 
     /// A login to check on a hashing thread.
     struct Job: Sendable {
-        let login: BasicCredentials.Login
+        /// The name as sent.
+        let username: [UInt8]
         /// The login's password as a ``Password`` (made once, in ``LoginService/decide(_:)``).
         let password: Password
+        /// The login the cache did not answer (nil without a cache).
+        let uncached: CredentialStore.UncachedLogin?
         let name: String
         let rhost: IPAddress?
         let generation: Generation
@@ -141,6 +144,13 @@ final class LoginService: Sendable {
     private struct Waiting: Sendable {
         let job: Job
         let completion: @Sendable (ServeAnswer) -> Void
+
+        /// Counts a login answered 503 whose password was already compared with the cache
+        /// of good logins: counted, or a full queue would make the cache an oracle (a hit
+        /// 200, a miss 503; SPEC §10).
+        func countUncached() {
+            if let uncached = job.uncached { _ = try? job.generation.store.countUnchecked(uncached) }
+        }
     }
 
     /// The logins waiting, fair between clients, and how many are being hashed.
@@ -188,22 +198,27 @@ final class LoginService: Sendable {
             peer: request.peer, realIP: request.realIP, forwardedFor: request.forwardedFor,
             trustedProxies: generation.settings.trustedProxies)
         let password = login.password.withUnsafeBytes { Password(utf8: $0) }
+        var uncached: CredentialStore.UncachedLogin? = nil
         if let cache = generation.cache {
             do {
-                // The library's cache admission (SPEC §10): an answer without a hash, or nil.
-                if let answer = try generation.store.cachedVerification(
+                // The library's cache admission (SPEC §10): an answer without a hash (a cached
+                // login, or a throttled or locked-out name's denial), or the login to check.
+                switch try generation.store.cachedAnswer(
                     usernameBytes: login.username, password: password, client: rhost?.description, cache: cache)
                 {
-                    return .answer(answer.granted ? .granted(user: name) : .denied)
+                case .answered(let answer): return .answer(answer.granted ? .granted(user: name) : .denied)
+                case .uncached(let login): uncached = login
                 }
             } catch {
-                return .answer(.unavailable(reason: "the guard database cannot be read: \(error)"))
+                return .answer(.unavailable(reason: "the guard database cannot be used: \(error)"))
             }
         }
         // No place in the queue is taken yet: only ``start(_:completion:)``, once the
         // request is whole, queues it (a client that never sends its body holds none).
         return .check(
-            Job(login: login, password: password, name: name, rhost: rhost, generation: generation, queued: .now))
+            Job(
+                username: login.username, password: password, uncached: uncached, name: name, rhost: rhost,
+                generation: generation, queued: .now))
     }
 
     /// Queues `job` fairly between client addresses and checks it on a hashing thread when
@@ -226,8 +241,10 @@ final class LoginService: Sendable {
         switch admission {
         case .queued: break
         case .queuedEvicting(let evicted):
+            evicted.countUncached()
             evicted.completion(.unavailable(reason: "a login gave its place to another client's (\(client) had fewer)"))
         case .refused:
+            Waiting(job: job, completion: completion).countUncached()
             completion(.unavailable(reason: "the queue of logins is full and \(client) has the most waiting"))
         }
         if let first { hash(first) }
@@ -240,6 +257,7 @@ final class LoginService: Sendable {
             var next: Waiting? = waiting
             while let current = next {
                 if ContinuousClock.now - current.job.queued > limits.queueWait {
+                    current.countUncached()
                     current.completion(
                         .unavailable(reason: "a login waited more than \(limits.queueWait) to start"))
                 } else {
@@ -259,21 +277,16 @@ final class LoginService: Sendable {
     /// rhost), remembered in the cache when granted.
     private func check(_ job: Job) -> ServeAnswer {
         let store = job.generation.store
-        let user = job.login.username
-        let client = job.rhost?.description
         let granted: Bool
         do {
             granted =
-                if let cache = job.generation.cache {
-                    try store.verify(
-                        usernameBytes: user, password: job.password, upgradeOnSuccess: false, client: client,
-                        cache: cache
-                    ).granted
+                if let uncached = job.uncached {
+                    try store.verify(uncached, upgradeOnSuccess: false).granted
                 } else {
                     try store.verify(
-                        usernameBytes: user, password: job.password, upgradeOnSuccess: false, client: client
-                    )
-                    .granted
+                        usernameBytes: job.username, password: job.password, upgradeOnSuccess: false,
+                        client: job.rhost?.description
+                    ).granted
                 }
         } catch {
             return .unavailable(reason: "\(error)")
