@@ -81,11 +81,12 @@ let package = Package(
         // Uses only CredFile's public API, so the fuzzers test the contract, not internals.
         // Foundation-free: the fuzz checks and the few test helpers the fuzzers share.
         .target(name: "_CredFileFuzzChecks", dependencies: ["CredFile"]),
-        // The one home of the tests' helpers (binary locator, process runner, password
-        // canary, file helpers, vector files); it re-exports _CredFileFuzzChecks, which holds
-        // the Foundation-free ones the Fuzz/ package shares (ExternalTool, SeededRandom,
-        // TemporaryDirectory), so Fuzz/ never builds or links Foundation. Not a product.
-        .target(name: "CredFileTestSupport", dependencies: ["_CredFileFuzzChecks"]),
+        // The one home of the tests' helpers (binary locator, process runner, the one runner
+        // of the built credfile, password canary, file helpers, vector files, small
+        // policies); it re-exports _CredFileFuzzChecks, which holds the Foundation-free ones
+        // the Fuzz/ package shares (ExternalTool, SeededRandom, TemporaryDirectory), so Fuzz/
+        // never builds or links Foundation. Not a product.
+        .target(name: "CredFileTestSupport", dependencies: ["CredFile", "_CredFileFuzzChecks"]),
         // Vectors/ holds data files read through #filePath, not resources.
         .testTarget(
             name: "CredFileTests", dependencies: ["CredFile", "CredFileTestSupport"], exclude: ["Vectors"]),

@@ -203,16 +203,15 @@ func libraryGrants(_ path: String, _ user: String, _ password: String) throws ->
 
 // MARK: - The built executable
 
-/// The `credfile` executable (``BuiltProduct``) run as a child process (``ChildProcess``).
+/// The `credfile` executable run in a session: CredFileTestSupport's one runner (``CLI``),
+/// its output recorded in the session for its leak check.
 enum BuiltBinary {
     /// Set once: SIGPIPE ignored in the test process (the Squid helper test writes to a
     /// child's pipe; a child that exits first must give EPIPE, not end the test run).
     static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// The minimal environment of a child: a locale and a PATH, nothing inherited.
-    static func environment(lang: String = "C") -> [String: String] {
-        ["LANG": lang, "PATH": "/usr/bin:/bin"]
-    }
+    static func environment(lang: String = "C") -> [String: String] { CLI.minimalEnvironment(lang: lang) }
 
     /// Runs the executable (or `executable`) in `directory` (default: the session's),
     /// with `stdin` as its standard input (nil: `/dev/null`, so at end of input at once);
@@ -223,9 +222,12 @@ enum BuiltBinary {
         environment: [String: String] = BuiltBinary.environment(), directory: String? = nil,
         timeout: Duration = .seconds(20), executable: String? = nil
     ) throws -> CLIResult {
-        try session.spawn(
-            executable ?? BuiltProduct.path("credfile"), arguments, stdin: stdin, environment: environment,
-            directory: directory ?? session.directory, timeout: timeout)
+        let result = CLIResult(
+            try CLI.spawn(
+                arguments, stdin: stdin, environment: environment, directory: directory ?? session.directory,
+                timeout: timeout, executable: executable))
+        session.record(result.stdout, result.stderr)
+        return result
     }
 }
 

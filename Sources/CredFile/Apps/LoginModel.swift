@@ -113,14 +113,8 @@ public final class LoginModel {
     /// ``errorMessage`` (the same message for an unknown user, a wrong password and an
     /// empty field, as the seed's forged logins must all read alike). Clears ``password``.
     public func login() async {
-        let name = username
-        let typed = Password(password)
-        password = ""
         isAuthenticated = false
-        guard !name.isEmpty, typed.bytes.count > 0 else {
-            errorMessage = Message.wrongCredentials.text(in: language)
-            return
-        }
+        guard let (name, typed) = takeFields(orShow: .wrongCredentials) else { return }
         do {
             let result = try await store.verify(username: name, password: typed, upgradeOnSuccess: false)
             isAuthenticated = result.granted
@@ -150,14 +144,8 @@ public final class LoginModel {
     /// Registers ``username`` with ``password``, hashed: sets ``isRegistered``, or
     /// ``errorMessage``. Clears ``password``.
     public func register() async {
-        let name = username
-        let typed = Password(password)
-        password = ""
         isRegistered = false
-        guard !name.isEmpty, typed.bytes.count > 0 else {
-            errorMessage = Message.emptyFields.text(in: language)
-            return
-        }
+        guard let (name, typed) = takeFields(orShow: .emptyFields) else { return }
         do {
             try await store.register(username: name, password: typed, storage: .hashed)
             isRegistered = true
@@ -167,5 +155,19 @@ public final class LoginModel {
         } catch {
             errorMessage = Message.registerFailed.text(in: language)
         }
+    }
+
+    /// The fields of an attempt (login and register take them alike): the name, and the
+    /// password as a ``Password``, cleared from ``password`` at once. Nil, with `empty`
+    /// shown in ``errorMessage``, when either field is empty.
+    private func takeFields(orShow empty: Message) -> (name: String, password: Password)? {
+        let name = username
+        let typed = Password(password)
+        password = ""
+        guard !name.isEmpty, typed.bytes.count > 0 else {
+            errorMessage = empty.text(in: language)
+            return nil
+        }
+        return (name, typed)
     }
 }

@@ -94,13 +94,6 @@ struct LegacyFile {
     }
 }
 
-/// The first JSON object on standard output.
-func jsonObject(_ text: String) throws -> [String: Any] {
-    let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
-    guard let dictionary = object as? [String: Any] else { throw HarnessError("not a JSON object: \(text)") }
-    return dictionary
-}
-
 @Suite("Upgrade: credfile upgrade and upgrade-on-login", .serialized)
 struct UpgradeTests {
     // MARK: The legacy file
