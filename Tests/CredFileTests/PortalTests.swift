@@ -1,3 +1,4 @@
+import CredFileTestSupport
 import Foundation
 import Testing
 
@@ -387,9 +388,26 @@ import Testing
             "\(name)")
     }
 
-    @Test("Sessions: a new token each sign-in, the limit ends the oldest, sign-out and end-all")
-    func sessions() throws {
-        let storage = MemorySessionStorage()
+    /// The storages the session tests run against.
+    enum StorageKind: String, CaseIterable, Sendable { case memory, sqlite }
+
+    /// Runs `body` with a fresh storage of `kind` (an SQLite file in a temporary directory).
+    static func withStorage(_ kind: StorageKind, _ body: (any SessionStorage) throws -> Void) throws {
+        switch kind {
+        case .memory: try body(MemorySessionStorage())
+        case .sqlite:
+            try withTemporaryDirectory { directory in
+                try body(SQLiteSessionStorage(path: directory.path + "/web.guard.db"))
+            }
+        }
+    }
+
+    @Test(
+        "Sessions: a new token each sign-in, the limit ends the oldest, sign-out and end-all",
+        arguments: StorageKind.allCases)
+    func sessions(_ kind: StorageKind) throws { try Self.withStorage(kind) { try sessions(in: $0) } }
+
+    func sessions(in storage: any SessionStorage) throws {
         let sessions = try PortalSessions(
             storage: storage, limits: try SessionLimits(idle: 100, maximum: 1000, perUser: 3))
         let line = Self.bytes("bob,$pbkdf2-sha256$…")
@@ -413,9 +431,12 @@ import Testing
         #expect(try sessions.check(alice, now: 7, line: { _ in Self.bytes("alice,x") }) == .none(reason: nil))
     }
 
-    @Test("Sessions: last-seen written once a minute; idle, expired and changed ones end and are removed")
-    func sessionLifecycle() throws {
-        let storage = MemorySessionStorage()
+    @Test(
+        "Sessions: last-seen written once a minute; idle, expired and changed ones end and are removed",
+        arguments: StorageKind.allCases)
+    func sessionLifecycle(_ kind: StorageKind) throws { try Self.withStorage(kind) { try sessionLifecycle(in: $0) } }
+
+    func sessionLifecycle(in storage: any SessionStorage) throws {
         let sessions = try PortalSessions(
             storage: storage, limits: try SessionLimits(idle: 120, maximum: 300, perUser: 16))
         var line = Self.bytes("bob,hash1")
@@ -452,11 +473,38 @@ import Testing
         #expect(EntryDigester(key: key).digest(ofLine: line) != line.withUnsafeBytes { OpenSSL.sha256($0) })
     }
 
-    @Test("A storage's keys are made once and kept")
-    func keys() throws {
-        let storage = MemorySessionStorage()
-        let first = try storage.key(named: "a")
-        #expect(try storage.key(named: "a") == first && first.count == 32)
-        #expect(try storage.key(named: "b") != first)
+    @Test("A storage's keys are made once and kept", arguments: StorageKind.allCases)
+    func keys(_ kind: StorageKind) throws {
+        try Self.withStorage(kind) { storage in
+            let first = try storage.key(named: "a")
+            #expect(try storage.key(named: "a") == first && first.count == 32)
+            #expect(try storage.key(named: "b") != first)
+        }
+    }
+
+    @Test("The SQLite storage: a restart keeps sessions and keys; the file is 0600; no token is stored")
+    func sqliteRestart() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path + "/web.guard.db"
+            let limits = try SessionLimits()
+            let line = Self.bytes("bob,hash")
+            let token = try PortalSessions(storage: SQLiteSessionStorage(path: path), limits: limits).start(
+                user: "bob", line: line, now: 1000, client: "2001:db8::1", userAgent: "Mozilla/5.0")
+            let key = try SQLiteSessionStorage(path: path).key(named: PortalSessions.entryKeyName)
+            // A new process: a new storage on the same file.
+            let storage = SQLiteSessionStorage(path: path)
+            #expect(try storage.key(named: PortalSessions.entryKeyName) == key)
+            let again = try PortalSessions(storage: storage, limits: limits)
+            #expect(try again.check(token, now: 1001, line: { _ in line }) == .signedIn(user: "bob"))
+            let record = try #require(try again.list(user: "bob").first)
+            #expect(record.client == "2001:db8::1" && record.userAgent == "Mozilla/5.0" && record.started == 1000)
+            var status = stat()
+            #expect(stat(path, &status) == 0 && status.st_mode & 0o777 == 0o600)
+            let file =
+                try Data(contentsOf: URL(fileURLWithPath: path))
+                + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+            #expect(file.range(of: Data(token.cookieValue.utf8)) == nil, "the token is in the database")
+            #expect(file.range(of: Data(token.digest)) != nil, "the digest is not in the database")
+        }
     }
 }
