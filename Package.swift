@@ -69,6 +69,9 @@ let package = Package(
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
         .executableTarget(
             name: "credfile-server-example", dependencies: ["CredFile"], path: "Examples/ServerLogins"),
+        // The README's library example, as it stands there (ReadmeExampleTests runs it).
+        .executableTarget(
+            name: "credfile-getting-started", dependencies: ["CredFile"], path: "Examples/GettingStarted"),
         // Uses only CredFile's public API, so the fuzzers test the contract, not internals.
         // Foundation-free: the fuzz checks and the few test helpers the fuzzers share.
         .target(name: "_CredFileFuzzChecks", dependencies: ["CredFile"]),

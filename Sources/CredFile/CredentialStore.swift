@@ -4,7 +4,8 @@ import Glibc
 
 /// The front door of credfile: a credential file at a path, and what an app or an
 /// admin does with it. Every change is one locked atomic rewrite (``AtomicWriter``);
-/// every login costs at least one PBKDF2 at the policy's rounds, whatever the outcome.
+/// every login costs the same whatever the name or the outcome: at least the policy's
+/// hash, and as much as the file's costliest allowed entry (``LoginPlan``, SPEC §3.1).
 ///
 /// ```swift
 /// let store = CredentialStore(path: "usuarios.txt")
@@ -40,7 +41,7 @@ public struct CredentialStore: Sendable {
     ///   - policy: How new hashes are made, and the work every login costs at least.
     ///   - keepsBackup: Whether each rewrite keeps the previous version as `FILE.bak`.
     ///   - caching: Keep the parsed file in memory and read it again only when it changes
-    ///     (device, inode, size, mtime, ctime), so a login costs one PBKDF2 and a lookup:
+    ///     (device, inode, size, mtime, ctime), so a login costs its hashing and a lookup:
     ///     for servers that check many logins. A change by any process (every writer
     ///     replaces the file by `rename`) is seen at the next login. Memory: about the
     ///     file's size plus 100 bytes per user. Copies of a caching store share its cache.
@@ -56,7 +57,8 @@ public struct CredentialStore: Sendable {
 
     /// The form a new password is written in: hashed, or the legacy plaintext.
     public enum SecretForm: Sendable {
-        /// A salted PBKDF2 hash under the store's policy (the default).
+        /// A salted hash under the store's policy (the default): PBKDF2, or an argon2id PHC
+        /// string when the policy's algorithm is argon2id.
         case hashed
         /// The legacy plaintext form, for apps that still read the file themselves.
         case plaintext

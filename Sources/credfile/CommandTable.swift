@@ -96,8 +96,8 @@ extension Command {
             summary: "register a user (hashed; --plaintext for the legacy form)",
             details: """
                 Registers USER with a new password (asked twice on a terminal, else one line of \
-                standard input). Stored as a salted PBKDF2 hash, or as legacy plaintext with \
-                --plaintext. Creates FILE (mode 0600) when missing. Exit 3 when USER already has an entry.
+                standard input). Stored as a salted hash of the policy's algorithm (PBKDF2 or \
+                argon2id), or as legacy plaintext with --plaintext. Creates FILE (mode 0600) when missing. Exit 3 when USER already has an entry.
                 """,
             run: { try $0.add() }),
         Command(

@@ -103,15 +103,12 @@ struct Terminal {
 
     /// Writes all of `bytes` to `fd`; the errno of a failed write, else nil.
     fileprivate static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
-        var bytes = bytes[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return errno }
-            if n == 0 { return EIO }
-            bytes = bytes.dropFirst(n)
+        do {
+            try Syscall.writeAll(fd, bytes, name: "write-output")
+            return nil
+        } catch {
+            return error.errno
         }
-        return nil
     }
 
     private static func processEnvironment() -> [String: String] {
@@ -223,15 +220,18 @@ final class BoundedReader {
         let old = buffer.count
         let size = readsBlocks || block ? Self.blockSize : 1
         buffer.append(contentsOf: repeatElement(0, count: size))
-        while true {
-            // the buffer is non-empty: its base address exists
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + old, size) }
-            if n < 0 && errno == EINTR { continue }
-            buffer.removeLast(size - max(n, 0))
-            guard n >= 0 else {
-                throw CredFileError(.io, "cannot read the input: read: \(String(cString: strerror(errno)))")
+        let read = buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(SyscallError) in
+                try Syscall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[old...]), name: "read-input")
             }
+        }
+        switch read {
+        case .success(let n):
+            buffer.removeLast(size - n)
             return n
+        case .failure(let error):
+            buffer.removeLast(size)
+            throw CredFileError(.io, "cannot read the input: read: \(String(cString: strerror(error.errno)))")
         }
     }
 

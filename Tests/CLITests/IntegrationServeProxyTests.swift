@@ -31,12 +31,11 @@ import Glibc
         let root = try webRoot(session)
         let prefix = session.path("nginx")
         for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
-        let site = try Integration.example(
-            "nginx/credfile-serve.conf",
-            replacing: [
-                "listen 80;": "listen 127.0.0.1:\(port);", "root /var/www/html;": "root \(root);",
-                "unix:/run/credfile/web.sock": "unix:\(socket)",
-            ])
+        // Plain http on loopback (the TLS of the recipe: RecipeTests).
+        let site = try Recipe.nginxSite(
+            "nginx/credfile-serve.conf", port: port, httpPort: try Integration.freePort(), tls: false, root: root,
+            certificates: try Recipe.certificates(in: session),
+            more: [("unix:/run/credfile/web.sock", "unix:\(socket)")])
         try session.write("nginx/site.conf", site)
         try session.write(
             "nginx/nginx.conf",
@@ -144,7 +143,9 @@ import Glibc
             let site = try Integration.example(
                 "caddy/Caddyfile",
                 replacing: [
-                    ":80 {": "http://127.0.0.1:\(port) {", "root * /var/www/html": "root * \(root)",
+                    // Plain http on loopback (the recipe's https: RecipeTests.caddy).
+                    "\(Recipe.siteName) {": "http://127.0.0.1:\(port) {",
+                    "root * /var/www/\(Recipe.siteName)": "root * \(root)",
                     "unix//run/credfile/web.sock": "unix/\(socket)",
                     // Not a change of the recipe, a probe: shows the test what forward_auth
                     // copied onto the request (applied as the answer is written).

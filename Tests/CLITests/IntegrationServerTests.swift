@@ -50,14 +50,14 @@ import Glibc
             try session.write("nginx/html/private/index.html", "private page\n")
             chmod(session.path("nginx/html/private/index.html"), 0o644)
             let port = try Integration.freePort()
+            // The recipe on https, trusted through the test's own authority.
+            let certificates = try Recipe.certificates(in: session)
             try session.write(
                 "nginx/site.conf",
-                try Integration.example(
-                    "nginx/credfile-pam.conf",
-                    replacing: [
-                        "listen 80;": "listen 127.0.0.1:\(port);", "root /var/www/html;": "root \(prefix)/html;",
-                        "\"credfile-app\"": "\"\(service.name)\"",
-                    ]))
+                try Recipe.nginxSite(
+                    "nginx/credfile-pam.conf", port: port, httpPort: try Integration.freePort(), tls: true,
+                    root: prefix + "/html", certificates: certificates,
+                    more: [("\"credfile-app\"", "\"\(service.name)\"")]))
             let config = """
                 load_module \(Self.nginxPAMModule);
                 user www-data www-data;
@@ -83,9 +83,12 @@ import Glibc
             try Integration.waitForPort(port, of: daemon)
             /// The HTTP status curl got, the password given in a netrc file, not on argv.
             func status(_ user: String?, _ password: String) throws -> String {
-                var arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/private/"]
+                var arguments = [
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", certificates.authority, "--resolve",
+                    "\(Recipe.siteName):\(port):127.0.0.1", "https://\(Recipe.siteName):\(port)/private/",
+                ]
                 if let user {
-                    try session.write("netrc", "machine 127.0.0.1 login \(user) password \(password)\n")
+                    try session.write("netrc", "machine \(Recipe.siteName) login \(user) password \(password)\n")
                     arguments += ["--netrc-file", session.path("netrc")]
                 }
                 return try Integration.run(curl, arguments, in: session).stdout

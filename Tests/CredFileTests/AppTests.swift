@@ -268,7 +268,8 @@ struct AppTests {
             #expect(fired.withLock { $0 }.contains("password"))
             // The button form starts the same work and returns a task to await.
             model.password = "wrong-one"
-            await model.login().value
+            let press: @MainActor () -> Task<Void, Never> = { model.login() }  // a button's action: synchronous
+            await press().value
             #expect(!model.isAuthenticated)
         }
     }

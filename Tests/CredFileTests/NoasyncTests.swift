@@ -20,6 +20,8 @@ private let frontDoorCalls: [String] = [
     #"store.importUsers([("valencia", Password("naranjo-en-flor-2026"))])"#,
     #"store.upgrade()"#,
     #"store.verify(username: "valencia", password: Password("naranjo-en-flor-2026"), upgradeOnSuccess: false, client: nil)"#,
+    #"store.verify(usernameBytes: Array("valencia".utf8), password: Password("naranjo-en-flor-2026"), upgradeOnSuccess: false, client: nil)"#,
+    #"store.verify(usernameBytes: Array("valencia".utf8), password: Password("naranjo-en-flor-2026"), upgradeOnSuccess: false, client: nil, cache: GoodLoginCache(path: "usuarios.txt", lifetime: .seconds(1)))"#,
     #"store.lock(username: "valencia")"#,
     #"store.unlock(username: "valencia")"#,
 ]
@@ -109,5 +111,53 @@ struct NoasyncTests {
         let source = function("func administer(store: CredentialStore) throws", calling: "try")
         let result = try typecheck(source, topLevel: false)
         #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test(
+        "LoginModel: top-level `await model.login()` is refused, never a login started and left running; the async forms and a button's call compile"
+    )
+    func loginModelNeverStartsALoginWhereItMustWait() throws {
+        // The Task-returning forms are for buttons. At top level the compiler picks them for
+        // `await model.login()` (it did, with only a warning: "no 'async' operations occur
+        // within 'await'"), and the next line ran before the login ended. They are noasync:
+        // that line is an error saying what to write, `as Void` picks the async form.
+        let header = ["import CredFile", #"let model = LoginModel(store: CredentialStore(path: "usuarios.txt"))"#]
+        let refused = try typecheck(
+            (header + ["await model.login()", "await model.register()"]).joined(separator: "\n") + "\n",
+            topLevel: true)
+        #expect(refused.status != 0, "the compiler started a login where the code waits for it")
+        #expect(refusedLines(refused) == [3, 4], "\(refused.stderr)")
+        #expect(refused.stderr.contains("as Void"), "the error does not say what to write: \(refused.stderr)")
+        let topLevel =
+            (header + [
+                "await model.login() as Void", "await model.register() as Void",
+                "print(model.isAuthenticated, model.isRegistered)",
+            ]).joined(separator: "\n") + "\n"
+        let result = try typecheck(topLevel, topLevel: true)
+        #expect(result.status == 0, "\(result.stderr)")
+        let function = """
+            import CredFile
+
+            @MainActor func signIn(_ model: LoginModel) async -> Bool {
+                await model.register()
+                await model.login()
+                return model.isAuthenticated
+            }
+
+            """
+        let inFunction = try typecheck(function, topLevel: false)
+        #expect(inFunction.status == 0, "\(inFunction.stderr)")
+        let button = """
+            import CredFile
+
+            @MainActor func tapped(_ model: LoginModel) {
+                model.login()
+                let task: Task<Void, Never> = model.register()
+                _ = task
+            }
+
+            """
+        let buttons = try typecheck(button, topLevel: false)
+        #expect(buttons.status == 0, "\(buttons.stderr)")
     }
 }

@@ -37,6 +37,34 @@ extension CredentialStore {
         }
     }
 
+    /// The login of raw bytes off Swift's cooperative pool; see
+    /// ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3``.
+    public func verify(
+        usernameBytes: some Collection<UInt8>, password: Password, upgradeOnSuccess: Bool, client: String?
+    ) async throws -> Verification {
+        let store = self
+        let name = Array(usernameBytes)
+        return try await HashingThreads.shared.run {
+            try store.verify(
+                usernameBytes: name, password: password, upgradeOnSuccess: upgradeOnSuccess, client: client)
+        }
+    }
+
+    /// The login of raw bytes with a cache of good logins, off Swift's cooperative pool;
+    /// see ``verify(usernameBytes:password:upgradeOnSuccess:client:cache:)-n3ip``.
+    public func verify(
+        usernameBytes: some Collection<UInt8>, password: Password, upgradeOnSuccess: Bool, client: String?,
+        cache: GoodLoginCache
+    ) async throws -> Verification {
+        let store = self
+        let name = Array(usernameBytes)
+        return try await HashingThreads.shared.run {
+            try store.verify(
+                usernameBytes: name, password: password, upgradeOnSuccess: upgradeOnSuccess, client: client,
+                cache: cache)
+        }
+    }
+
     /// Locks a user's entry off the cooperative pool (a plaintext one is hashed first);
     /// see ``lock(username:)``.
     @discardableResult

@@ -95,6 +95,15 @@ public final class LoginModel {
     /// Logs in with ``username`` and ``password`` (the seed's `login()`), for a button's
     /// action: starts the attempt and returns at once. Await ``login()->()`` instead
     /// where you can.
+    ///
+    /// Unavailable from asynchronous contexts: there `await model.login()` must wait for
+    /// the login, never start it and go on (top-level code, where the compiler would pick
+    /// this form, writes `await model.login() as Void`).
+    @available(
+        *, noasync,
+        message:
+            "await the async login(): `await model.login()` in a function, `await model.login() as Void` at top level"
+    )
     @discardableResult
     public func login() -> Task<Void, Never> {
         Task { await self.login() }
@@ -126,7 +135,13 @@ public final class LoginModel {
     }
 
     /// Registers ``username`` with ``password`` (the seed's `register()`), for a
-    /// button's action: starts the attempt and returns at once.
+    /// button's action: starts the attempt and returns at once. Unavailable from
+    /// asynchronous contexts, as the button form of `login()` is.
+    @available(
+        *, noasync,
+        message:
+            "await the async register(): `await model.register()` in a function, `await model.register() as Void` at top level"
+    )
     @discardableResult
     public func register() -> Task<Void, Never> {
         Task { await self.register() }

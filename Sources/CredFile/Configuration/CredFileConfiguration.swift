@@ -90,36 +90,35 @@ public struct CredFileConfiguration: Sendable {
             }
             return refusal
         }
-        let fd: Int32
+        let bytes: [UInt8]?
         do {
-            // O_NONBLOCK: a FIFO put in its place must not hang every command.
-            fd = try Syscall.open(file, O_RDONLY | O_NOCTTY | O_NONBLOCK)
-        } catch {
-            if error.errno == ENOENT && mayBeMissing { return nil }
+            // FileReader opens it O_NONBLOCK: a FIFO put in its place must not hang every command.
+            bytes = try FileReader.read(file) { info throws(CredFileError) in
+                let type = info.st_mode & S_IFMT
+                // /dev/null (device 1:3, glibc's encoding 0x103) is the usual way to say "no
+                // configuration" (ssh -F /dev/null); it is world-writable and reads as nothing.
+                if type == S_IFCHR && info.st_rdev == 0x103 { return false }
+                guard type == S_IFREG else { throw refuse(.notARegularFile) }
+                guard info.st_uid == 0 || info.st_uid == geteuid() else {
+                    throw refuse(.foreignOwner(uid: info.st_uid))
+                }
+                guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
+                    throw refuse(.writableByOthers(mode: info.st_mode))
+                }
+                guard info.st_size <= ConfigurationSyntax.maximumSize else {
+                    throw refuse(.fileTooLarge(ConfigurationSyntax.maximumSize))
+                }
+                return true
+            }
+        } catch let error as SyscallError {
             throw refuse(.unreadable(.init(syscall: error.name, errno: error.errno)))
-        }
-        defer { Syscall.close(fd) }
-        let info: stat
-        do {
-            info = try Syscall.fstat(fd)
+        } catch let error as CredFileError {
+            throw error
         } catch {
-            throw refuse(.unreadable(.init(syscall: error.name, errno: error.errno)))
+            throw refuse(.unreadable(.init(syscall: "read", errno: EIO)))  // FileReader throws nothing else
         }
-        let type = info.st_mode & S_IFMT
-        // /dev/null (device 1:3, glibc's encoding 0x103) is the usual way to say "no
-        // configuration" (ssh -F /dev/null); it is world-writable and reads as nothing.
-        if type == S_IFCHR && info.st_rdev == 0x103 { return [] }
-        guard type == S_IFREG else { throw refuse(.notARegularFile) }
-        guard info.st_uid == 0 || info.st_uid == geteuid() else { throw refuse(.foreignOwner(uid: info.st_uid)) }
-        guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 else { throw refuse(.writableByOthers(mode: info.st_mode)) }
-        guard info.st_size <= ConfigurationSyntax.maximumSize else {
-            throw refuse(.fileTooLarge(ConfigurationSyntax.maximumSize))
-        }
-        do {
-            return try Syscall.readAll(fd, sizeHint: Int(info.st_size))
-        } catch {
-            throw refuse(.unreadable(.init(syscall: error.name, errno: error.errno)))
-        }
+        if bytes == nil && !mayBeMissing { throw refuse(.unreadable(.init(syscall: "open", errno: ENOENT))) }
+        return bytes
     }
 
     /// The usage error for `problem`: `FILE:LINE: reason` (`FILE: reason` for the whole

@@ -1,27 +1,80 @@
-/// The guarded login of the front door (SPEC §9): with a ``CredentialStore/loginGuard``,
-/// every login goes through ``LoginGuard/attempt(username:client:_:)``.
+/// The guarded login of the front door (SPEC §9): the one path every login takes, the
+/// library's apps (``verify(username:password:upgradeOnSuccess:client:)-86r45``) and the
+/// CLI's `verify`, `pam`, `checkpassword`, `helper` and `serve` alike
+/// (``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3``). With a
+/// ``CredentialStore/loginGuard``, it goes through ``LoginGuard/attempt(username:client:_:)``;
+/// nothing outside `Guard/` calls the guard's attempt itself (a test holds that).
 extension CredentialStore {
+    /// A name no entry can have (a line holding NUL is malformed, SPEC §2), checked instead
+    /// of a login that cannot be in the file, so that it costs the same as any other.
+    static let unmatchableName = "\u{0}"
+
     /// Checks a login through the store's guard, when it has one: a throttled or
     /// locked-out name is denied at once (``Verification/denial`` says which), every
     /// decision is logged with `client` as `rhost=`. Without a guard, the same as
-    /// ``verify(username:password:upgradeOnSuccess:)-22xbo``.
+    /// ``verify(username:password:upgradeOnSuccess:)-22xbo``. The same login as
+    /// ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3`` with the name's UTF-8.
     /// - Parameters:
     ///   - username: the name typed (NFC-compared; counted by the guard as typed).
     ///   - password: the password typed.
     ///   - upgradeOnSuccess: rehash a plaintext or weaker entry after a good login.
     ///   - client: the client's address (an IP), for the log; nil when unknown.
-    /// - Throws: ``CredFileError/Code/io`` when the file cannot be read, or the guard
-    ///   database cannot be used (then the login was not checked: a temporary failure).
+    /// - Throws: ``CredFileError/Code/io`` when the file cannot be read;
+    ///   ``CredFileError/Code/guardDatabase`` when the guard database cannot be used (then
+    ///   the login was not checked: a temporary failure).
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func verify(username: String, password: Password, upgradeOnSuccess: Bool, client: String?) throws
         -> Verification
     {
-        guard let loginGuard else {
-            return try verifyUnguarded(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess)
-        }
-        return try loginGuard.attempt(username: Array(username.utf8), client: client) {
-            try verifyUnguarded(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess)
-        }
+        try verify(usernameBytes: username.utf8, password: password, upgradeOnSuccess: upgradeOnSuccess, client: client)
     }
 
+    /// Checks a login whose name arrives as raw bytes (a PAM user, a checkpassword or
+    /// Squid request, an HTTP Basic header): the one login of the front door, which the
+    /// `String` form calls. In order:
+    ///
+    /// 1. **Validation.** A name that is not UTF-8, or a password holding a NUL byte (no
+    ///    stored password can; and HMAC pads its key with zeros, so PBKDF2 alone would
+    ///    take `pw\0` for `pw`), cannot be in the file: it is checked as a name no entry
+    ///    has, so it is denied after the same work as a wrong password, and never upgraded.
+    /// 2. **The guard** (SPEC §9), when the store has one: the name is counted as sent (its
+    ///    bytes NFC-compared), a throttled or locked-out name is denied before the file is
+    ///    read, and every decision is logged with `client` as `rhost=` and the guard's
+    ///    ``LoginGuard/service`` as `service=`.
+    /// 3. **The timing plan** (SPEC §3.1): the file's login plan runs whatever the
+    ///    answer, so no entry's kind or cost shows in the time.
+    /// 4. **Upgrade on success**, when asked: a plaintext or weaker entry is rehashed
+    ///    under ``policy`` (it never waits for the lock; see ``Verification/upgradeError``).
+    ///
+    /// ```swift
+    /// let result = try store.verify(
+    ///     usernameBytes: basic.username, password: Password(utf8: basic.password),
+    ///     upgradeOnSuccess: false, client: "203.0.113.9")
+    /// ```
+    /// - Parameters:
+    ///   - usernameBytes: the name as the caller sent it.
+    ///   - password: the password as sent (``Password/init(utf8:)`` keeps bytes that are not UTF-8 as they are).
+    ///   - upgradeOnSuccess: rehash a plaintext or weaker entry after a good login.
+    ///   - client: the client's address (an IP), for the log's `rhost=`; nil when unknown.
+    /// - Returns: the answer; ``Verification/denial`` says why a login was denied (for
+    ///   logs, never for the caller's answer).
+    /// - Throws: ``CredFileError/Code/io`` when the file cannot be read;
+    ///   ``CredFileError/Code/guardDatabase`` when the guard database cannot be used (then
+    ///   the login was not checked: a temporary failure).
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
+    public func verify(
+        usernameBytes: some Collection<UInt8>, password: Password, upgradeOnSuccess: Bool, client: String?
+    ) throws -> Verification {
+        let name = Array(usernameBytes)
+        let text = String(validating: name, as: UTF8.self)
+        let holdsNUL = password.bytes.withUnsafeBytes { $0.contains(0) }
+        let checked = holdsNUL ? nil : text
+        func check() throws -> Verification {
+            try verifyUnguarded(
+                username: checked ?? Self.unmatchableName, password: password,
+                upgradeOnSuccess: upgradeOnSuccess && checked != nil)
+        }
+        guard let loginGuard else { return try check() }
+        return try loginGuard.attempt(username: name, client: client, check)
+    }
 }

@@ -34,13 +34,7 @@ public enum GuardLog: String, Sendable, CaseIterable {
 
     /// One `write` of the whole line, so lines of concurrent logins do not mix.
     private static func writeStandardError(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            bytes = bytes.dropFirst(n)
-        }
+        try? Syscall.writeAll(2, Array(text.utf8), name: "write-output")  // nobody to tell when it fails
     }
 
     // MARK: The lines

@@ -168,25 +168,21 @@ public final class LoginGuard: Sendable {
         return result
     }
 
-    /// Whether a login that a server answers from its cache of good logins (SPEC §10:
-    /// not a guess, never delayed) may stand: false when the name is locked out (then
-    /// logged as `locked-out`). Nothing is counted and a granted one is not logged.
-    /// - Throws: ``CredFileError/Code/io`` when the guard database cannot be read (logged).
+    /// Whether a login that a server answers from its cache of good logins may stand:
+    /// false when the name is locked out (then logged as `locked-out`). Nothing is
+    /// counted and a granted one is not logged.
+    /// - Throws: ``CredFileError/Code/guardDatabase`` when the guard database cannot be read (logged).
+    @available(
+        *, deprecated,
+        message:
+            "use CredentialStore.cachedVerification(usernameBytes:password:client:cache:), which decides with the guard"
+    )
     public func admitsCachedLogin(username: some Collection<UInt8>, client: String?) throws -> Bool {
-        let name = Array(username)
-        let row: GuardDatabase.Row?
-        do {
-            row = try database.row(FileSyntax.nameKey(name))
-        } catch {
-            throw unusable(error, user: name, client: client)
-        }
-        guard let row, row.lockedOut || policy.locksOut(afterFailures: row.count) else { return true }
-        _ = denied(.lockedOut, user: name, client: client)
-        return false
+        try cachedLogin(username: Array(username), client: client) { true }?.granted ?? true
     }
 
     /// Logs a denial; the answer for it.
-    private func denied(_ reason: LoginDenial, user: [UInt8], client: String?) -> CredentialStore.Verification {
+    func denied(_ reason: LoginDenial, user: [UInt8], client: String?) -> CredentialStore.Verification {
         log.write(
             GuardLog.failureLine(service: service, user: user, client: client, file: credentialFile, reason: reason),
             priority: .notice)
@@ -194,7 +190,7 @@ public final class LoginGuard: Sendable {
     }
 
     /// Logs that the database is unusable; the error to throw, naming `state`.
-    private func unusable(_ error: CredFileError, user: [UInt8], client: String?) -> CredFileError {
+    func unusable(_ error: CredFileError, user: [UInt8], client: String?) -> CredFileError {
         let cause = error.cause.map { String(cString: strerror($0.errno)) } ?? error.message
         log.write(
             "guard database unusable, login refused; service=\(GuardLog.value(service)) user=\(GuardLog.value(user)) "

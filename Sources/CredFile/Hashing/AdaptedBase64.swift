@@ -114,10 +114,29 @@ enum Base64Core {
     }
 
     /// Decodes unpadded `text` whose characters map through `values`, in its one canonical
-    /// spelling (``canonicalCount(_:values:)``); nil for any other.
-    static func decode(_ text: some Collection<UInt8>, values: [Int8]) -> [UInt8]? {
-        let bytes = Array(text)
-        guard let count = bytes.withUnsafeBytes({ canonicalCount($0, values: values) }) else { return nil }
+    /// spelling (``canonicalCount(_:values:)``); nil for any other. With `anyLastBits`, a
+    /// last character whose unused low bits are not zero is taken too (HTTP Basic
+    /// credentials, RFC 7617, whose senders are not held to one spelling). Nothing is
+    /// decoded before the whole text is known good, and a copy of a text that is not
+    /// contiguous is zeroed (it may encode a password).
+    static func decode(_ text: some Collection<UInt8>, values: [Int8], anyLastBits: Bool = false) -> [UInt8]? {
+        if let decoded = text.withContiguousStorageIfAvailable({
+            decode(UnsafeRawBufferPointer($0), values: values, anyLastBits: anyLastBits)
+        }) {
+            return decoded
+        }
+        var bytes = Array(text)
+        defer { bytes.withUnsafeMutableBytes { OpenSSL.cleanse($0) } }
+        return bytes.withUnsafeBytes { decode($0, values: values, anyLastBits: anyLastBits) }
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer, values: [Int8], anyLastBits: Bool) -> [UInt8]? {
+        let count: Int? = values.withUnsafeBufferPointer { table in
+            guard alphabetEnd(of: bytes, from: 0, values: table) == bytes.count else { return nil }
+            guard anyLastBits else { return canonicalCount(ofAlphabetText: bytes, values: table) }
+            return bytes.count % 4 == 1 ? nil : bytes.count * 3 / 4
+        }
+        guard let count else { return nil }
         var out = [UInt8]()
         out.reserveCapacity(count)
         var bits: UInt32 = 0

@@ -13,7 +13,9 @@ import Synchronization  // the fault hook's call counter
 /// `NAME` is a wrapper's name (`open`, `read`, `write`, `copy_file_range` (a rewrite's
 /// copy of the unchanged stretches of a large file), `fsync`, `fsync-directory` (the
 /// `fsync` of the directory after `rename`), `open-directory` (its `open`), `rename`,
-/// `mkstemp`, `fchmod`, `fchown`, `flock`, `lstat`, `readlink`, …); `ERRNO` a name such
+/// `mkstemp`, `fchmod`, `fchown`, `flock`, `lstat`, `readlink`, `write-output` (the CLI's
+/// writes to standard output and error), `read-input` (its reads of standard input), …);
+/// `ERRNO` a name such
 /// as `EIO`, `ENOSPC`, `EACCES` or a
 /// number (default `EIO`); `N` makes only the N-th call of that name in the process fail
 /// (default: every call). `fsync:EIO:2` fails the second `fsync` with `EIO`.

@@ -28,7 +28,7 @@ struct SQLiteError: Error, CustomStringConvertible {
 /// One connection to an SQLite database: the one place Swift calls SQLite (SPEC §9's
 /// guard database; STYLE practice 1, only files of `Internals/` import C modules).
 ///
-/// Not thread-safe on its own: its owner (``GuardDatabase``) serializes every use.
+/// Not thread-safe on its own: its owner (``SQLiteStateStore``) serializes every use.
 /// Opened `SQLITE_OPEN_NOMUTEX` for that reason, `SQLITE_OPEN_NOFOLLOW` (the path is
 /// never a symlink) and `SQLITE_OPEN_EXRESCODE` (extended codes). SQLite opens its own
 /// descriptors close-on-exec, so `checkpassword`'s PROG inherits none of them.

@@ -72,6 +72,16 @@ extension Syscall {
         }
     }
 
+    /// Reads up to `buffer.count` bytes from `fd` at its position (a pipe or terminal
+    /// gives what has come, at least one byte unless at its end). Returns how many were
+    /// read, 0 at the end. The corresponding C function is `read`; `name` is the wrapper's
+    /// name for errors and the fault hook (`read-input` for the CLI's standard input).
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, name: String = "read")
+        throws(SyscallError) -> Int
+    {
+        try retrying(name) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+    }
+
     /// Reads up to `buffer.count` bytes at `offset` without moving the file position
     /// (a blocklist is searched this way, never loaded). Returns how many were read.
     /// The corresponding C function is `pread`.

@@ -4,9 +4,11 @@ import Glibc
 internal import CCredFile  // mkostemp, copy_file_range and the timed flock, which the Glibc module lacks
 
 /// A failed system call: its name and errno.
-struct SyscallError: Error {
-    let name: String
-    let errno: Int32
+package struct SyscallError: Error {
+    /// The wrapper's name (`write`, `read-input`, …): what failed, for messages and the fault hook.
+    package let name: String
+    /// The `errno` of the failure.
+    package let errno: Int32
 
     /// The library error for it, with a sentence saying what was being done.
     func credFileError(_ doing: String, code: CredFileError.Code = .io) -> CredFileError {
@@ -19,7 +21,12 @@ struct SyscallError: Error {
 /// The plain wrappers are here; the whole-file reads are in `Syscall+Reading.swift`, the
 /// mappings and their SIGBUS guard in `Syscall+Mapping.swift`, and the debug builds'
 /// fault hook (`CREDFILE_TEST_FAULT`) in `FaultInjection.swift`.
-enum Syscall {
+///
+/// The CLI's writes to standard output, standard error and the log, and its reads of
+/// standard input and the terminal, use the `package` wrappers below too (under names of
+/// their own, `write-output` and `read-input`, so a fault injected into the file's `write`
+/// or `read` does not silence the message that reports it).
+package enum Syscall {
     /// Calls `body`, a C call that returns -1 and sets `errno` on failure, again while it
     /// fails with `EINTR`, and gives its last result: the one `EINTR` loop of the wrappers.
     static func retrying<R: BinaryInteger>(_ body: () -> R) -> R {
@@ -106,25 +113,33 @@ enum Syscall {
         return info
     }
 
-    /// Writes all of `bytes`. The corresponding C function is `write`.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SyscallError) {
-        try writeAll(fd, bytes[...])
+    /// Writes all of `bytes`. The corresponding C function is `write`; `name` is the
+    /// wrapper's name for errors and the fault hook (`write-output` for the CLI's own
+    /// output and messages).
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], name: String = "write") throws(SyscallError) {
+        try writeAll(fd, bytes[...], name: name)
     }
 
     /// Writes all of `bytes` (a piece of a larger buffer: nothing is copied).
     /// The corresponding C function is `write`.
-    static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) throws(SyscallError) {
+    package static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>, name: String = "write") throws(SyscallError) {
         // ArraySlice's withUnsafeBytes rethrows untyped: the error is carried out in a Result.
-        try bytes.withUnsafeBytes { buffer in Result { () throws(SyscallError) in try writeAll(fd, buffer) } }.get()
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(SyscallError) in try writeAll(fd, buffer, name: name) }
+        }.get()
     }
 
-    /// Writes all of `bytes`. The corresponding C function is `write`.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SyscallError) {
+    /// Writes all of `bytes`. The corresponding C function is `write`. A `write` that
+    /// writes nothing of a non-empty rest is an `EIO` failure, not an endless loop.
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, name: String = "write")
+        throws(SyscallError)
+    {
         var offset = 0
         while offset < bytes.count {
-            let n = try retrying("write") {
+            let n = try retrying(name) {
                 Glibc.write(fd, bytes.baseAddress! + offset, min(bytes.count - offset, 1 << 30))
             }
+            if n == 0 { throw SyscallError(name: name, errno: EIO) }
             offset += Int(n)
         }
     }

@@ -13,6 +13,25 @@ enum FileReader {
         try readWithInfo(path, followingLast: true)?.bytes
     }
 
+    /// The bytes of a file its caller judges before reading (the configuration file: type,
+    /// owner, mode, size); nil when it does not exist. Opens it `O_NONBLOCK` and `O_NOCTTY`
+    /// (a FIFO or terminal put in its place cannot hang the reader), hands its `fstat` to
+    /// `admit`, and reads it whole when `admit` answers true; false: it reads as empty.
+    /// - Throws: a ``SyscallError`` when `open`, `fstat` or `read` fails (the caller words
+    ///   it); what `admit` throws.
+    static func read(_ path: String, admitting admit: (stat) throws -> Bool) throws -> [UInt8]? {
+        let fd: Int32
+        do {
+            fd = try Syscall.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK)
+        } catch  where error.errno == ENOENT {
+            return nil
+        }
+        defer { Syscall.close(fd) }
+        let info = try Syscall.fstat(fd)
+        guard try admit(info) else { return [] }
+        return try Syscall.readAll(fd, sizeHint: Int(info.st_size))
+    }
+
     /// Thrown by the `body` of ``withGuardedBytes(_:_:)``, before it has handed on
     /// anything, when the mapped file turned out to be truncated: `body` then runs again
     /// on the file read into memory.

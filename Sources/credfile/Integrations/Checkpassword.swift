@@ -45,15 +45,15 @@ extension CommandContext {
             throw CredFileError.usage("checkpassword: the login is not valid UTF-8")
         }
         // Dovecot (and tcpserver before qmail) pass the client's address as TCPREMOTEIP.
-        let client = LoginCheck.client(environmentValue("TCPREMOTEIP"))
+        let client = clientAddress(environmentValue("TCPREMOTEIP"))
         // The store, and with it the guard database's connection, ends before PROG is
         // run (SQLite's descriptors are close-on-exec: PROG inherits none of them).
         let granted = try { () throws -> Bool in
             let store = try loginStore(service: "checkpassword")
-            return try request.password.withUnsafeBytes {
-                try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false, client: client)
-                    .granted
-            }
+            let password = request.password.withUnsafeBytes { Password(utf8: $0) }
+            return try store.verify(
+                usernameBytes: request.username, password: password, upgradeOnSuccess: false, client: client
+            ).granted
         }()
         guard granted else { return .failure }
         let program = invocation.programArguments  // PROG and its ARGs, byte for byte

@@ -72,48 +72,14 @@ final class ChunkedLineReader {
             start = 0
             end = 0
             if atEnd { return line.isEmpty && !discarding ? nil : Array(line) }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }  // non-empty buffer
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 {
-                throw CredFileError(.io, "cannot read standard input (read: \(String(cString: strerror(errno))))")
+            let read = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SyscallError) in try Syscall.read(fd, into: raw, name: "read-input") }
             }
-            if n == 0 { atEnd = true } else { end = n }
+            switch read {
+            case .success(let n): if n == 0 { atEnd = true } else { end = n }
+            case .failure(let error):
+                throw CredFileError(.io, "cannot read standard input (read: \(String(cString: strerror(error.errno))))")
+            }
         }
-    }
-}
-
-/// The login check of the outside callers (pam, checkpassword, the Squid helper).
-enum LoginCheck {
-    /// A name no entry can have (a line holding NUL is malformed), checked instead of a
-    /// login that cannot be in the file, so that it costs the same as any other.
-    static let unmatchableName = "\u{0}"
-
-    /// Verifies raw bytes from a caller, through the store's guard when it has one
-    /// (SPEC §9: the name is counted as sent, its bytes NFC-compared; `client` is the
-    /// log's `rhost=`). A username that is not UTF-8, or a password holding a NUL byte
-    /// (no stored password can; and HMAC pads its key with zeros, so PBKDF2 alone would
-    /// take `pw\0` for `pw`), is denied after the same work as a wrong password.
-    static func verify(
-        _ store: CredentialStore, username: some Collection<UInt8>, password: some Collection<UInt8>, upgrade: Bool,
-        client: String?
-    ) throws -> CredentialStore.Verification {
-        let name = String(validating: Array(username), as: UTF8.self)
-        let acceptable = name != nil && !password.contains(0)
-        var unguarded = store
-        unguarded.loginGuard = nil
-        func check() throws -> CredentialStore.Verification {
-            try unguarded.verify(
-                username: acceptable ? name! : unmatchableName,  // `name` is non-nil when acceptable
-                password: Password(utf8: password), upgradeOnSuccess: upgrade && acceptable)
-        }
-        guard let loginGuard = store.loginGuard else { return try check() }
-        return try loginGuard.attempt(username: username, client: client, check)
-    }
-
-    /// A client address from the caller's environment (`PAM_RHOST`, `TCPREMOTEIP`): nil
-    /// when unset or empty; bytes that are not UTF-8 are shown as the log escapes them.
-    static func client(_ bytes: [UInt8]?) -> String? {
-        guard let bytes, !bytes.isEmpty else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

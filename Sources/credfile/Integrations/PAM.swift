@@ -32,9 +32,9 @@ extension CommandContext {
         }
         var store = try loginStore(service: "pam")
         if invocation.upgrade { store.policy = try invocation.policy() }
-        let result = try LoginCheck.verify(
-            store, username: Array(user.utf8), password: bytes[..<end], upgrade: invocation.upgrade,
-            client: LoginCheck.client(environmentValue("PAM_RHOST")))
+        let result = try store.verify(
+            usernameBytes: user.utf8, password: Password(utf8: bytes[..<end]), upgradeOnSuccess: invocation.upgrade,
+            client: clientAddress(environmentValue("PAM_RHOST")))
         guard result.granted else { return .failure }  // nothing printed: pam_exec would show it
         if let error = result.upgradeError {
             terminal.writeError("credfile: \(messages.upgradeFailed(error.description))\n")
@@ -55,6 +55,14 @@ extension CommandContext {
             throw CredFileError.usage("pam: PAM_USER is not valid UTF-8")
         }
         return user
+    }
+
+    /// A client address from the caller's environment (`PAM_RHOST`, `TCPREMOTEIP`), for
+    /// the guard's `rhost=`: nil when unset or empty; bytes that are not UTF-8 are shown
+    /// as the log escapes them.
+    func clientAddress(_ bytes: [UInt8]?) -> String? {
+        guard let bytes, !bytes.isEmpty else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The raw bytes of an environment variable of this process (nil when unset). Read

@@ -54,15 +54,15 @@ extension CommandContext {
         return .success
     }
 
-    /// The answer to one request (``LoginCheck`` denies what cannot be in the file at the
-    /// cost of any other login).
+    /// The answer to one request (the store's byte-level login denies what cannot be in
+    /// the file at the cost of any other login).
     private static func check(_ request: SquidHelperProtocol.Request, in store: CredentialStore)
         -> SquidHelperProtocol.Answer
     {
         do {
-            let result = try request.password.withUnsafeBytes {
-                try LoginCheck.verify(store, username: request.username, password: $0, upgrade: false, client: nil)
-            }
+            let password = request.password.withUnsafeBytes { Password(utf8: $0) }
+            let result = try store.verify(
+                usernameBytes: request.username, password: password, upgradeOnSuccess: false, client: nil)
             return result.granted ? .ok : .err
         } catch let error as CredFileError where error.code == .guardDatabase {
             return .bh(message: "cannot use the guard database (see the log; set state)")
@@ -73,12 +73,10 @@ extension CommandContext {
 
     /// Writes one answer line to standard output at once (Squid waits for it).
     private static func writeAnswer(_ answer: SquidHelperProtocol.Answer, channel: String?) {
-        var bytes = answer.line(channel: channel)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { exit(ExitStatus.io.rawValue) }  // Squid has gone: nobody to answer
-            bytes = bytes.dropFirst(n)
+        do {
+            try Syscall.writeAll(1, answer.line(channel: channel), name: "write-output")
+        } catch {
+            exit(ExitStatus.io.rawValue)  // Squid has gone: nobody to answer
         }
     }
 }

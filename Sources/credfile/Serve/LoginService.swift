@@ -21,8 +21,8 @@ struct ServeLimits: Sendable {
     /// Seconds a connection may be idle (a slow or stalled client) before it is closed.
     var idleSeconds = 30
     /// Logins queued or being hashed at once, over all listeners; one more is answered 503
-    /// at once. 16 per hashing thread (one per core): with the default policy about 16 ×
-    /// 0.4 s of waiting at most.
+    /// at once. 16 per hashing thread (one per core): with the default policy (one PBKDF2,
+    /// 168–225 ms measured, `Benchmarks/README.md`) about 16 × 0.2 s of waiting at most.
     var pendingLogins = 16 * ParallelHasher.defaultJobs
     /// The nice value of the hashing threads (the connection threads keep the process's):
     /// a flood of logins then yields the CPU to the web server's own work and to the
@@ -104,6 +104,8 @@ final class LoginService: Sendable {
     /// A login to check on a hashing thread.
     struct Job: Sendable {
         let login: BasicCredentials.Login
+        /// The login's password as a ``Password`` (made once, in ``LoginService/decide(_:)``).
+        let password: Password
         let name: String
         let rhost: IPAddress?
         let generation: Generation
@@ -154,14 +156,15 @@ final class LoginService: Sendable {
         let rhost = ForwardedClient.address(
             peer: request.peer, realIP: request.realIP, forwardedFor: request.forwardedFor,
             trustedProxies: generation.settings.trustedProxies)
-        if let cache = generation.cache, cache.contains(username: login.username, password: login.password) {
+        let password = login.password.withUnsafeBytes { Password(utf8: $0) }
+        if let cache = generation.cache {
             do {
-                // A login from the cache is no guess (§9: not counted, not delayed), but a
-                // lockout denies it too.
-                let stands =
-                    try generation.store.loginGuard?.admitsCachedLogin(
-                        username: login.username, client: rhost?.description) ?? true
-                return .answer(stands ? .granted(user: name) : .denied)
+                // The library's cache admission (SPEC §10): an answer without a hash, or nil.
+                if let answer = try generation.store.cachedVerification(
+                    usernameBytes: login.username, password: password, client: rhost?.description, cache: cache)
+                {
+                    return .answer(answer.granted ? .granted(user: name) : .denied)
+                }
             } catch {
                 return .answer(.unavailable(reason: "the guard database cannot be read: \(error)"))
             }
@@ -170,7 +173,8 @@ final class LoginService: Sendable {
             pending.subtract(1, ordering: .relaxed)
             return .answer(.unavailable(reason: "more than \(limits.pendingLogins) logins are waiting"))
         }
-        return .check(Job(login: login, name: name, rhost: rhost, generation: generation, queued: .now))
+        return .check(
+            Job(login: login, password: password, name: name, rhost: rhost, generation: generation, queued: .now))
     }
 
     /// Frees the slot of a job ``decide(_:)`` reserved and nobody started (the client
@@ -189,26 +193,30 @@ final class LoginService: Sendable {
         }
     }
 
-    /// The check itself: the guarded PBKDF2, then the cache.
+    /// The check itself: the store's guarded login (a throttled or locked-out name is
+    /// denied before any hash, every decision is logged with the client's address as
+    /// rhost), remembered in the cache when granted.
     private func check(_ job: Job) -> ServeAnswer {
+        let store = job.generation.store
         let user = job.login.username
-        let version = job.generation.cache?.currentVersion()
+        let client = job.rhost?.description
         let granted: Bool
         do {
-            // Guarded by the store's guard: a throttled or locked-out name is denied before
-            // any hash, every decision is logged with the client's address as rhost.
-            granted = try job.login.password.withUnsafeBytes {
-                try LoginCheck.verify(
-                    job.generation.store, username: user, password: $0, upgrade: false, client: job.rhost?.description
-                ).granted
-            }
+            granted =
+                if let cache = job.generation.cache {
+                    try store.verify(
+                        usernameBytes: user, password: job.password, upgradeOnSuccess: false, client: client,
+                        cache: cache
+                    ).granted
+                } else {
+                    try store.verify(
+                        usernameBytes: user, password: job.password, upgradeOnSuccess: false, client: client
+                    )
+                    .granted
+                }
         } catch {
             return .unavailable(reason: "\(error)")
         }
-        guard granted else { return .denied }
-        if let cache = job.generation.cache, let version {
-            cache.remember(username: user, password: job.login.password, checkedAgainst: version)
-        }
-        return .granted(user: job.name)
+        return granted ? .granted(user: job.name) : .denied
     }
 }

@@ -1,3 +1,4 @@
+import CredFile
 import Synchronization
 
 #if canImport(Glibc)
@@ -34,13 +35,7 @@ enum ServeLog {
     static func notice(_ message: String) {
         let line = Array("credfile: serve: \(message)\n".utf8)
         lock.withLock { _ in
-            var rest = line[...]
-            while !rest.isEmpty {
-                let n = rest.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
-                rest = rest.dropFirst(n)
-            }
+            try? Syscall.writeAll(2, line, name: "write-output")  // nobody to tell when it fails
         }
     }
 }

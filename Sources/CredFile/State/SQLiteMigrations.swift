@@ -1,0 +1,67 @@
+/// The schema of the SQLite state database and how a database of an older credfile is
+/// brought up to it.
+///
+/// `PRAGMA user_version` holds how many of ``migrations`` a database has had (0: a new,
+/// empty file). Opening runs the missing ones, in order, in one `BEGIN IMMEDIATE`
+/// transaction that sets the version at its end, so two processes that open a new
+/// database at once migrate it once, and a failed step leaves the database as it was.
+/// A database of a newer credfile (a version past the list) is refused, never written.
+///
+/// **Adding a table** (§11's sessions, §12's invitations, §14's code steps): append one
+/// step; never change a released one (databases in the field have run it). The table's
+/// own type (as ``SQLiteFailureTable``) holds its statements, and a second backend
+/// (PostgreSQL, SPEC §15) keeps its own list of the same steps in its own dialect.
+extension SQLiteStateStore {
+    /// The schema's steps: step i takes a database from version i to version i + 1.
+    static let migrations: [String] = [
+        // 1: SPEC §9's failures (SQLiteFailureTable), and how many names they hold.
+        """
+        CREATE TABLE failures (
+            name BLOB PRIMARY KEY NOT NULL,
+            count INTEGER NOT NULL,
+            last_failure INTEGER NOT NULL,
+            locked_out INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX failures_by_age ON failures (locked_out, last_failure);
+        CREATE TABLE names (count INTEGER NOT NULL);
+        INSERT INTO names (count) VALUES (0);
+        """
+    ]
+
+    /// The schema version this credfile writes: the number of ``migrations``.
+    static var schemaVersion: Int64 { Int64(migrations.count) }
+
+    /// Brings the database of `connection` to ``schemaVersion``.
+    /// - Throws: ``SQLiteError`` when a step fails (nothing of it stays) or the database
+    ///   is of a newer schema than this credfile knows.
+    static func migrate(_ connection: SQLiteConnection) throws(SQLiteError) {
+        let version = try userVersion(connection)
+        if version == schemaVersion { return }
+        try refuseNewer(version)
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            // Another process may have migrated it while this one waited for the lock.
+            let current = try userVersion(connection)
+            try refuseNewer(current)
+            for step in migrations.dropFirst(Int(current)) { try connection.execute(step) }
+            try connection.execute("PRAGMA user_version = \(schemaVersion)")
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static func refuseNewer(_ version: Int64) throws(SQLiteError) {
+        guard (0...schemaVersion).contains(version) else {
+            throw SQLiteError(
+                code: 1, message: "schema version \(version) is not one this credfile knows (\(schemaVersion))")
+        }
+    }
+
+    static func userVersion(_ connection: SQLiteConnection) throws(SQLiteError) -> Int64 {
+        let statement = try connection.prepare("PRAGMA user_version")
+        guard try statement.step() else { return 0 }
+        return statement.int64(0)
+    }
+}

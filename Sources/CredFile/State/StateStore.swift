@@ -1,0 +1,32 @@
+/// The state database of SPEC §9–§15: what credfile remembers between logins, shared by
+/// every process (and, with PostgreSQL, every host) that checks one credential file's
+/// logins. Today it holds §9's failures (``FailureTable``); §11's sessions, §12's
+/// invitations and §14's code steps are tables of the same store.
+///
+/// A backend is one implementation of this protocol: ``SQLiteStateStore`` (one file
+/// beside FILE, the default) now, PostgreSQL (`state = postgresql://…`, §15) next. A
+/// backend owns its connection, its schema version and its migrations, and gives each
+/// table through ``StateTables``; the rules that use the tables (how failures are
+/// counted, ``GuardDatabase``) are written once, over the protocol, for every backend.
+///
+/// Errors are ``CredFileError/Code/guardDatabase`` naming ``location``: the caller
+/// treats them as a temporary failure, never as an unguarded login.
+protocol StateStore: AnyObject, Sendable {
+    /// Where the state lives, for messages and logs (a path; never a password).
+    var location: String { get }
+
+    /// Runs `body` on the tables, outside any write transaction (each statement sees a
+    /// committed state), creating the store when missing; nil when it cannot be there.
+    func read<R: Sendable>(_ body: (any StateTables) throws -> R) throws(CredFileError) -> R?
+
+    /// Runs `body` in one write transaction, creating the store (and its tables) when
+    /// missing: all of `body`'s changes are committed when it returns, none when it throws.
+    func write<R: Sendable>(_ body: (any StateTables) throws -> R) throws(CredFileError) -> R
+}
+
+/// The tables of a ``StateStore`` as one connection sees them, valid only inside the
+/// body of ``StateStore/read(_:)`` or ``StateStore/write(_:)``.
+protocol StateTables: AnyObject {
+    /// §9's failures per name.
+    var failures: any FailureTable { get }
+}

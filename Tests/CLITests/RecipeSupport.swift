@@ -1,0 +1,136 @@
+import CredFileTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the web recipes' tests share (#33 item 7): a private certificate authority and a
+/// server certificate for the recipes' name, the nginx recipes with their ports, root and
+/// certificate changed, and curl asking over https with that authority.
+enum Recipe {
+    /// The name the web recipes serve (`server_name`, Caddy's site address).
+    static let siteName = "example.org"
+
+    /// A test certificate authority and a certificate for ``siteName`` (and 127.0.0.1)
+    /// that it signed, made with `openssl` in `session` (PEM files; the key mode 0600).
+    struct Certificates {
+        var authority: String
+        var certificate: String
+        var key: String
+    }
+
+    /// Makes ``Certificates`` in `session`'s folder `tls` (ECDSA P-256, valid two days).
+    static func certificates(in session: CLISession) throws -> Certificates {
+        let openssl = try ExternalTool.path("openssl")
+        let folder = session.path("tls")
+        mkdir(folder, 0o755)
+        let ca = folder + "/ca.pem"
+        let caKey = folder + "/ca.key"
+        let certificate = folder + "/server.pem"
+        let key = folder + "/server.key"
+        let request = folder + "/server.csr"
+        let extensions = try session.write(
+            "tls/server.ext",
+            "basicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature\n"
+                + "extendedKeyUsage = serverAuth\nsubjectAltName = DNS:\(siteName), IP:127.0.0.1\n")
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        for arguments in [
+            ["req", "-x509"] + ec + [
+                "-keyout", caKey, "-out", ca, "-days", "2", "-subj", "/CN=credfile test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            ],
+            ["req"] + ec + ["-keyout", key, "-out", request, "-subj", "/CN=\(siteName)"],
+            [
+                "x509", "-req", "-in", request, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-out", certificate,
+                "-days", "2", "-extfile", extensions,
+            ],
+        ] {
+            let result = try Integration.run(openssl, arguments, in: session)
+            try #require(result.status == 0, "openssl \(arguments.prefix(2)): \(result)")
+        }
+        chmod(key, 0o600)
+        return Certificates(authority: ca, certificate: certificate, key: key)
+    }
+
+    /// `Examples/PATH` with each text of `replacing` changed, in order; fails when the
+    /// recipe no longer holds one (as ``Integration/example(_:replacing:)``).
+    static func example(_ path: String, replacing: [(String, String)]) throws -> String {
+        var text = try Integration.example(path)
+        for (original, replacement) in replacing {
+            try #require(text.contains(original), "Examples/\(path) no longer holds \(original.debugDescription)")
+            text = text.replacingOccurrences(of: original, with: replacement)
+        }
+        return text
+    }
+
+    /// An nginx recipe of `Examples/nginx/` with only its addresses, paths and ports
+    /// changed: the https server on 127.0.0.1:`port` (with TLS when `tls`, plain http
+    /// only for the loopback tests of the login path), the http server that redirects
+    /// on 127.0.0.1:`httpPort`, the root, the test's certificate, and `more`.
+    static func nginxSite(
+        _ path: String, port: Int, httpPort: Int, tls: Bool, root: String, certificates: Certificates,
+        more: [(String, String)] = []
+    ) throws -> String {
+        try example(
+            path,
+            replacing: [
+                ("    listen [::]:443 ssl;\n", ""), ("    listen [::]:80;\n", ""),
+                ("listen 443 ssl;", tls ? "listen 127.0.0.1:\(port) ssl;" : "listen 127.0.0.1:\(port);"),
+                ("listen 80;", "listen 127.0.0.1:\(httpPort);"),
+                ("https://\(siteName)$request_uri", "https://\(siteName):\(port)$request_uri"),
+                ("/etc/letsencrypt/live/\(siteName)/fullchain.pem", certificates.certificate),
+                ("/etc/letsencrypt/live/\(siteName)/privkey.pem", certificates.key),
+                ("root /var/www/\(siteName);", "root \(root);"),
+            ] + more)
+    }
+
+    /// Debian's own default site (`/etc/nginx/sites-available/default`, as the nginx
+    /// package installs and enables it), on 127.0.0.1:`httpPort` with its root `root`.
+    static func debianDefaultSite(httpPort: Int, root: String) throws -> String {
+        var text = try String(contentsOfFile: "/etc/nginx/sites-available/default", encoding: .utf8)
+        for (original, replacement) in [
+            ("\tlisten [::]:80 default_server;\n", ""),
+            ("listen 80 default_server;", "listen 127.0.0.1:\(httpPort) default_server;"),
+            ("root /var/www/html;", "root \(root);"),
+        ] {
+            try #require(text.contains(original), "Debian's default site no longer holds \(original.debugDescription)")
+            text = text.replacingOccurrences(of: original, with: replacement)
+        }
+        return text
+    }
+
+    /// An HTTP(S) answer: the status, the headers and the body.
+    struct Answer {
+        var status: String
+        var headers: String
+        var body: String
+        func header(_ name: String) -> String? {
+            IntegrationServeTests.Answer(status: status, headers: headers).header(name)
+        }
+    }
+
+    /// Asks `url` with curl, trusting only `authority` (`--cacert`) and reaching
+    /// ``siteName`` at 127.0.0.1 (`--resolve`), sending `host` as the Host header when
+    /// given; credentials in a curl config file, never on curl's command line.
+    static func ask(
+        _ session: CLISession, _ url: String, port: Int, authority: String?, user: (String, String)? = nil,
+        host: String? = nil
+    ) throws -> Answer {
+        let curl = try ExternalTool.path("curl")
+        var config = "resolve = \"\(siteName):\(port):127.0.0.1\"\n"
+        if let authority { config += "cacert = \"\(authority)\"\n" }
+        if let user { config += "user = \"\(user.0):\(user.1)\"\n" }
+        if let host { config += "header = \"Host: \(host)\"\n" }
+        let configPath = try session.write("curl-\(UInt32.random(in: 0...UInt32.max)).cfg", config)
+        defer { unlink(configPath) }
+        let body = session.path("body-\(UInt32.random(in: 0...UInt32.max))")
+        defer { unlink(body) }
+        let result = try Integration.run(
+            curl, ["-s", "-S", "-D", "-", "-o", body, "--max-time", "30", "-K", configPath, url], in: session)
+        let status =
+            result.stdout.split(separator: " ").dropFirst().first.map(String.init) ?? "none: \(result)"
+        return Answer(status: status, headers: result.stdout, body: session.text((body as NSString).lastPathComponent))
+    }
+}
