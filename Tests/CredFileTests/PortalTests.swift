@@ -482,6 +482,30 @@ import Testing
         }
     }
 
+    @Test(
+        "A version-1 state database (the guard's failures only) gains the sessions table by migration 2, keeping its rows"
+    )
+    func migration() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path + "/web.guard.db"
+            #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
+            do {
+                let old = try SQLiteConnection(path: path, busyTimeout: 1000)
+                try old.execute(SQLiteStateStore.migrations[0])
+                try old.execute("INSERT INTO failures VALUES (x'626f62', 3, 1000, 0); PRAGMA user_version = 1")
+            }
+            let sessions = try PortalSessions(storage: SQLiteSessionStorage(path: path), limits: try SessionLimits())
+            let token = try sessions.start(user: "bob", line: Self.bytes("bob,x"), now: 10)
+            #expect(try sessions.check(token, now: 11, line: { _ in Self.bytes("bob,x") }) == .signedIn(user: "bob"))
+            let connection = try SQLiteConnection(path: path, busyTimeout: 1000)
+            #expect(try SQLiteStateStore.userVersion(connection) == 2 && SQLiteStateStore.schemaVersion == 2)
+            let failures = try connection.prepare("SELECT count FROM failures WHERE name = x'626f62'")
+            #expect(try failures.step() && failures.int64(0) == 3, "the guard's rows survive the migration")
+            let guardDatabase = GuardDatabase(path: path, owner: nil)
+            #expect(try guardDatabase.row(Self.bytes("bob"))?.count == 3, "the guard reads the migrated database")
+        }
+    }
+
     @Test("The SQLite storage: a restart keeps sessions and keys; the file is 0600; no token is stored")
     func sqliteRestart() throws {
         try withTemporaryDirectory { directory in

@@ -147,13 +147,16 @@ final class SQLiteStateStore: StateStore {
 final class SQLiteTables: StateTables {
     let connection: SQLiteConnection
     let sqliteFailures: SQLiteFailureTable
+    let sqliteSessions: SQLiteSessionTable
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         self.connection = connection
         sqliteFailures = try SQLiteFailureTable(connection)
+        sqliteSessions = try SQLiteSessionTable(connection)
     }
 
     var failures: any FailureTable { sqliteFailures }
+    var sessions: any SessionTable { sqliteSessions }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns,
     /// rolled back when it throws.
