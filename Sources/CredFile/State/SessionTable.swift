@@ -158,3 +158,38 @@ final class SQLiteSessionTable: SessionTable {
         return rows
     }
 }
+
+/// One session as the state database keeps it: never the token, only its SHA-256.
+public struct SessionRecord: Sendable, Equatable {
+    /// SHA-256 of the token's 32 bytes (``SessionToken/digest``).
+    public var tokenDigest: [UInt8]
+    /// The user's name.
+    public var user: String
+    /// The keyed digest of the user's line at sign-in (``EntryDigester``).
+    public var entryDigest: [UInt8]
+    /// Sign-in time, seconds since 1970.
+    public var started: Int64
+    /// The last request's time as last written, seconds since 1970.
+    public var lastSeen: Int64
+    /// The client's address at sign-in, when known.
+    public var client: String?
+    /// The browser's `User-Agent` at sign-in, cut to ``maximumUserAgentCount`` bytes.
+    public var userAgent: String?
+
+    /// The most bytes of a `User-Agent` kept.
+    public static let maximumUserAgentCount = 256
+
+    /// A record with every field given.
+    public init(
+        tokenDigest: [UInt8], user: String, entryDigest: [UInt8], started: Int64, lastSeen: Int64,
+        client: String?, userAgent: String?
+    ) {
+        self.tokenDigest = tokenDigest
+        self.user = user
+        self.entryDigest = entryDigest
+        self.started = started
+        self.lastSeen = lastSeen
+        self.client = client
+        self.userAgent = userAgent
+    }
+}
