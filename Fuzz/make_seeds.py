@@ -265,3 +265,35 @@ write("FuzzSecret", "limit-pbkdf2-salt-1024.txt", "$pbkdf2-sha512$1$" + ab64(byt
 # FuzzStore: more operations than a program runs (16), and a raw line at its 127 bytes.
 write("FuzzStore", "ops-over-16.bin", bytes([REGISTER, 0, 0] + [AUTH, 0, 0] * 20))
 write("FuzzStore", "raw-127.bin", raw(b"bob," + b"p" * 123) + bytes([AUTH, 5, 5, REMOVE, 5]))
+
+# FuzzPortalRequests (SPEC §11): first byte % 4 = 0 Cookie, 1 form body, 2 rd, 3 forwarded
+# URL headers (X-Original-URL LF X-Forwarded-Proto LF -Host LF -Uri); bit 2 = limit checks.
+TOKEN = base64.urlsafe_b64encode(hashlib.sha256(b"seed").digest()).decode().rstrip("=")
+for name, sel, data in [
+    ("cookie-browser", 0, f"_ga=GA1.2.1234.5678; __Host-credfile={TOKEN}; theme=dark"),
+    ("cookie-domain-and-device", 0, f"__Secure-credfile={TOKEN}; __Host-credfile-device={TOKEN}.bob"),
+    ("cookie-twice-quoted", 4, f"__Host-credfile=\"{TOKEN}\";__Host-credfile={TOKEN}"),
+    ("cookie-blanks", 0, f" \t__Host-credfile \t=\t{TOKEN} ;;; a"),
+    ("cookie-long-pair", 4, "__Host-credfile=" + "v" * 4081),
+    ("form-login", 1, "csrf=" + TOKEN + "&rd=https%3A%2F%2Fapp.example.com%2Fgrafana%3Fx%3D1"
+                       "&username=valencia&password=contrasena123"),
+    ("form-utf8-plus", 5, "username=jos%C3%A9&password=p%40ss+w%26rd%3D%25"),
+    ("form-bad-percent", 1, "username=bob&password=%4"),
+    ("form-duplicate", 1, "password=a&password=b"),
+    ("form-17-fields", 1, "&".join(f"f{i}=x" for i in range(17))),
+    ("rd-own-host", 6, "https://app.example.com/dashboard?tab=2#top"),
+    ("rd-path", 2, "/grafana/d/abc?orgId=1"),
+    ("rd-subdomain", 2, "https://grafana.example.org/"),
+    ("rd-protocol-relative", 2, "//evil.example/"),
+    ("rd-backslash", 2, "/\\evil.example"),
+    ("rd-javascript", 2, "javascript:alert(document.cookie)"),
+    ("rd-userinfo", 2, "https://app.example.com@evil.example/"),
+    ("rd-crlf", 2, "/x\r\nSet-Cookie: a=b"),
+    ("rd-suffix-domain", 2, "https://evilexample.org/"),
+    ("forwarded-nginx", 3, "https://app.example.com/private/report?id=7\n\n\n"),
+    ("forwarded-caddy", 3, "\nhttps\napp.example.com\n/private/report?id=7"),
+    ("forwarded-traefik-port", 3, "\nhttps\napp.example.com:8443\n/"),
+    ("forwarded-uri-double-slash", 3, "\nhttps\napp.example.com\n//evil.example/"),
+    ("forwarded-crlf", 3, "\nhttps\napp.example.com\n/a\r\nX-Injected: 1"),
+]:
+    write("FuzzPortalRequests", name + ".bin", bytes([sel]) + data.encode())

@@ -24,6 +24,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case secret = "FuzzSecret"
     case configuration = "FuzzConfiguration"
     case serveRequests = "FuzzServeRequests"
+    case portalRequests = "FuzzPortalRequests"
 }
 
 /// The fuzz targets' checks, one entry point per target.
@@ -41,6 +42,7 @@ public enum FuzzChecks {
         case .secret: try secret(input)
         case .configuration: try configuration(input)
         case .serveRequests: try serveRequests(input)
+        case .portalRequests: try portalRequests(input)
         }
     }
 

@@ -247,6 +247,18 @@ extension Command {
                 """,
             run: { try $0.failures() }),
         Command(
+            "sessions", arguments: [.file, .optionalUser],
+            options: [.end, .state],
+            summary: "the web sessions of the sign-in page; --end ends them",
+            details: """
+                Lists the sessions (USER's, or all) that serve's sign-in page keeps in the state \
+                database (SPEC §11): user, started, last seen, client address, user agent; never a \
+                token. --json prints [{"user", "started", "last_seen", "client", "user_agent"}] with \
+                RFC 3339 times. --end ends USER's sessions, or every session: each is refused at its \
+                next request.
+                """,
+            run: { try $0.sessions() }),
+        Command(
             "lock", arguments: [.file, .user], options: [.backup, .log],
             summary: "lock an entry (! before its hash, as usermod -L)",
             details: """

@@ -64,6 +64,13 @@ struct Messages {
         t("\(count) failure\(count == 1 ? "" : "s")", "\(count) fallo\(count == 1 ? "" : "s")")
     }
     func lastFailure(_ time: String) -> String { t("last \(time)", "último \(time)") }
+    func sessionsEnded(_ count: Int) -> String {
+        t(
+            "\(count) session\(count == 1 ? "" : "s") ended",
+            "\(count) sesi\(count == 1 ? "ón terminada" : "ones terminadas")")
+    }
+    func sessionStarted(_ time: String) -> String { t("started \(time)", "iniciada \(time)") }
+    func sessionLastSeen(_ time: String) -> String { t("last seen \(time)", "vista \(time)") }
     func throttledUntil(_ time: String) -> String { t("throttled until \(time)", "en espera hasta \(time)") }
     var lockedOut: String { t("locked out", "bloqueado por fallos") }
     var locked: String { t("user locked", "usuario bloqueado") }

@@ -47,6 +47,8 @@ extension Setting {
         "to", .choice(ExportFormat.allCases.map(\.rawValue)), summary: "the output format", key: false)
     /// `failures --reset`.
     static let reset = Setting("reset", .flag, summary: "clear the failures of USER, or of every name", key: false)
+    /// `sessions --end`.
+    static let end = Setting("end", .flag, summary: "end the web sessions of USER, or every session", key: false)
     /// `helper --protocol NAME`.
     static let `protocol` = Setting(
         "protocol", .choice(HelperProtocol.allCases.map(\.rawValue)),
@@ -63,7 +65,7 @@ extension Setting {
     /// Every option of the command line, in the order help lists them.
     static let options: [Setting] =
         keys + [
-            json, help, version, config, dryRun, existing, hashed, from, to, reset, `protocol`, generateMan,
+            json, help, version, config, dryRun, existing, hashed, from, to, reset, end, `protocol`, generateMan,
             generateCompletion,
         ]
 
@@ -161,6 +163,8 @@ struct Invocation {
     var dryRun: Bool { flag(.dryRun) }
     /// `failures --reset`.
     var reset: Bool { flag(.reset) }
+    /// `sessions --end`.
+    var end: Bool { flag(.end) }
     var hashed: Bool { flag(.hashed) }
     /// `import --existing`: passwords already in use, not judged by SPEC §8.
     var existing: Bool { flag(.existing) }

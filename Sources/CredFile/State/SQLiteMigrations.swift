@@ -25,7 +25,22 @@ extension SQLiteStateStore {
         CREATE INDEX failures_by_age ON failures (locked_out, last_failure);
         CREATE TABLE names (count INTEGER NOT NULL);
         INSERT INTO names (count) VALUES (0);
+        """,
+        // 2: SPEC §11's sessions (SQLiteSessionTable): only the token's SHA-256, never the
+        // token; and the state's keys (anti-forgery, entry digest), 32 random bytes each.
         """
+        CREATE TABLE sessions (
+            token_sha256 BLOB PRIMARY KEY NOT NULL,
+            user BLOB NOT NULL,
+            entry_digest BLOB NOT NULL,
+            started INTEGER NOT NULL,
+            last_seen INTEGER NOT NULL,
+            client BLOB NOT NULL,
+            user_agent BLOB NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX sessions_by_user ON sessions (user, started);
+        CREATE TABLE state_keys (name BLOB PRIMARY KEY NOT NULL, key BLOB NOT NULL) WITHOUT ROWID;
+        """,
     ]
 
     /// The schema version this credfile writes: the number of ``migrations``.

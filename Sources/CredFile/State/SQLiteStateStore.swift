@@ -160,14 +160,17 @@ final class SQLiteTables: StateTables {
     let sqliteFailures: SQLiteFailureTable
     /// The device and inode of the file this connection opened.
     let identity: StateFile.Identity?
+    let sqliteSessions: SQLiteSessionTable
 
     init(_ connection: SQLiteConnection, identity: StateFile.Identity?) throws(SQLiteError) {
         self.connection = connection
         self.identity = identity
         sqliteFailures = try SQLiteFailureTable(connection)
+        sqliteSessions = try SQLiteSessionTable(connection)
     }
 
     var failures: any FailureTable { sqliteFailures }
+    var sessions: any SessionTable { sqliteSessions }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns,
     /// rolled back when it throws.

@@ -29,4 +29,6 @@ protocol StateStore: AnyObject, Sendable {
 protocol StateTables: AnyObject {
     /// §9's failures per name.
     var failures: any FailureTable { get }
+    /// §11's sessions and the state's keys.
+    var sessions: any SessionTable { get }
 }
