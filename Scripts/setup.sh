@@ -2,7 +2,8 @@
 # Installs what credfile needs on Debian 12 with the Swift toolchain on PATH, in two parts,
 # each doing nothing that is already there:
 #
-#   bash Scripts/setup.sh build   # what building needs: libraries' headers and pkg-config.
+#   bash Scripts/setup.sh build   # what building needs: the toolchain's own packages,
+#                                 # libraries' headers and pkg-config.
 #                                 # Safe on a real host: no server, no service, no Python.
 #                                 # Scripts/demo.sh runs this part.
 #   bash Scripts/setup.sh test    # the build part, then the real programs the tests drive
@@ -25,6 +26,15 @@ case "$part" in
     *) echo "usage: bash Scripts/setup.sh [build|test]" >&2; exit 2 ;;
 esac
 
+# The toolchain's own needs: what swift.org's Debian 12 instructions (and its debian12 image)
+# install beside the toolchain, which a machine that only unpacked it lacks (the driver links
+# libncurses and libsqlite3, swift-build libcurl and libxml2; linking needs gold, libc and
+# libstdc++'s files).
+toolchain_packages=(
+    binutils-gold gcc libstdc++-12-dev libc6-dev
+    libcurl4-openssl-dev libedit-dev libsqlite3-0 libncurses-dev libpython3-dev libxml2-dev
+    uuid-dev tzdata git
+)
 # Build part: what `swift build` links (each a .systemLibrary of Package.swift, found by
 # pkg-config).
 build_packages=(
@@ -110,7 +120,7 @@ release_services() {
     trap - EXIT INT TERM HUP
 }
 
-install_missing "${build_packages[@]}"
+install_missing "${toolchain_packages[@]}" "${build_packages[@]}"
 [ "$part" = build ] && exit 0
 
 install_missing --hold-services "${test_packages[@]}"
