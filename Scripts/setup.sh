@@ -82,7 +82,8 @@ as_root() {
     fi
 }
 
-# install_missing [--hold-services] PACKAGE…: apt-get installs those not installed yet.
+# install_missing [--hold-services] PACKAGE…: apt-get installs those not installed yet (waiting up
+# to 15 minutes for the lock of another install: several checkouts may set up at once).
 install_missing() {
     local hold=false
     if [ "$1" = --hold-services ]; then hold=true; shift; fi
@@ -93,8 +94,8 @@ install_missing() {
     ((${#missing[@]})) || return 0
     echo "setup: installing ${missing[*]}" >&2
     if $hold; then hold_services; fi
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     if $hold; then release_services; fi
 }
 
