@@ -20,7 +20,9 @@
 # /dev, /dev/pts, a tmpfs /tmp and /dev/shm and the toolchain (read-only) are mounted in
 # a mount namespace of the script's own (unshare), so the host never sees them, and are
 # unmounted on exit. The run is as root with a clean environment (CI=true, PATH = the
-# toolchain + Debian's). It prints the wall time at the end.
+# toolchain + Debian's). The root gets this machine's network settings (resolv.conf and the
+# certificate authorities of /usr/local/share/ca-certificates), nothing else of it. It
+# prints the wall time at the end.
 set -euo pipefail
 
 usage() {
@@ -75,7 +77,13 @@ if [ -z "${REUSE:-}" ] || [ ! -e "$run/etc/debian_version" ]; then
     rm -rf "$run"
     cp -a "$base" "$run"
 fi
+# The network as this machine reaches it: its resolver, and the local certificate
+# authorities it trusts (a TLS-inspecting proxy's, for pip's download of the PyPI peers).
 cp /etc/resolv.conf "$run/etc/resolv.conf"
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    cp /usr/local/share/ca-certificates/*.crt "$run/usr/local/share/ca-certificates/"
+    chroot "$run" update-ca-certificates >/dev/null
+fi
 
 # 2. The mounts, undone in reverse order on exit (also when the run fails or is interrupted).
 mounted=()
