@@ -10,8 +10,9 @@ import Glibc
 /// The suite passes on a fresh machine, not only on one set up by hand (#33): every program
 /// a test names comes from a package of `Scripts/setup.sh`'s lists (or one they depend on),
 /// from Debian's base (priority `required`, what any Debian 12 has) or from the Swift
-/// toolchain. `Scripts/fresh-machine.sh` runs the whole suite in such a root; this test
-/// catches a new program between those runs.
+/// toolchain; every user and group they name from base-passwd or a package of those lists.
+/// `Scripts/fresh-machine.sh` runs the whole suite in such a root; these tests catch a new
+/// program or account between those runs.
 ///
 /// The programs are read from the tests' sources: the string literals given to
 /// `ExternalTool.path`, `find` and `runnable`, and absolute paths of programs
@@ -61,6 +62,26 @@ import Glibc
             let base = name.split(separator: "/").last.map(String.init) ?? name
             return !(base == "credfile" || base.hasPrefix("credfile-")) && notPrograms[name] == nil
         }
+    }
+
+    /// The users and groups named in `source`: the literals given to `getpwnam`, `getgrnam`
+    /// and `Integration.guardState(in:for:)` (which chowns to that user). This package's own
+    /// `credfile` (its .deb's postinst makes it, in the test that installs the .deb) is left out.
+    static func accountNames(in source: String) -> Set<String> {
+        var names = Set<String>()
+        for call in ["getpwnam(\"", "getgrnam(\"", "guardState(in: session, for: \""] {
+            var rest = Substring(source)
+            while let start = rest.range(of: call) {
+                rest = rest[start.upperBound...]
+                guard let end = rest.firstIndex(of: "\"") else { break }
+                let name = String(rest[..<end])
+                if !name.isEmpty && name.allSatisfy({ $0.isLetter || $0.isNumber || "_-".contains($0) }) {
+                    names.insert(name)
+                }
+            }
+        }
+        names.remove("credfile")
+        return names
     }
 
     /// The string literals of `source` (single-line ones, without interpolation).
@@ -189,6 +210,11 @@ import Glibc
             _ = "/bin/prog"
             """
         #expect(Self.programNames(in: planted) == ["nginx", "slapd", "ldapwhoami", "/usr/bin/chattr"])
+        let accounts = """
+            let a = getpwnam("dovecot"), b = getgrnam("www-data"), c = getpwnam(user), d = getpwnam("credfile")
+            let state = try Integration.guardState(in: session, for: "proxy")
+            """
+        #expect(Self.accountNames(in: accounts) == ["dovecot", "www-data", "proxy"])
         let setup = try String(contentsOfFile: Self.root + "/Scripts/setup.sh", encoding: .utf8)
         let packages = Self.setupPackages(in: setup)
         #expect(packages.isSuperset(of: ["pkg-config", "binutils-gold", "nginx", "squid", "python3-venv"]))
@@ -236,6 +262,61 @@ import Glibc
                 """
                 \(name) (\(resolved), named in \(place)) comes from \(owners.joined(separator: ", ")), which is \
                 neither in Scripts/setup.sh's lists (nor a dependency of one) nor in Debian's base: add it to test_packages
+                """)
+        }
+    }
+
+    @Test(
+        "every user and group the tests name comes from Debian's base-passwd or is made by a setup.sh package",
+        .enabled(
+            if: ExternalTool.runnable("dpkg-query", "apt-cache"),
+            Comment(rawValue: ExternalTool.skipNote("dpkg-query", "apt-cache"))))
+    func everyAccountComesFromSetup() throws {
+        var named: [String: Set<String>] = [:]  // account → files naming it
+        for file in try Self.testSources() {
+            for name in Self.accountNames(in: try String(contentsOfFile: file, encoding: .utf8)) {
+                named[name, default: []].insert(String(file.dropFirst(Self.root.count + 1)))
+            }
+        }
+        #expect(named.keys.contains("dovecot") && named.keys.contains("nobody"), "found only \(named.keys.sorted())")
+        // base-passwd's fixed users and groups, on every Debian.
+        var base = Set<String>()
+        for master in ["/usr/share/base-passwd/passwd.master", "/usr/share/base-passwd/group.master"] {
+            let text = try String(contentsOfFile: master, encoding: .utf8)
+            base.formUnion(text.split(separator: "\n").compactMap { $0.split(separator: ":").first.map(String.init) })
+        }
+        // What the guaranteed packages' maintainer scripts and sysusers.d files create.
+        let setup = try String(contentsOfFile: Self.root + "/Scripts/setup.sh", encoding: .utf8)
+        var scripts: [String] = []
+        for package in try Self.guaranteedPackages(Self.setupPackages(in: setup)).sorted() {
+            for name in [package, package + ":amd64", package + ":arm64"] {
+                if let text = try? String(contentsOfFile: "/var/lib/dpkg/info/\(name).postinst", encoding: .utf8),
+                    text.contains("adduser") || text.contains("useradd") || text.contains("addgroup")
+                        || text.contains("groupadd") || text.contains("sysusers")
+                {
+                    scripts.append(text)
+                }
+                if let list = try? String(contentsOfFile: "/var/lib/dpkg/info/\(name).list", encoding: .utf8) {
+                    for path in list.split(separator: "\n")
+                    where path.contains("/sysusers.d/") && path.hasSuffix(".conf") {
+                        if let text = try? String(contentsOfFile: String(path), encoding: .utf8) {
+                            scripts.append(text)
+                        }
+                    }
+                }
+            }
+        }
+        for (name, files) in named.sorted(by: { $0.key < $1.key }) where !base.contains(name) {
+            let made = scripts.contains { script in
+                script.split(whereSeparator: { !($0.isLetter || $0.isNumber || "_-".contains($0)) }).contains {
+                    $0 == name
+                }
+            }
+            #expect(
+                made,
+                """
+                the account \(name) (named in \(files.sorted().joined(separator: ", "))) is neither base-passwd's nor \
+                made by a package of Scripts/setup.sh's lists: add the package that makes it
                 """)
         }
     }
