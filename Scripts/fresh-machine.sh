@@ -116,7 +116,7 @@ mount -o remount,bind,ro "$run$toolchain"
 # 3. A clone of the commit (with REUSE=1, the last run's clone moved to it, .build kept).
 work=$run/root/credfile
 if [ -n "${REUSE:-}" ] && [ -d "$work/.git" ]; then
-    git -C "$work" fetch -q "$repo" "$commit"
+    git -C "$work" fetch -q "$repo" "+refs/heads/*:refs/remotes/origin/*"
 else
     rm -rf "$work"
     git clone -q --no-checkout "$repo" "$work"
