@@ -73,6 +73,10 @@ if [ ! -e "$base/etc/debian_version" ]; then
     debootstrap --variant=minbase --include=git,ca-certificates bookworm "$base" "$mirror"
 fi
 run=$root/run
+if grep -q " $run/" /proc/self/mountinfo; then # never rm -rf through a mount (/dev, the toolchain)
+    echo "fresh-machine: something is mounted under $run; unmount it first" >&2
+    exit 1
+fi
 if [ -z "${REUSE:-}" ] || [ ! -e "$run/etc/debian_version" ]; then
     rm -rf "$run"
     cp -a "$base" "$run"
@@ -113,7 +117,7 @@ mount_at /tmp -t tmpfs -o mode=1777 tmpfs
 mount_at "$toolchain" --bind "$toolchain"
 mount -o remount,bind,ro "$run$toolchain"
 
-# 3. A clone of the commit (with REUSE=1, the last run's clone moved to it, .build kept).
+# 3. A clone of the commit (with REUSE=1, the last run's clone checks it out, .build kept).
 work=$run/root/credfile
 if [ -n "${REUSE:-}" ] && [ -d "$work/.git" ]; then
     git -C "$work" fetch -q "$repo" "+refs/heads/*:refs/remotes/origin/*"
@@ -131,5 +135,12 @@ status=0
 chroot "$run" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI=true \
     /bin/bash -lc "export PATH=$toolchain/usr/bin:\$PATH && cd /root/credfile && $command" || status=$?
 end=$(date +%s)
+# A daemon a test left running in the root would hold its mounts: stop it (by PID).
+for proc in /proc/[0-9]*; do
+    if [ "$(readlink "$proc/root" 2>/dev/null)" = "$run" ]; then
+        echo "fresh-machine: stopping ${proc#/proc/}, left running: $(tr '\0' ' ' <"$proc/cmdline" | cut -c1-80)" >&2
+        kill -KILL "${proc#/proc/}" 2>/dev/null || true
+    fi
+done
 echo "fresh-machine: exit $status after $(((end - start) / 60)) min $(((end - start) % 60)) s" >&2
 exit "$status"
