@@ -17,7 +17,8 @@
 #
 # The toolchain is the directory above the `usr/bin` of `swift` on PATH (or TOOLCHAIN=…);
 # the mirror is the one this machine's apt sources name (or MIRROR=http://…). /proc, /sys,
-# /dev, /dev/pts, a tmpfs /tmp and /dev/shm and the toolchain (read-only) are mounted in
+# /dev, /dev/pts, a tmpfs /tmp and /dev/shm and the toolchain (read-only) are mounted (on
+# a bind mount of the root onto itself, so that / is a mount point, as on a machine) in
 # a mount namespace of the script's own (unshare), so the host never sees them, and are
 # unmounted on exit. The run is as root with a clean environment (CI=true, PATH = the
 # toolchain + Debian's). The root gets this machine's network settings (resolv.conf and the
@@ -73,7 +74,7 @@ if [ ! -e "$base/etc/debian_version" ]; then
     debootstrap --variant=minbase --include=git,ca-certificates bookworm "$base" "$mirror"
 fi
 run=$root/run
-if grep -q " $run/" /proc/self/mountinfo; then # never rm -rf through a mount (/dev, the toolchain)
+if grep -qE " $run[/ ]" /proc/self/mountinfo; then # never rm -rf through a mount (/dev, the toolchain)
     echo "fresh-machine: something is mounted under $run; unmount it first" >&2
     exit 1
 fi
@@ -108,6 +109,10 @@ mount_at() { # mount_at TARGET mount-arguments…
     mount "$@" "$target"
     mounted+=("$target")
 }
+# The root a mount of its own, as a machine's or a container's is: inside a chroot of a plain
+# directory, `unshare --mount --propagation private` (SyslogDaemon.namespaced) fails with
+# "cannot change root filesystem propagation", and a test would fail for the chroot's sake.
+mount_at / --bind "$run"
 mount_at /proc -t proc proc
 mount_at /sys --bind /sys
 mount_at /dev --bind /dev
