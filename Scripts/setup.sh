@@ -58,7 +58,7 @@ test_packages=(
     squid                                       # Squid and its helper protocol
     apache2-utils mosquitto whois               # htpasswd, mosquitto_passwd, mkpasswd
     rsyslog fail2ban                            # a real syslog daemon, fail2ban-regex
-    systemd                                     # systemd-analyze verify of Examples/systemd
+    systemd procps                              # systemd-analyze verify of Examples/systemd (its units call /bin/kill)
     lintian dpkg-dev man-db bash-completion     # packaging checks
     python3 python3-venv                        # /usr/bin/python3 and the peers' venv
 )
