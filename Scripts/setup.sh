@@ -31,7 +31,7 @@ esac
 # libncurses and libsqlite3, swift-build libcurl and libxml2; linking needs gold, libc and
 # libstdc++'s files).
 toolchain_packages=(
-    binutils-gold gcc libstdc++-12-dev libc6-dev
+    binutils gcc libstdc++-12-dev libc6-dev      # binutils has ld.gold (Debian 12 binutils-gold is only its virtual name)
     libcurl4-openssl-dev libedit-dev libsqlite3-0 libncurses-dev libpython3-dev libxml2-dev
     uuid-dev tzdata git
 )
