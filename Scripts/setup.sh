@@ -2,7 +2,8 @@
 # Installs what credfile needs on Debian 12 with the Swift toolchain on PATH, in two parts,
 # each doing nothing that is already there:
 #
-#   bash Scripts/setup.sh build   # what building needs: libraries' headers and pkg-config.
+#   bash Scripts/setup.sh build   # what building needs: the toolchain's own packages,
+#                                 # libraries' headers and pkg-config.
 #                                 # Safe on a real host: no server, no service, no Python.
 #                                 # Scripts/demo.sh runs this part.
 #   bash Scripts/setup.sh test    # the build part, then the real programs the tests drive
@@ -25,6 +26,15 @@ case "$part" in
     *) echo "usage: bash Scripts/setup.sh [build|test]" >&2; exit 2 ;;
 esac
 
+# The toolchain's own needs: what swift.org's Debian 12 instructions (and its debian12 image)
+# install beside the toolchain, which a machine that only unpacked it lacks (the driver links
+# libncurses and libsqlite3, swift-build libcurl and libxml2; linking needs gold, libc and
+# libstdc++'s files).
+toolchain_packages=(
+    binutils gcc libstdc++-12-dev libc6-dev      # binutils has ld.gold (Debian 12 binutils-gold is only its virtual name)
+    libcurl4-openssl-dev libedit-dev libsqlite3-0 libncurses-dev libpython3-dev libxml2-dev
+    uuid-dev tzdata git
+)
 # Build part: what `swift build` links (each a .systemLibrary of Package.swift, found by
 # pkg-config), and the headers of the three it opens at first use (ICU, libmicrohttpd,
 # libsystemd: Documentation/Decisions.md §7 "Start-up").
@@ -51,7 +61,7 @@ test_packages=(
     apache2-utils mosquitto whois               # htpasswd, mosquitto_passwd, mkpasswd
     rsyslog fail2ban                            # a real syslog daemon, fail2ban-regex
     nftables logrotate openssl                  # fail2ban's ban action, the log's rotation, the recipes' test CA
-    systemd                                     # systemd-analyze verify of Examples/systemd
+    systemd procps                              # systemd-analyze verify of Examples/systemd (its units call /bin/kill)
     lintian dpkg-dev man-db bash-completion     # packaging checks
     python3 python3-venv                        # /usr/bin/python3 and the peers' venv
 )
@@ -75,7 +85,8 @@ as_root() {
     fi
 }
 
-# install_missing [--hold-services] PACKAGE…: apt-get installs those not installed yet.
+# install_missing [--hold-services] PACKAGE…: apt-get installs those not installed yet (waiting up
+# to 15 minutes for the lock of another install: several checkouts may set up at once).
 install_missing() {
     local hold=false
     if [ "$1" = --hold-services ]; then hold=true; shift; fi
@@ -86,8 +97,8 @@ install_missing() {
     ((${#missing[@]})) || return 0
     echo "setup: installing ${missing[*]}" >&2
     if $hold; then hold_services; fi
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     if $hold; then release_services; fi
 }
 
@@ -113,7 +124,7 @@ release_services() {
     trap - EXIT INT TERM HUP
 }
 
-install_missing "${build_packages[@]}"
+install_missing "${toolchain_packages[@]}" "${build_packages[@]}"
 [ "$part" = build ] && exit 0
 
 install_missing --hold-services "${test_packages[@]}"

@@ -25,7 +25,8 @@ public enum ExternalTool {
     /// `.build/peers-venv` (Debian 12's system pip refuses to install into the system Python).
     /// An absolute path, so it goes where a program's name does:
     /// `ExternalTool.runnable(ExternalTool.peerPython)`, `try ExternalTool.path(ExternalTool.peerPython)`.
-    /// A test that needs only Python's standard library runs `python3` instead.
+    /// Also for Python's standard library alone: `python3` on PATH may be anyone's (pyenv's shim,
+    /// a hand-built one), and `FreshMachineTests` fails on a program that no setup.sh package provides.
     public static let peerPython: String = {
         // This file is Sources/_CredFileFuzzChecks/ExternalTool.swift (also when Fuzz/ builds it).
         var root = Substring(#filePath)

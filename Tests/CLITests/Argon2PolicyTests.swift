@@ -53,7 +53,9 @@ import Glibc
 
     @Test(
         "argon2-cffi, passlib and Django verify credfile's argon2id strings, and refuse a wrong password",
-        .enabled(if: ExternalTool.runnable("python3"), Comment(rawValue: ExternalTool.skipNote("python3"))))
+        .enabled(
+            if: ExternalTool.runnable(ExternalTool.peerPython),
+            Comment(rawValue: ExternalTool.skipNote(ExternalTool.peerPython))))
     func pythonPeersVerify() throws {
         try withSession { session in
             let password = session.password("Argon2-contraseña-2026")
@@ -64,7 +66,7 @@ import Glibc
                 }
             }
             let result = try Integration.run(
-                try ExternalTool.path("python3"), ["-c", Self.pythonPeers], stdin: input, in: session)
+                try ExternalTool.path(ExternalTool.peerPython), ["-c", Self.pythonPeers], stdin: input, in: session)
             #expect(result.status == 0, "\(result)")
             #expect(result.stdoutLines == ["111", "000", "111", "000"], "\(result)")
         }

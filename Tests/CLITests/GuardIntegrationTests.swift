@@ -239,8 +239,10 @@ struct GuardIntegrationTests {
     @Test(
         "Squid (helper as proxy, casesensitive on): Carol and José log in, ALICE is not alice, throttling and lockout",
         .enabled(
-            if: ExternalTool.runnable("squid", "curl", "python3", "rsyslogd", "unshare") && isRoot,
-            Comment(rawValue: ExternalTool.skipNote("squid", "curl", "python3", "rsyslogd", "unshare") + " (and root)"))
+            if: ExternalTool.runnable("squid", "curl", ExternalTool.peerPython, "rsyslogd", "unshare") && isRoot,
+            Comment(
+                rawValue: ExternalTool.skipNote("squid", "curl", ExternalTool.peerPython, "rsyslogd", "unshare")
+                    + " (and root)"))
     )
     func squid() throws {
         try withSession { session in

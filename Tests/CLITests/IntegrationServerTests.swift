@@ -181,8 +181,8 @@ import Glibc
     @Test(
         "Squid auth_param basic (helpers as proxy, concurrency=4): 200 through the proxy for a good login, 407 otherwise; a new user is seen",
         .enabled(
-            if: ExternalTool.runnable("squid", "curl", "python3"),
-            Comment(rawValue: ExternalTool.skipNote("squid", "curl", "python3"))))
+            if: ExternalTool.runnable("squid", "curl", ExternalTool.peerPython),
+            Comment(rawValue: ExternalTool.skipNote("squid", "curl", ExternalTool.peerPython))))
     func squid() throws {
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])

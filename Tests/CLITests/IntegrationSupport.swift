@@ -172,7 +172,7 @@ func squidRecipe(credfile: String, file: String) throws -> String {
         "squid/conf.d/credfile.conf", replacing: ["/usr/bin/credfile": credfile, "/etc/credfile/proxy.cred": file])
 }
 
-/// A private Squid in front of a private origin server (python3 -m http.server), its
+/// A private Squid in front of a private origin server (the peers' python3 -m http.server), its
 /// configuration the test's own lines (ports, logs, no cache, credentials re-checked
 /// every second) around `recipe` (``squidRecipe(credfile:file:)``) and Debian's final
 /// `http_access deny all`; `body` gets the HTTP status curl receives through the proxy
@@ -186,7 +186,7 @@ func withSquid(
 ) throws {
     let squid = try ExternalTool.path("squid")
     let curl = try ExternalTool.path("curl")
-    let python = try ExternalTool.path("python3")
+    let python = try ExternalTool.path(ExternalTool.peerPython)
     let www = session.path("www")
     mkdir(www, 0o755)
     try session.write("www/index.html", "origin page\n")

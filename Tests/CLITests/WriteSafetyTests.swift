@@ -327,7 +327,7 @@ struct WriteSafetyTests {
         let script =
             "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\ntime.sleep(float(sys.argv[2]))\n"
         let child = try ChildProcess.start(
-            "/usr/bin/python3", ["-c", script, lockPath, String(holding)], stdin: [],
+            try ExternalTool.path(ExternalTool.peerPython), ["-c", script, lockPath, String(holding)], stdin: [],
             environment: CLI.environment([:]))
         let start = ContinuousClock.now
         while seconds(ContinuousClock.now - start) < 30 {
