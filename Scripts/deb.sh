@@ -219,7 +219,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
-Depends: $depends, systemd | systemd-standalone-sysusers | systemd-sysusers
+Depends: $depends, procps, systemd | systemd-standalone-sysusers | systemd-sysusers
 Section: admin
 Priority: optional
 Description: hardened manager for username,password credential files
