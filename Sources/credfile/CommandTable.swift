@@ -223,7 +223,7 @@ extension Command {
         Command(
             "serve", arguments: [.file],
             options: [.listen, .socketMode, .socketGroup, .listenPublic, .realm, .cacheSeconds, .trustedProxy]
-                + Setting.guardKeys,
+                + Setting.portalKeys + Setting.guardKeys,
             summary: "an HTTP login service for nginx auth_request, Caddy forward_auth, Traefik",
             details: """
                 Answers forward-authentication requests (nginx auth_request, Caddy forward_auth, \
