@@ -91,7 +91,7 @@ final class HTTPDaemon {
         let job = Mutex<LoginService.Job?>(nil)
         /// A request under the sign-in page's prefix, decided once it is whole (with its
         /// body, at most ``ServeLimits/body`` bytes).
-        let portal = Mutex<(request: ServeRequest, body: [UInt8])?>(nil)
+        let portal = Mutex<(request: ServeRequest, body: [UInt8], overflow: Bool)?>(nil)
     }
 
     /// Starts answering on `listener` (a listening socket this daemon now owns).
@@ -279,7 +279,11 @@ final class HTTPDaemon {
                     let piece = UnsafeRawBufferPointer(start: uploadData, count: uploadCount.pointee)
                     state.portal.withLock { pending in
                         guard pending != nil else { return }
-                        if pending!.body.count + piece.count <= limit { pending!.body += piece }
+                        if pending!.body.count + piece.count <= limit {
+                            pending!.body += piece
+                        } else {
+                            pending!.overflow = true  // never read: Content-Length was checked
+                        }
                     }
                 }
                 uploadCount.pointee = 0
@@ -287,7 +291,8 @@ final class HTTPDaemon {
             }
             // The request is whole: no deadline while it is answered.
             context.setDeadline(connection, nil)
-            if let (request, body) = state.portal.withLock({ $0.take() }) {
+            if let (request, whole, overflow) = state.portal.withLock({ $0.take() }) {
+                let body = overflow ? [] : whole  // no form: a POST is then refused
                 let generation = context.service.generation
                 let decision: LoginService.Decision =
                     if let portal = generation.portal {
@@ -327,7 +332,7 @@ final class HTTPDaemon {
                 return respond(connection, .tooLarge, realm: context.service.generation.challenge)
             }
             request.query = readQuery(connection)
-            state.portal.withLock { $0 = (request, []) }
+            state.portal.withLock { $0 = (request, [], false) }
             return .YES  // decided once the request (and its body) is whole
         }
         switch context.service.decide(request) {
