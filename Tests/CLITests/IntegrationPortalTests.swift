@@ -353,4 +353,74 @@ import Glibc
             withExtendedLifetime(service) {}
         }
     }
+
+    @Test(
+        "keys in the configuration file: cookie-domain's __Secure-credfile cookie and rd under it, basic = no, session-max"
+    )
+    func configurationKeys() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice])
+            let port = try Integration.freePort()
+            let config = session.path("credfile.conf")
+            try writeBytes(
+                config,
+                Array(
+                    "portal = yes\ncookie-domain = example.test\nbasic = no\nsession-max = 2\nportal-path = /auth-portal/\nportal-title = Intranet\nlang = en\n"
+                        .utf8), mode: 0o644)
+            let service = try IntegrationServeTests.Service(
+                session, file: file, listen: "127.0.0.1:\(port)", ["--config", config, "--log", "stderr"])
+            let page = try Self.send(port, "GET", "/auth-portal/login")
+            #expect(page.status == 200, "\(service.log)")
+            #expect(
+                page.body.contains("Intranet") && page.body.contains("Sign in")
+                    && page.body.contains("/auth-portal/login"))
+            let preSession = try #require(page.cookie("__Host-credfile-form"))
+            let marker = try #require(page.body.range(of: "name=\"csrf\" value=\""))
+            let csrf = String(page.body[marker.upperBound...].prefix { $0 != "\"" })
+            let answer = try Self.send(
+                port, "POST", "/auth-portal/login",
+                headers: [("Origin", "https://\(Self.host)"), ("Cookie", "__Host-credfile-form=\(preSession)")],
+                body: Self.form([
+                    ("csrf", csrf), ("username", "alice"), ("password", Self.alice.1),
+                    ("rd", "https://wiki.example.test/start"),
+                ]))
+            #expect(answer.status == 303, "\(service.log)")
+            #expect(answer.header("Location") == "https://wiki.example.test/start")
+            let token = try #require(answer.cookie("__Secure-credfile"))
+            #expect(
+                answer.all("Set-Cookie").contains(
+                    "__Secure-credfile=\(token); Domain=example.test; Path=/; Secure; HttpOnly; SameSite=Lax"))
+            #expect(answer.cookie("__Host-credfile") == nil)
+            let auth = try Self.send(
+                port, "GET", "/auth-portal/auth", headers: [("Cookie", "__Secure-credfile=\(token)")])
+            #expect(auth.status == 200 && auth.header("Remote-User") == "alice")
+            // basic = no: a good Basic login is not read, and the 401 has no challenge.
+            let basic = Data("alice:\(Self.alice.1)".utf8).base64EncodedString()
+            let viaBasic = try Self.send(
+                port, "GET", "/auth-portal/auth", headers: [("Authorization", "Basic \(basic)")])
+            #expect(viaBasic.status == 401 && viaBasic.header("WWW-Authenticate") == nil)
+            // credfile sessions lists it (no token), then session-max ends it whatever its use.
+            let listed = session.run(["sessions", file, "alice"])
+            #expect(listed.status == 0 && listed.stdout.contains("alice") && !listed.stdout.contains(token))
+            sleep(3)
+            #expect(
+                try Self.send(port, "GET", "/auth-portal/auth", headers: [("Cookie", "__Secure-credfile=\(token)")])
+                    .status == 401)
+        }
+    }
+
+    @Test("credfile sessions FILE USER --end ends a served session at its next request")
+    func sessionsEnd() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice])
+            let port = try Integration.freePort()
+            let service = try Self.service(session, file, port: port)
+            var browser = Browser(port: port)
+            _ = try browser.open()
+            #expect(try browser.signIn("alice", Self.alice.1).status == 303)
+            #expect(try browser.auth().status == 200)
+            #expect(session.run(["sessions", file, "alice", "--end"]).status == 0)
+            #expect(try browser.auth().status == 401, "\(service.log)")
+        }
+    }
 }

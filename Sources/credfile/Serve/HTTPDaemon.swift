@@ -371,6 +371,8 @@ final class HTTPDaemon {
             peer = .address(context.connections.withLock { $0.open[key]?.peer } ?? IPAddress(bytes: [0, 0, 0, 0])!)
         }
         var request = ServeRequest(peer: peer)
+        // Only a portal reads the other headers (a Basic check pays for none of them).
+        request.collectsHeaders = context.service.generation.portal != nil
         withUnsafeMutablePointer(to: &request) { pointer in
             _ = MHD_get_connection_values_n(
                 connection, .HEADER_KIND,
@@ -392,7 +394,7 @@ final class HTTPDaemon {
                         request.pointee.bodyCount = UInt64(digits) ?? UInt64.max
                     } else if headerName(name, is: "transfer-encoding") {
                         request.pointee.bodyCount = UInt64.max  // chunked: no size known; refused
-                    } else {
+                    } else if request.pointee.collectsHeaders {
                         let lowercase = String(
                             decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
                         if PortalRoutes.headerNames.contains(lowercase) {

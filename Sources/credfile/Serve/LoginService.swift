@@ -88,6 +88,8 @@ struct ServeRequest: Sendable {
     /// The other headers the sign-in page reads (``PortalRoutes/headerNames``), by
     /// lowercase name; several `Cookie` headers joined by `; `.
     var headers: [String: [UInt8]] = [:]
+    /// Whether ``headers`` is filled (with `--portal`).
+    var collectsHeaders = false
 
     /// The header `name` (lowercase), if the request has it.
     func header(_ name: String) -> [UInt8]? { headers[name] }
