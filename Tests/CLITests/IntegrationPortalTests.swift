@@ -114,12 +114,15 @@ import Glibc
         }
 
         /// `POST {prefix}/login` from the own origin.
-        mutating func signIn(_ user: String, _ password: String, rd: String? = nil) throws -> Answer {
+        mutating func signIn(
+            _ user: String, _ password: String, rd: String? = nil, from client: String? = nil
+        ) throws -> Answer {
             var fields = [("csrf", csrf), ("username", user), ("password", password)]
             if let rd { fields.append(("rd", rd)) }
             let answer = try IntegrationPortalTests.send(
                 port, "POST", "/.credfile/login",
-                headers: [("Origin", "https://\(IntegrationPortalTests.host)"), ("Cookie", cookie)],
+                headers: [("Origin", "https://\(IntegrationPortalTests.host)"), ("Cookie", cookie)]
+                    + (client.map { [("X-Forwarded-For", $0)] } ?? []),
                 body: IntegrationPortalTests.form(fields))
             if let token = answer.cookie("__Host-credfile") { session = token }
             return answer
@@ -421,6 +424,30 @@ import Glibc
             #expect(try browser.auth().status == 200)
             #expect(session.run(["sessions", file, "alice", "--end"]).status == 0)
             #expect(try browser.auth().status == 401, "\(service.log)")
+        }
+    }
+
+    @Test("address-free-failures: failures under made-up names slow their address, not the owner's elsewhere")
+    func addressThrottle() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice])
+            let port = try Integration.freePort()
+            let service = try Self.service(
+                session, file, port: port, ["--address-free-failures", "3", "--trusted-proxy", "127.0.0.1"])
+            var attacker = Browser(port: port)
+            _ = try attacker.open()
+            for index in 0..<3 {
+                let denied = try attacker.signIn("made-up-\(index)", "guess-\(index)", from: "203.0.113.9")
+                #expect(denied.status == 200 && denied.body.contains("Usuario o contraseña incorrectos."))
+            }
+            // The attacker's address now waits (1 s at least): even a right password from it is denied unchecked.
+            let blocked = try attacker.signIn("alice", Self.alice.1, from: "203.0.113.9")
+            #expect(blocked.status == 200 && blocked.cookie("__Host-credfile") == nil, "\(service.log)")
+            #expect(service.log.contains("denied unchecked"))
+            // The owner, from her own address, signs in at once: neither her name nor her address was touched.
+            var owner = Browser(port: port)
+            _ = try owner.open()
+            #expect(try owner.signIn("alice", Self.alice.1, from: "198.51.100.7").status == 303)
         }
     }
 }

@@ -337,10 +337,17 @@ extension Setting {
         "lang", .choice(["auto", "es", "en"]), summary: "the pages' language (auto: from Accept-Language)",
         default: "auto")
 
+    /// `serve --address-free-failures N`.
+    public static let addressFreeFailures = Setting(
+        "address-free-failures", .wholeNumber(1...100_000), placeholder: "N",
+        summary:
+            "consecutive failed sign-ins from one client address that cost nothing more; then the guard's doubling delay (never a lockout)",
+        default: "\(AddressThrottle.defaultFreeFailures)")
+
     /// The keys of the sign-in page, which `serve` reads.
     public static let portalKeys: [Setting] = [
         portal, basic, portalPath, cookieDomain, sessionIdle, sessionMax, sessionLimit, portalTitle, portalStylesheet,
-        lang,
+        lang, addressFreeFailures,
     ]
 
     // MARK: The guard of logins (SPEC §9)

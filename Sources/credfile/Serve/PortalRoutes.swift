@@ -75,6 +75,9 @@ struct PortalSettings: Sendable {
     var language: PortalLanguage?
     /// The state database (the guard's, `FILE.guard.db` or `state`) that keeps the sessions.
     var statePath: String
+    /// `address-free-failures`, and the guard's `max-delay` that bounds the address's wait.
+    var addressFreeFailures = AddressThrottle.defaultFreeFailures
+    var maximumDelay = GuardPolicy.defaultMaximumDelay
 }
 
 /// The sign-in page's sessions and keys for one generation of settings.
@@ -82,6 +85,8 @@ final class Portal: Sendable {
     let settings: PortalSettings
     let sessions: PortalSessions
     let antiForgery: AntiForgery
+    /// Failed logins by client address (SPEC §11's `address-free-failures`).
+    let throttle: AddressThrottle
 
     /// The pre-session cookie the anti-forgery token is bound to (Decisions §11).
     static let preSessionCookie = "__Host-credfile-form"
@@ -96,6 +101,7 @@ final class Portal: Sendable {
         let storage = SQLiteSessionStorage(path: settings.statePath)
         sessions = try PortalSessions(storage: storage, limits: settings.limits)
         antiForgery = AntiForgery(key: try storage.key(named: AntiForgery.keyName))
+        throttle = AddressThrottle(freeFailures: settings.addressFreeFailures, maximumDelay: settings.maximumDelay)
     }
 
     /// `Set-Cookie` for a new session's token (SPEC §11's attributes, exactly).
@@ -180,10 +186,35 @@ enum PortalRoutes {
             default: answer
             }
         }
-        switch service.decide(request) {
-        case .answer(let answer): return .answer(finish(answer))
+        return throttled(request, service, generation, portal, finish: finish) { service.decide(request) }
+    }
+
+    /// A login through the one login path, throttled by client address (SPEC §11): while
+    /// the address must wait, denied unchecked; otherwise decided by `decide`, and its
+    /// answer counted for the address before `finish` makes the request's answer.
+    private static func throttled(
+        _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation, _ portal: Portal,
+        finish: @escaping @Sendable (ServeAnswer) -> ServeAnswer, decide: () -> LoginService.Decision
+    ) -> LoginService.Decision {
+        let address = service.clientAddress(request, generation).map { ClientKey($0).description }
+        if let address, !portal.throttle.admits(address, now: Double(now())) {
+            ServeLog.limited("a sign-in from \(address) denied unchecked: too many failures from that address")
+            return .answer(finish(.denied))
+        }
+        let counted: @Sendable (ServeAnswer) -> ServeAnswer = { answer in
+            if let address {
+                switch answer {
+                case .granted: portal.throttle.record(address, granted: true, now: Double(now()))
+                case .denied: portal.throttle.record(address, granted: false, now: Double(now()))
+                default: break
+                }
+            }
+            return finish(answer)
+        }
+        switch decide() {
+        case .answer(let answer): return .answer(counted(answer))
         case .check(var job):
-            job.finish = finish
+            job.finish = counted
             return .check(job)
         }
     }
@@ -297,14 +328,11 @@ enum PortalRoutes {
             default: return answer
             }
         }
-        let decision = password.withUnsafeBytes { bytes in
-            service.decideLogin(usernameBytes: Array(username.utf8), password: Password(utf8: bytes), request: request)
-        }
-        switch decision {
-        case .answer(let answer): return .answer(finish(answer))
-        case .check(var job):
-            job.finish = finish
-            return .check(job)
+        return throttled(request, service, generation, portal, finish: finish) {
+            password.withUnsafeBytes { bytes in
+                service.decideLogin(
+                    usernameBytes: Array(username.utf8), password: Password(utf8: bytes), request: request)
+            }
         }
     }
 

@@ -194,7 +194,9 @@ extension CommandContext {
             .databasePath
         return PortalSettings(
             prefix: prefix, basic: invocation.basic, cookieDomain: domain?.lowercased(), limits: limits,
-            title: invocation.text(.portalTitle), stylesheet: stylesheet, language: language, statePath: statePath)
+            title: invocation.text(.portalTitle), stylesheet: stylesheet, language: language, statePath: statePath,
+            addressFreeFailures: invocation.number(.addressFreeFailures) ?? AddressThrottle.defaultFreeFailures,
+            maximumDelay: try invocation.guardPolicy().maximumDelay)
     }
 }
 
