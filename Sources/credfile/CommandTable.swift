@@ -230,8 +230,10 @@ extension Command {
                 Traefik ForwardAuth): 200 with X-Credfile-User for a good Authorization: Basic \
                 login, 401 with the Basic challenge for every denial, 503 when FILE cannot be read. \
                 Listens on each --listen, or on the sockets systemd passes; hashes on its own \
-                threads; keeps good logins for --cache-seconds as HMACs, never passwords. SIGHUP \
-                re-reads the configuration, SIGTERM answers the requests in flight and exits 0.
+                threads; keeps good logins for --cache-seconds as HMACs, never passwords. With \
+                --portal it also serves the sign-in page under --portal-path (auth, forward-auth, \
+                login, logout) with sessions kept in the state database. SIGHUP re-reads the \
+                configuration, SIGTERM answers the requests in flight and exits 0.
                 """,
             run: { try $0.serve() }),
         Command(

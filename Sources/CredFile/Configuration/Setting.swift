@@ -301,7 +301,7 @@ extension Setting {
 
     /// `serve --portal`, `portal = yes`.
     public static let portal = Setting(
-        "portal", .flag, summary: "also serve the sign-in page and its sessions under --portal-path (SPEC 11)")
+        "portal", .flag, summary: "also serve the sign-in page and its sessions under --portal-path")
     /// `serve --no-basic`, `basic = no`.
     public static let basic = Setting(
         "basic", .flag, summary: "with --portal, do not accept Authorization: Basic beside sessions (basic = no)",
