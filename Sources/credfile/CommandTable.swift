@@ -223,15 +223,17 @@ extension Command {
         Command(
             "serve", arguments: [.file],
             options: [.listen, .socketMode, .socketGroup, .listenPublic, .realm, .cacheSeconds, .trustedProxy]
-                + Setting.guardKeys,
+                + Setting.portalKeys + Setting.guardKeys,
             summary: "an HTTP login service for nginx auth_request, Caddy forward_auth, Traefik",
             details: """
                 Answers forward-authentication requests (nginx auth_request, Caddy forward_auth, \
                 Traefik ForwardAuth): 200 with X-Credfile-User for a good Authorization: Basic \
                 login, 401 with the Basic challenge for every denial, 503 when FILE cannot be read. \
                 Listens on each --listen, or on the sockets systemd passes; hashes on its own \
-                threads; keeps good logins for --cache-seconds as HMACs, never passwords. SIGHUP \
-                re-reads the configuration, SIGTERM answers the requests in flight and exits 0.
+                threads; keeps good logins for --cache-seconds as HMACs, never passwords. With \
+                --portal it also serves the sign-in page under --portal-path (auth, forward-auth, \
+                login, logout) with sessions kept in the state database. SIGHUP re-reads the \
+                configuration, SIGTERM answers the requests in flight and exits 0.
                 """,
             run: { try $0.serve() }),
         Command(

@@ -199,6 +199,10 @@ struct Invocation {
     var cacheSeconds: Int? { number(.cacheSeconds) }
     /// `serve --trusted-proxy CIDR` (repeatable).
     var trustedProxies: [String] { texts(.trustedProxy) }
+    /// `serve --portal` (SPEC §11).
+    var portal: Bool { flag(.portal) }
+    /// Whether `serve --portal` also accepts Basic: yes unless `--no-basic` or `basic = no`.
+    var basic: Bool { flag(.basic, default: true) }
 
     /// The password policy the options describe (SPEC §8); blocklist files are opened here.
     /// - Throws: a usage error naming `--blocklist` for a file that cannot be a blocklist

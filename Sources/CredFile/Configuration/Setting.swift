@@ -297,6 +297,59 @@ extension Setting {
             "also believe X-Real-IP and X-Forwarded-For from peers in CIDR (unix sockets always; loopback only when named); may be repeated",
         repeatable: true)
 
+    // MARK: The keys of `serve`'s sign-in page (SPEC §11)
+
+    /// `serve --portal`, `portal = yes`.
+    public static let portal = Setting(
+        "portal", .flag, summary: "also serve the sign-in page and its sessions under --portal-path")
+    /// `serve --no-basic`, `basic = no`.
+    public static let basic = Setting(
+        "basic", .flag, summary: "with --portal, do not accept Authorization: Basic beside sessions (basic = no)",
+        spelling: .negated)
+    /// `serve --portal-path PATH`.
+    public static let portalPath = Setting(
+        "portal-path", .text, placeholder: "PATH", summary: "the prefix of the sign-in page's paths",
+        default: "/.credfile")
+    /// `serve --cookie-domain DOMAIN`.
+    public static let cookieDomain = Setting(
+        "cookie-domain", .text, placeholder: "DOMAIN",
+        summary: "one sign-in for every host under DOMAIN (__Secure-credfile with Domain=DOMAIN)")
+    /// `serve --session-idle SECONDS`.
+    public static let sessionIdle = Setting(
+        "session-idle", .wholeNumber(1...SessionLimits.longestLifetime), placeholder: "SECONDS",
+        summary: "seconds without a request after which a session ends", default: "3600")
+    /// `serve --session-max SECONDS` (at most 30 days).
+    public static let sessionMax = Setting(
+        "session-max", .wholeNumber(1...SessionLimits.longestLifetime), placeholder: "SECONDS",
+        summary: "seconds after sign-in after which a session ends, at most 30 days", default: "86400")
+    /// `serve --session-limit N`.
+    public static let sessionLimit = Setting(
+        "session-limit", .wholeNumber(1...SessionLimits.largestPerUser), placeholder: "N",
+        summary: "sessions one user may hold; a new one ends the oldest", default: "16")
+    /// `serve --portal-title TEXT`.
+    public static let portalTitle = Setting(
+        "portal-title", .text, placeholder: "TEXT", summary: "the site's name on the sign-in page")
+    /// `serve --portal-stylesheet FILE`.
+    public static let portalStylesheet = Setting(
+        "portal-stylesheet", .path, placeholder: "FILE", summary: "a stylesheet served instead of the built-in one")
+    /// `serve --lang auto|es|en`.
+    public static let lang = Setting(
+        "lang", .choice(["auto", "es", "en"]), summary: "the pages' language (auto: from Accept-Language)",
+        default: "auto")
+
+    /// `serve --address-free-failures N`.
+    public static let addressFreeFailures = Setting(
+        "address-free-failures", .wholeNumber(1...100_000), placeholder: "N",
+        summary:
+            "consecutive failed sign-ins from one client address that cost nothing more; then the guard's doubling delay (never a lockout)",
+        default: "\(AddressThrottle.defaultFreeFailures)")
+
+    /// The keys of the sign-in page, which `serve` reads.
+    public static let portalKeys: [Setting] = [
+        portal, basic, portalPath, cookieDomain, sessionIdle, sessionMax, sessionLimit, portalTitle, portalStylesheet,
+        lang, addressFreeFailures,
+    ]
+
     // MARK: The guard of logins (SPEC §9)
 
     /// `--state FILE`: the guard database.
@@ -343,5 +396,5 @@ extension Setting {
             blocklist,
             plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
             listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
-        ] + guardKeys
+        ] + portalKeys + guardKeys
 }

@@ -38,6 +38,8 @@ public enum RequestOrigin {
 public struct AntiForgery: Sendable {
     /// Random bytes in a pre-session cookie.
     public static let preSessionByteCount = 32
+    /// The name of the anti-forgery key in the state database (``SessionStorage/key(named:)``).
+    public static let keyName = "anti-forgery"
     private let key: SecretBytes
 
     /// A signer under `key` (at least 32 bytes, from the state database).

@@ -89,6 +89,9 @@ final class HTTPDaemon {
         /// A check decided on the first call and started on the next, once the request is
         /// whole; still here when the request ends, it was never started.
         let job = Mutex<LoginService.Job?>(nil)
+        /// A request under the sign-in page's prefix, decided once it is whole (with its
+        /// body, at most ``ServeLimits/body`` bytes).
+        let portal = Mutex<(request: ServeRequest, body: [UInt8], overflow: Bool)?>(nil)
     }
 
     /// Starts answering on `listener` (a listening socket this daemon now owns).
@@ -263,17 +266,46 @@ final class HTTPDaemon {
     /// queues the check's answer. (An answer queued before the request is whole makes
     /// libmicrohttpd close the connection.)
     private static let handle: MHD_AccessHandlerCallback = {
-        cls, connection, _, _, _, _, uploadCount, requestContext in
+        cls, connection, url, method, _, uploadData, uploadCount, requestContext in
         guard let cls, let connection, let requestContext, let uploadCount else { return .NO }
         let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
         if let existing = requestContext.pointee {
+            let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
             if uploadCount.pointee > 0 {
-                uploadCount.pointee = 0  // a body is read and dropped (its size was checked)
+                // A body is read: kept for the sign-in page's forms (bounded), else dropped
+                // (its declared size was checked).
+                let limit = context.service.limits.body
+                if let uploadData {
+                    let piece = UnsafeRawBufferPointer(start: uploadData, count: uploadCount.pointee)
+                    state.portal.withLock { pending in
+                        guard pending != nil else { return }
+                        if pending!.body.count + piece.count <= limit {
+                            pending!.body += piece
+                        } else {
+                            pending!.overflow = true  // never read: Content-Length was checked
+                        }
+                    }
+                }
+                uploadCount.pointee = 0
                 return .YES
             }
-            let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
             // The request is whole: no deadline while it is answered.
             context.setDeadline(connection, nil)
+            if let (request, whole, overflow) = state.portal.withLock({ $0.take() }) {
+                let body = overflow ? [] : whole  // no form: a POST is then refused
+                let generation = context.service.generation
+                let decision: LoginService.Decision =
+                    if let portal = generation.portal {
+                        PortalRoutes.decide(
+                            request, body: body, service: context.service, generation: generation, portal: portal)
+                    } else {
+                        context.service.decide(request)  // the portal was turned off by a reload
+                    }
+                switch decision {
+                case .answer(let answer): state.answer.withLock { $0 = answer }
+                case .check(let job): state.job.withLock { $0 = job }
+                }
+            }
             if let job = state.job.withLock({ $0.take() }) {
                 // Suspended before the job is queued, so its resume always comes after.
                 MHD_suspend_connection(connection)
@@ -291,7 +323,18 @@ final class HTTPDaemon {
         let state = RequestState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         context.active.add(1, ordering: .relaxed)
-        let request = readRequest(connection, context)
+        var request = readRequest(connection, context)
+        request.method = method.map { String(cString: $0) } ?? "GET"
+        request.path = url.map { String(cString: $0) } ?? "/"
+        if let portal = context.service.generation.portal, PortalRoutes.isPortalPath(request.path, portal) {
+            if let count = request.bodyCount, count > UInt64(context.service.limits.body) {
+                state.answer.withLock { $0 = .tooLarge }
+                return respond(connection, .tooLarge, realm: context.service.generation.challenge)
+            }
+            request.query = readQuery(connection)
+            state.portal.withLock { $0 = (request, [], false) }
+            return .YES  // decided once the request (and its body) is whole
+        }
         switch context.service.decide(request) {
         case .answer(let answer):
             state.answer.withLock { $0 = answer }
@@ -328,6 +371,8 @@ final class HTTPDaemon {
             peer = .address(context.connections.withLock { $0.open[key]?.peer } ?? IPAddress(bytes: [0, 0, 0, 0])!)
         }
         var request = ServeRequest(peer: peer)
+        // Only a portal reads the other headers (a Basic check pays for none of them).
+        request.collectsHeaders = context.service.generation.portal != nil
         withUnsafeMutablePointer(to: &request) { pointer in
             _ = MHD_get_connection_values_n(
                 connection, .HEADER_KIND,
@@ -349,6 +394,15 @@ final class HTTPDaemon {
                         request.pointee.bodyCount = UInt64(digits) ?? UInt64.max
                     } else if headerName(name, is: "transfer-encoding") {
                         request.pointee.bodyCount = UInt64.max  // chunked: no size known; refused
+                    } else if request.pointee.collectsHeaders {
+                        let lowercase = String(
+                            decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+                        if PortalRoutes.headerNames.contains(lowercase) {
+                            let joined = request.pointee.headers[lowercase].map {
+                                $0 + Array((lowercase == "cookie" ? "; " : ", ").utf8) + bytes
+                            }
+                            request.pointee.headers[lowercase] = joined ?? bytes
+                        }
                     }
                     return .YES
                 }, pointer)
@@ -356,11 +410,32 @@ final class HTTPDaemon {
         return request
     }
 
+    /// The query's arguments, as libmicrohttpd decoded them.
+    private static func readQuery(_ connection: OpaquePointer) -> [String: String] {
+        var query: [String: String] = [:]
+        withUnsafeMutablePointer(to: &query) { pointer in
+            _ = MHD_get_connection_values_n(
+                connection, .GET_ARGUMENT_KIND,
+                { cls, _, key, keyCount, value, valueCount in
+                    guard let cls, let key else { return .YES }
+                    let query = cls.assumingMemoryBound(to: [String: String].self)
+                    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keyCount), as: UTF8.self)
+                    let text = value.map {
+                        String(decoding: UnsafeRawBufferPointer(start: $0, count: valueCount), as: UTF8.self)
+                    }
+                    if query.pointee.count < 16, query.pointee[name] == nil { query.pointee[name] = text ?? "" }
+                    return .YES
+                }, pointer)
+        }
+        return query
+    }
+
     /// Queues the answer: an empty body, `Cache-Control: no-store` (a login's answer must
     /// not be kept by a proxy), and the answer's own header.
     private static func respond(_ connection: OpaquePointer, _ answer: ServeAnswer, realm challenge: String)
         -> MHD_Result
     {
+        if case .response(let full) = answer { return respond(connection, full) }
         guard let response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) else { return .NO }
         defer { MHD_destroy_response(response) }
         _ = MHD_add_response_header(response, "Cache-Control", "no-store")
@@ -377,8 +452,23 @@ final class HTTPDaemon {
             _ = MHD_add_response_header(response, "Retry-After", "1")
         case .tooLarge:
             status = UInt32(MHD_HTTP_CONTENT_TOO_LARGE)
+        case .response: return .NO  // answered above
         }
         return MHD_queue_response(connection, status, response)
+    }
+
+    /// Queues an answer with its own headers and body (the sign-in page's).
+    private static func respond(_ connection: OpaquePointer, _ answer: HTTPResponse) -> MHD_Result {
+        let response = answer.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let response else { return .NO }
+        defer { MHD_destroy_response(response) }
+        for header in answer.headers {
+            guard MHD_add_response_header(response, header.name, header.value) == .YES else { return .NO }
+        }
+        return MHD_queue_response(connection, UInt32(answer.status), response)
     }
 }
 

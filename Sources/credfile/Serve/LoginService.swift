@@ -62,6 +62,9 @@ enum ServeAnswer: Sendable, Equatable {
     case unavailable(reason: String)
     /// 413: a request body over ``ServeLimits/body``.
     case tooLarge
+    /// An answer of the sign-in page's paths (SPEC §11): a page, a redirect, a check's
+    /// answer with its headers upstream.
+    case response(HTTPResponse)
 }
 
 /// What a request brings that `serve` reads: the headers it needs, and who sent it.
@@ -77,6 +80,28 @@ struct ServeRequest: Sendable {
     var bodyCount: UInt64?
     /// The connection's other end.
     var peer: ForwardedClient.Peer
+    /// The method (`GET`, `POST`), and the path without its query.
+    var method = "GET"
+    var path = "/"
+    /// The query's arguments as libmicrohttpd decoded them (a name without `=` maps to "").
+    var query: [String: String] = [:]
+    /// The other headers the sign-in page reads (``PortalRoutes/headerNames``), by
+    /// lowercase name; several `Cookie` headers joined by `; `.
+    var headers: [String: [UInt8]] = [:]
+    /// Whether ``headers`` is filled (with `--portal`).
+    var collectsHeaders = false
+
+    /// The header `name` (lowercase), if the request has it.
+    func header(_ name: String) -> [UInt8]? { headers[name] }
+
+    /// Whether the peer may name the client and the original URL (a unix socket, or a
+    /// `--trusted-proxy` address; SPEC §10).
+    func peerIsTrusted(_ proxies: [AddressRange]) -> Bool {
+        switch peer {
+        case .unixSocket: true
+        case .address(let address): proxies.contains { $0.contains(address) }
+        }
+    }
 }
 
 /// The login logic of `credfile serve`, apart from HTTP: decides each request at once
@@ -95,6 +120,8 @@ final class LoginService: Sendable {
         var trustedProxies: [AddressRange] = []
         /// §9's guard of FILE's logins (nil: `--no-guard`), made anew by each reload.
         var loginGuard: LoginGuard?
+        /// The sign-in page (SPEC §11), nil without `--portal`.
+        var portal: PortalSettings?
     }
 
     /// One generation of settings with the store and cache made from them.
@@ -104,6 +131,8 @@ final class LoginService: Sendable {
         let cache: GoodLoginCache?
         /// `Basic realm="…", charset="UTF-8"`, with `"` and `\` escaped (RFC 9110 quoted-string).
         let challenge: String
+        /// The sign-in page's sessions and keys, with `--portal`.
+        let portal: Portal?
 
         init(_ settings: Settings) throws {
             self.settings = settings
@@ -116,6 +145,7 @@ final class LoginService: Sendable {
             let quoted = settings.realm.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : String($0) }
                 .joined()
             challenge = "Basic realm=\"\(quoted)\", charset=\"UTF-8\""
+            portal = try settings.portal.map { try Portal($0) }
         }
     }
 
@@ -132,6 +162,9 @@ final class LoginService: Sendable {
         let generation: Generation
         /// When it was decided, then when it was queued (``ServeLimits/queueWait`` counts from there).
         var queued: ContinuousClock.Instant
+        /// What turns the login's answer into the request's (the sign-in form's session and
+        /// page, SPEC §11); nil: the answer as it is.
+        var finish: (@Sendable (ServeAnswer) -> ServeAnswer)? = nil
     }
 
     /// What to do with a request.
@@ -190,21 +223,33 @@ final class LoginService: Sendable {
     func decide(_ request: ServeRequest) -> Decision {
         if let count = request.bodyCount, count > UInt64(limits.body) { return .answer(.tooLarge) }
         guard !request.repeatedAuthorization else { return .answer(.denied) }
-        guard case .login(let login) = BasicCredentials.parse(request.authorization),
-            let name = String(validating: login.username, as: UTF8.self)
-        else { return .answer(.denied) }  // no name that could be in FILE: nothing to hash or count
-        let generation = self.generation
-        let rhost = ForwardedClient.address(
+        guard case .login(let login) = BasicCredentials.parse(request.authorization) else { return .answer(.denied) }
+        return decideLogin(
+            usernameBytes: login.username, password: login.password.withUnsafeBytes { Password(utf8: $0) },
+            request: request)
+    }
+
+    /// The client's address for §9's log (trusted peers may name it).
+    func clientAddress(_ request: ServeRequest, _ generation: Generation) -> IPAddress? {
+        ForwardedClient.address(
             peer: request.peer, realIP: request.realIP, forwardedFor: request.forwardedFor,
             trustedProxies: generation.settings.trustedProxies)
-        let password = login.password.withUnsafeBytes { Password(utf8: $0) }
+    }
+
+    /// Decides one login, Basic's or the sign-in form's (the one login path): answered at
+    /// once by the cache of good logins when it can, else a job for a hashing thread.
+    func decideLogin(usernameBytes: [UInt8], password: Password, request: ServeRequest) -> Decision {
+        // No name that could be in FILE: nothing to hash or count.
+        guard let name = String(validating: usernameBytes, as: UTF8.self) else { return .answer(.denied) }
+        let generation = self.generation
+        let rhost = clientAddress(request, generation)
         var uncached: CredentialStore.UncachedLogin? = nil
         if let cache = generation.cache {
             do {
                 // The library's cache admission (SPEC §10): an answer without a hash (a cached
                 // login, or a throttled or locked-out name's denial), or the login to check.
                 switch try generation.store.cachedAnswer(
-                    usernameBytes: login.username, password: password, client: rhost?.description, cache: cache)
+                    usernameBytes: usernameBytes, password: password, client: rhost?.description, cache: cache)
                 {
                 case .answered(let answer): return .answer(answer.granted ? .granted(user: name) : .denied)
                 case .uncached(let login): uncached = login
@@ -217,7 +262,7 @@ final class LoginService: Sendable {
         // request is whole, queues it (a client that never sends its body holds none).
         return .check(
             Job(
-                username: login.username, password: password, uncached: uncached, name: name, rhost: rhost,
+                username: usernameBytes, password: password, uncached: uncached, name: name, rhost: rhost,
                 generation: generation, queued: .now))
     }
 
@@ -225,7 +270,9 @@ final class LoginService: Sendable {
     /// its turn comes, calling `completion` with the answer: on a hashing thread, or at
     /// once with 503 when the queue is full and this client already has the most waiting.
     /// A login that loses its place to another client's is answered 503 then.
-    func start(_ job: Job, completion: @escaping @Sendable (ServeAnswer) -> Void) {
+    func start(_ job: Job, completion given: @escaping @Sendable (ServeAnswer) -> Void) {
+        let completion: @Sendable (ServeAnswer) -> Void =
+            if let finish = job.finish { { given(finish($0)) } } else { given }
         let client = ClientKey(job.rhost)
         var job = job
         job.queued = .now

@@ -160,6 +160,74 @@ extension CommandContext {
         return LoginService.Settings(
             file: file, policy: try invocation.policy(), realm: realm,
             cacheLifetime: .seconds(invocation.cacheSeconds ?? 300), trustedProxies: proxies,
-            loginGuard: try loginGuard(service: "serve"))
+            loginGuard: try loginGuard(service: "serve"), portal: try portalSettings())
+    }
+
+    /// The sign-in page's settings (SPEC §11), nil without `--portal`.
+    private func portalSettings() throws -> PortalSettings? {
+        guard invocation.portal else { return nil }
+        var prefix = invocation.text(.portalPath) ?? "/.credfile"
+        while prefix.count > 1, prefix.hasSuffix("/") { prefix.removeLast() }
+        guard prefix.hasPrefix("/"), prefix.count > 1,
+            prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
+        else {
+            throw CredFileError.usage("--portal-path takes a path such as /.credfile (printable, no ? or #)")
+        }
+        let domain = invocation.text(.cookieDomain)
+        if let domain {
+            guard PortalDomain.isValid(domain) else {
+                throw CredFileError.usage("--cookie-domain takes a domain name such as example.com")
+            }
+        }
+        var stylesheet = PortalPage.stylesheet
+        if let path = invocation.text(.portalStylesheet) {
+            guard let bytes = PortalDomain.smallFile(path, limit: 1 << 20) else {
+                throw CredFileError.usage("--portal-stylesheet: cannot read \(Escaped.path(path)) (at most 1 MiB)")
+            }
+            stylesheet = String(decoding: bytes, as: UTF8.self)
+        }
+        let language = invocation.text(.lang).flatMap(PortalLanguage.init(rawValue:))
+        let limits = try SessionLimits(
+            idle: invocation.number(.sessionIdle) ?? 3600, maximum: invocation.number(.sessionMax) ?? 86_400,
+            perUser: invocation.number(.sessionLimit) ?? 16)
+        let statePath = try LoginGuard(credentialFile: file, state: invocation.state, log: .none, service: "serve")
+            .databasePath
+        return PortalSettings(
+            prefix: prefix, basic: invocation.basic, cookieDomain: domain?.lowercased(), limits: limits,
+            title: invocation.text(.portalTitle), stylesheet: stylesheet, language: language, statePath: statePath,
+            addressFreeFailures: invocation.number(.addressFreeFailures) ?? AddressThrottle.defaultFreeFailures,
+            maximumDelay: try invocation.guardPolicy().maximumDelay)
+    }
+}
+
+/// Checks of the sign-in page's settings.
+enum PortalDomain {
+    /// The bytes of the regular file at `path` when it holds at most `limit`; nil otherwise.
+    static func smallFile(_ path: String, limit: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= limit else { return nil }
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var count = 0
+        while count <= limit {
+            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, limit + 1 - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { return nil }
+            if got == 0 { break }
+            count += got
+        }
+        return count <= limit ? Array(bytes.prefix(count)) : nil
+    }
+
+    /// A `cookie-domain` value: letters, digits, `-` and `.`, no leading dot needed.
+    static func isValid(_ text: String) -> Bool {
+        let bare = text.hasPrefix(".") ? text.dropFirst() : Substring(text)
+        return !bare.isEmpty && bare.count <= 253 && bare.contains(".")
+            && bare.utf8.allSatisfy { byte in
+                (0x61...0x7A).contains(byte | 0x20) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: ".")
+            }
     }
 }
