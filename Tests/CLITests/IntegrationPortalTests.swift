@@ -434,16 +434,25 @@ import Glibc
             let port = try Integration.freePort()
             let service = try Self.service(
                 session, file, port: port, ["--address-free-failures", "3", "--trusted-proxy", "127.0.0.1"])
-            var attacker = Browser(port: port)
-            _ = try attacker.open()
-            for index in 0..<3 {
-                let denied = try attacker.signIn("made-up-\(index)", "guess-\(index)", from: "203.0.113.9")
-                #expect(denied.status == 200 && denied.body.contains("Usuario o contraseña incorrectos."))
+            // The attacker's address then waits 1 s: a right password sent within it is denied
+            // unchecked. A loaded machine may take longer than that between two requests, which
+            // proves nothing either way, so such a round is repeated from a fresh address.
+            var decided = false
+            for address in ["203.0.113.9", "203.0.113.10", "203.0.113.11"] where !decided {
+                var attacker = Browser(port: port)
+                _ = try attacker.open()
+                for index in 0..<3 {
+                    let denied = try attacker.signIn("made-up-\(index)", "guess-\(index)", from: address)
+                    #expect(denied.status == 200 && denied.body.contains("Usuario o contraseña incorrectos."))
+                }
+                let sent = ContinuousClock.now
+                let blocked = try attacker.signIn("alice", Self.alice.1, from: address)
+                guard ContinuousClock.now - sent < .milliseconds(800) else { continue }
+                decided = true
+                #expect(blocked.status == 200 && blocked.cookie("__Host-credfile") == nil, "\(service.log)")
+                #expect(service.log.contains("denied unchecked"))
             }
-            // The attacker's address now waits (1 s at least): even a right password from it is denied unchecked.
-            let blocked = try attacker.signIn("alice", Self.alice.1, from: "203.0.113.9")
-            #expect(blocked.status == 200 && blocked.cookie("__Host-credfile") == nil, "\(service.log)")
-            #expect(service.log.contains("denied unchecked"))
+            #expect(decided, "no round answered within 0.8 s: the throttle was not observed")
             // The owner, from her own address, signs in at once: neither her name nor her address was touched.
             var owner = Browser(port: port)
             _ = try owner.open()
