@@ -5,7 +5,7 @@ import Glibc
 /// The front door of credfile: a credential file at a path, and what an app or an
 /// admin does with it. Every change is one locked atomic rewrite (``AtomicWriter``);
 /// every login costs the same whatever the name or the outcome: at least the policy's
-/// hash, and as much as the file's costliest allowed entry (``LoginPlan``, SPEC §3.1).
+/// hash, and as much as the file's costliest allowed entry (the login plan, SPEC §3.1).
 ///
 /// ```swift
 /// let store = CredentialStore(path: "usuarios.txt")

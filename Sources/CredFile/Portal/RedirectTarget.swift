@@ -5,7 +5,7 @@
 /// path on the own host (`/app?x=1`, one leading `/`) is followed too, since it stays on the
 /// origin that served the form. Anything else — another host, `//evil`, `/\evil`,
 /// `javascript:`, `http:`, userinfo (`https://own@evil`), a backslash, a space or control
-/// byte, a byte over 0x7E, more than ``PortalURL/maximumCount`` bytes — is replaced by
+/// byte, a byte over 0x7E, more than 4,096 bytes — is replaced by
 /// `{prefix}/`.
 public enum RedirectTarget {
     /// The place to redirect to: `rd` when it passes the rules above, else `fallback`.
