@@ -95,6 +95,8 @@ final class LoginService: Sendable {
         var trustedProxies: [AddressRange] = []
         /// §9's guard of FILE's logins (nil: `--no-guard`), made anew by each reload.
         var loginGuard: LoginGuard?
+        /// §14's one-time codes of FILE's users (`otp-file`, `otp-append`).
+        var secondFactor: SecondFactor?
     }
 
     /// One generation of settings with the store and cache made from them.
@@ -109,6 +111,7 @@ final class LoginService: Sendable {
             self.settings = settings
             var store = CredentialStore(path: settings.file, policy: settings.policy, caching: true)  // read-only
             store.loginGuard = settings.loginGuard
+            store.secondFactor = settings.secondFactor
             self.store = store
             cache =
                 settings.cacheLifetime > .zero

@@ -160,6 +160,6 @@ extension CommandContext {
         return LoginService.Settings(
             file: file, policy: try invocation.policy(), realm: realm,
             cacheLifetime: .seconds(invocation.cacheSeconds ?? 300), trustedProxies: proxies,
-            loginGuard: try loginGuard(service: "serve"))
+            loginGuard: try loginGuard(service: "serve"), secondFactor: try secondFactor())
     }
 }
