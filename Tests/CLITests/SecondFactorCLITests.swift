@@ -1,0 +1,128 @@
+import CredFileTestSupport
+import Foundation
+import Testing
+
+@testable import CredFile
+
+// SPEC §14's codes through the command line: codes the real `oathtool --totp` makes from
+// a users.oath it reads too, accepted once by `verify` and `pam` with `otp-append`;
+// without it an enrolled user is denied (`reason=second-factor-required`) with the answer
+// of a wrong password; 8 processes racing one code let exactly one in.
+
+@Suite("Second factor on the command line (SPEC §14)")
+struct SecondFactorCLITests {
+    /// RFC 6238's SHA-1 key as hex: what `oathtool` reads from the users file.
+    static let hexSecret = "3132333435363738393031323334353637383930"
+    static let password = "Tangerine-River-Stone-7"
+
+    /// FILE with bob (a second factor in FILE.oath) and alice (none).
+    static func files(_ session: CLISession) throws -> String {
+        var store = CredentialStore(path: session.path("app.cred"), policy: try HashPolicy(rounds: 1000))
+        store.passwordPolicy = .permissive
+        for user in ["bob", "alice"] {
+            try store.register(username: user, password: Password(session.password(password)), storage: .hashed)
+        }
+        let users = "# as pam_oath keeps it\nHOTP/T30 bob - \(hexSecret)\n"
+        #expect(FileManager.default.createFile(atPath: store.path + ".oath", contents: Data(users.utf8)))
+        chmod(store.path + ".oath", 0o600)
+        return store.path
+    }
+
+    /// The current code by the real oathtool, reading the users file's own secret.
+    static func oathtoolCode(_ session: CLISession) throws -> String {
+        let result = try Integration.run(try ExternalTool.path("oathtool"), ["--totp", hexSecret], in: session)
+        #expect(result.status == 0, "\(result)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(
+        "verify: an oathtool code after the password with otp-append, once; without it denied as a wrong password",
+        .enabled(if: ExternalTool.runnable("oathtool"), Comment(rawValue: ExternalTool.skipNote("oathtool"))))
+    func verifyWithCodes() throws {
+        try withSession { session in
+            let file = try Self.files(session)
+            func verify(_ user: String, _ typed: String, _ options: [String]) throws -> CLIResult {
+                try BuiltBinary.run(
+                    ["verify", file, user, "--log", "stderr", "--iterations", "1000"] + options,
+                    stdin: Array((typed + "\n").utf8), in: session)
+            }
+            let wrong = try verify("bob", "not-the-password", [])
+            let required = try verify("bob", Self.password, [])
+            #expect(required.status == 1 && required.stderr.contains("reason=second-factor-required"), "\(required)")
+            // The caller's answer is a wrong password's; only the log says why.
+            let answer = { (r: CLIResult) in r.stderr.split(separator: "\n").filter { !$0.contains("reason=") } }
+            #expect(answer(required) == answer(wrong))
+            let code = try Self.oathtoolCode(session)
+            let good = try verify("bob", Self.password + code, ["--otp-append"])
+            #expect(good.status == 0 && good.stderr.contains("authentication success"), "\(good)")
+            let replay = try verify("bob", Self.password + code, ["--otp-append"])
+            #expect(replay.status == 1 && replay.stderr.contains("reason=wrong-code"), "\(replay)")
+            #expect(answer(replay) == answer(wrong))
+            let noCode = try verify("bob", Self.password, ["--otp-append"])
+            #expect(noCode.status == 1 && noCode.stderr.contains("reason=wrong-code"), "\(noCode)")
+            // A user without a second factor logs in with the password alone, either way.
+            #expect(try verify("alice", Self.password, []).status == 0)
+            #expect(try verify("alice", Self.password, ["--otp-append"]).status == 0)
+        }
+    }
+
+    @Test(
+        "pam with otp-append as pam_exec runs it: password and code in one authtok",
+        .enabled(if: ExternalTool.runnable("oathtool"), Comment(rawValue: ExternalTool.skipNote("oathtool"))))
+    func pamWithCode() throws {
+        try withSession { session in
+            let file = try Self.files(session)
+            var environment = BuiltBinary.environment()
+            environment["PAM_USER"] = "bob"
+            environment["PAM_TYPE"] = "auth"
+            environment["PAM_SERVICE"] = "credfile-test"
+            let code = try Self.oathtoolCode(session)
+            let arguments = ["pam", file, "--otp-append", "--log", "none", "--iterations", "1000"]
+            let bare = try BuiltBinary.run(
+                arguments, stdin: Array(Self.password.utf8) + [0], in: session, environment: environment)
+            #expect(bare.status != 0, "\(bare)")
+            let good = try BuiltBinary.run(
+                arguments, stdin: Array((Self.password + code).utf8) + [0], in: session, environment: environment)
+            #expect(good.status == 0, "\(good)")
+            let replay = try BuiltBinary.run(
+                arguments, stdin: Array((Self.password + code).utf8) + [0], in: session, environment: environment)
+            #expect(replay.status != 0, "\(replay)")
+        }
+    }
+
+    @Test(
+        "8 processes racing one code: exactly one is let in",
+        .enabled(if: ExternalTool.runnable("oathtool"), Comment(rawValue: ExternalTool.skipNote("oathtool"))))
+    func racingReplay() throws {
+        try withSession { session in
+            let file = try Self.files(session)
+            let code = try Self.oathtoolCode(session)
+            // --no-guard: the guard would throttle the racers' counted failures, and the
+            // race is the code step's, not the guard's.
+            let racers = try (0..<8).map { _ in
+                try CLI.start(
+                    ["verify", file, "bob", "--otp-append", "--no-guard", "--log", "none", "--iterations", "1000"],
+                    stdin: Self.password + code + "\n", environment: CLI.environment())
+            }
+            let statuses = try racers.map { try $0.checkedWait().status }
+            #expect(statuses.filter { $0 == 0 }.count == 1, "\(statuses)")
+            #expect(statuses.filter { $0 == 1 }.count == 7, "\(statuses)")
+        }
+    }
+
+    @Test("otp --enroll with a wrong code saves nothing; --remove of a user without one is exit 3")
+    func enrolWrongCode() throws {
+        try withSession { session in
+            let file = try Self.files(session)
+            let enrol = session.run(["otp", file, "alice", "--enroll"], stdin: ["000000x"])
+            #expect(enrol.status == 1 && enrol.stdout.hasPrefix("otpauth://totp/credfile:alice?secret="), "\(enrol)")
+            #expect(!(try String(contentsOfFile: file + ".oath", encoding: .utf8)).contains("alice"))
+            #expect(session.run(["otp", file, "alice", "--remove"]).status == 3)
+            #expect(session.run(["otp", file, "nobody", "--enroll"], stdin: ["123456"]).status == 3)
+            #expect(session.run(["otp", file, "bob"]).status == 2)
+            let removed = session.run(["otp", file, "bob", "--remove"])
+            #expect(removed.status == 0, "\(removed)")
+            #expect(!(try String(contentsOfFile: file + ".oath", encoding: .utf8)).contains("bob"))
+        }
+    }
+}
