@@ -116,11 +116,9 @@ extension CredentialStore {
     /// are ASCII digits (`otp-append`, SPEC §14); else the whole password and nil.
     static func splitCode(_ password: Password) -> (password: Password, code: [UInt8]?) {
         password.bytes.withUnsafeBytes { bytes in
-            let digits = SecondFactor.digits
-            guard bytes.count > digits, bytes.suffix(digits).allSatisfy({ (0x30...0x39).contains($0) }) else {
-                return (password, nil)
-            }
-            return (Password(utf8: bytes.prefix(bytes.count - digits)), Array(bytes.suffix(digits)))
+            let (count, code) = SecondFactor.appendedCode(bytes)
+            guard let code else { return (password, nil) }
+            return (Password(utf8: bytes.prefix(count)), code)
         }
     }
 }

@@ -194,3 +194,35 @@ public struct SecondFactor: Sendable {
         return removed
     }
 }
+
+// MARK: The parsers, as values (for `check` and the fuzz target)
+
+extension SecondFactor {
+    /// One user's line of a users file.
+    public struct UsersFileLine: Sendable, Equatable {
+        /// The 1-based line number.
+        public let line: Int
+        /// The user's name as the line holds it.
+        public let user: [UInt8]
+    }
+
+    /// The users of a users file's bytes (liboath's format, ``otpFile``), never their secrets.
+    /// - Throws: ``CredFileError/Code/malformedFile`` whose message begins `PATH:LINE:`,
+    ///   naming the first bad line.
+    public static func usersFileLines(parsing bytes: some Collection<UInt8>, path: String) throws(CredFileError)
+        -> [UsersFileLine]
+    {
+        try OTPFile(parsing: bytes, path: path).entries.map { UsersFileLine(line: $0.line, user: $0.user) }
+    }
+
+    /// How `otp-append` splits what the caller sent: the password's length, and the code
+    /// (its last ``digits`` bytes) when they are ASCII digits and something comes before
+    /// them; else the whole as the password and no code.
+    public static func appendedCode(_ sent: some Collection<UInt8>) -> (passwordCount: Int, code: [UInt8]?) {
+        let bytes = Array(sent)
+        guard bytes.count > digits, bytes.suffix(digits).allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return (bytes.count, nil)
+        }
+        return (bytes.count - digits, Array(bytes.suffix(digits)))
+    }
+}
