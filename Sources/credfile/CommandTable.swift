@@ -113,7 +113,7 @@ extension Command {
                 """,
             run: { try $0.verify() }),
         Command(
-            "passwd", arguments: [.file, .user], options: [.plaintext, .backup],
+            "passwd", arguments: [.file, .user], options: [.plaintext, .backup, .otpFile],
             summary: "change a password",
             details: "Changes USER's password in place, keeping every other line. Exit 3 when USER has no entry.",
             run: { try $0.passwd() }),
@@ -135,7 +135,7 @@ extension Command {
                 """,
             run: { try $0.importUsers() }),
         Command(
-            "list", arguments: [.file], options: [],
+            "list", arguments: [.file], options: [.otpFile],
             summary: "users and how each is stored, never secrets",
             details:
                 "Lists the users (the first entry of each name) and how each is stored (plaintext, pbkdf2-sha256 600000, …); never a secret.",

@@ -125,4 +125,19 @@ struct SecondFactorCLITests {
             #expect(!(try String(contentsOfFile: file + ".oath", encoding: .utf8)).contains("bob"))
         }
     }
+
+    @Test("list shows totp beside an enrolled user; passwd's minimum is 8 for them, 15 for the others")
+    func listAndMinimum() throws {
+        try withSession { session in
+            let file = try Self.files(session)
+            let list = session.run(["list", file])
+            #expect(list.stdout.contains("bob\tpbkdf2-sha256 1000\ttotp\n"), "\(list)")
+            #expect(list.stdout.contains("alice\tpbkdf2-sha256 1000\n"), "\(list)")
+            #expect(session.run(["list", file, "--json"]).stdout.contains(#""user":"bob","line":1,"#))
+            #expect(session.run(["list", file, "--json"]).stdout.contains(#""weak":true,"totp":true}"#))
+            let short = session.password("Quokka!9z")
+            #expect(session.run(["passwd", file, "bob", "--iterations", "1000"], stdin: [short]).status == 0)
+            #expect(session.run(["passwd", file, "alice", "--iterations", "1000"], stdin: [short]).status == 2)
+        }
+    }
 }
