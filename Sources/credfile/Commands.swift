@@ -19,7 +19,26 @@ extension CommandContext {
     func verify() throws -> ExitStatus {
         var store = try loginStore(service: "verify")
         if invocation.upgrade { store.policy = try writingPolicy() }
-        let password = try readPassword(new: false)
+        var password = try readPassword(new: false)
+        // SPEC §14: an enrolled user's code is asked on a terminal, or read as a second line
+        // of standard input, unless otp-append puts it after the password.
+        if var factor = store.secondFactor, !factor.appended, try factor.isEnrolled(usernameBytes: Array(user.utf8)) {
+            let tooLong = CredFileError.usage("a code is 6 digits")
+            let code =
+                terminal.inputIsTerminal
+                ? try terminal.readSecret("Code: ", tooLong) : try terminal.readLine(limit: 64, tooLong: tooLong) ?? []
+            // Anything but 6 digits is no code: the login is then denied as one without a
+            // code (second-factor-required), never tried as part of the password.
+            if code.count == SecondFactor.digits, code.allSatisfy({ (0x30...0x39).contains($0) }) {
+                password = password.bytes.withUnsafeBytes { bytes in
+                    var joined = Array(bytes) + code
+                    defer { for index in joined.indices { joined[index] = 0 } }
+                    return Password(utf8: joined)
+                }
+                factor.appended = true
+                store.secondFactor = factor
+            }
+        }
         let result = try store.verify(
             username: user, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
         guard result.granted else {

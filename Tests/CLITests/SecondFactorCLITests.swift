@@ -14,23 +14,24 @@ struct SecondFactorCLITests {
     /// RFC 6238's SHA-1 key as hex: what `oathtool` reads from the users file.
     static let hexSecret = "3132333435363738393031323334353637383930"
     static let password = "Tangerine-River-Stone-7"
+    static let carolSecret = "00112233445566778899aabbccddeeff00112233"
 
     /// FILE with bob (a second factor in FILE.oath) and alice (none).
     static func files(_ session: CLISession) throws -> String {
         var store = CredentialStore(path: session.path("app.cred"), policy: try HashPolicy(rounds: 1000))
         store.passwordPolicy = .permissive
-        for user in ["bob", "alice"] {
+        for user in ["bob", "alice", "carol"] {
             try store.register(username: user, password: Password(session.password(password)), storage: .hashed)
         }
-        let users = "# as pam_oath keeps it\nHOTP/T30 bob - \(hexSecret)\n"
+        let users = "# as pam_oath keeps it\nHOTP/T30 bob - \(hexSecret)\nHOTP/T30 carol - \(carolSecret)\n"
         #expect(FileManager.default.createFile(atPath: store.path + ".oath", contents: Data(users.utf8)))
         chmod(store.path + ".oath", 0o600)
         return store.path
     }
 
     /// The current code by the real oathtool, reading the users file's own secret.
-    static func oathtoolCode(_ session: CLISession) throws -> String {
-        let result = try Integration.run(try ExternalTool.path("oathtool"), ["--totp", hexSecret], in: session)
+    static func oathtoolCode(_ session: CLISession, secret: String = hexSecret) throws -> String {
+        let result = try Integration.run(try ExternalTool.path("oathtool"), ["--totp", secret], in: session)
         #expect(result.status == 0, "\(result)")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -60,6 +61,14 @@ struct SecondFactorCLITests {
             #expect(answer(replay) == answer(wrong))
             let noCode = try verify("bob", Self.password, ["--otp-append"])
             #expect(noCode.status == 1 && noCode.stderr.contains("reason=wrong-code"), "\(noCode)")
+            // verify also reads the code as a second line of standard input, once.
+            let next = try verify("bob", Self.password + "\n" + code, [])
+            #expect(next.status == 1 && next.stderr.contains("reason=wrong-code"), "\(next)")
+            let carolCode = try Self.oathtoolCode(session, secret: Self.carolSecret)
+            let second = try verify("carol", Self.password + "\n" + carolCode, [])
+            #expect(second.status == 0, "\(second)")
+            let notCode = try verify("carol", Self.password + "\n12345", [])
+            #expect(notCode.status == 1 && notCode.stderr.contains("reason=second-factor-required"), "\(notCode)")
             // A user without a second factor logs in with the password alone, either way.
             #expect(try verify("alice", Self.password, []).status == 0)
             #expect(try verify("alice", Self.password, ["--otp-append"]).status == 0)
