@@ -114,4 +114,27 @@ struct SecondFactorTests {
             #expect(try !factor.isEnrolled(usernameBytes: "bob".utf8))
         }
     }
+
+    @Test("a version-2 state database (failures, sessions) gains code_steps by migration 3, keeping its rows")
+    func migration() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.path + "/app.cred.guard.db"
+            #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
+            do {
+                let old = try SQLiteConnection(path: path, busyTimeout: 1000)
+                try old.execute(SQLiteStateStore.migrations[0])
+                try old.execute(SQLiteStateStore.migrations[1])
+                try old.execute("INSERT INTO failures VALUES (x'626f62', 3, 1000, 0); PRAGMA user_version = 2")
+            }
+            let store = SQLiteStateStore(path: path, owner: nil)
+            #expect(try store.write { try $0.codeSteps.accept(user: Array("bob".utf8), step: 7) })
+            #expect(try !store.write { try $0.codeSteps.accept(user: Array("bob".utf8), step: 7) })
+            #expect(try !store.write { try $0.codeSteps.accept(user: Array("bob".utf8), step: 6) })
+            #expect(try store.write { try $0.codeSteps.accept(user: Array("bob".utf8), step: 8) })
+            #expect(try store.read { try $0.codeSteps.lastStep(user: Array("bob".utf8)) } == 8)
+            let connection = try SQLiteConnection(path: path, busyTimeout: 1000)
+            #expect(try SQLiteStateStore.userVersion(connection) == 3)
+            #expect(try GuardDatabase(path: path, owner: nil).row(Array("bob".utf8))?.count == 3)
+        }
+    }
 }
