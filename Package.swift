@@ -62,6 +62,13 @@ let package = Package(
             pkgConfig: "liboath",
             providers: [.apt(["liboath-dev"])]
         ),
+        // libqrencode: the QR code `credfile otp --enroll` draws on a terminal (CLI only; it
+        // links libc alone).
+        .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop,
         // SQLite's variadic sqlite3_db_config, ICU's usprep for LDAP's string preparation).
         .target(name: "CCredFile", dependencies: ["COpenSSL", "CSQLite", "CICU"]),
@@ -76,7 +83,9 @@ let package = Package(
             dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "COath", "CredFileBlocklist"]),
         .executableTarget(
             name: "credfile",
-            dependencies: ["CredFile", "CCredFile", "CMicroHTTPD", "CServe", "CSystemd", "CServeLibraries"]),
+            dependencies: [
+                "CredFile", "CCredFile", "CMicroHTTPD", "CServe", "CSystemd", "CServeLibraries", "CQREncode",
+            ]),
         // An example server-side client of the library (public names only), and the
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
         .executableTarget(

@@ -19,6 +19,10 @@ extension CommandContext {
         guard try store().hasEntry(named: user) else { throw CredFileError(.userNotFound, messages.userNotFound) }
         let enrolment = try secondFactor.newEnrolment(usernameBytes: name, issuer: invocation.issuer)
         say(enrolment.uri)
+        // On a terminal, the same URI as a QR code for the app's camera.
+        if terminal.inputIsTerminal, let lines = TerminalQR.lines(enrolment.uri) {
+            for line in lines { say(line) }
+        }
         // Shown (flushed) before the code is read: whoever types it needs the URI first.
         terminal.showPrompt(terminal.inputIsTerminal ? "Code from the app: " : "")
         guard let line = try terminal.readLine(limit: 64), try secondFactor.enroll(enrolment, code: line) else {

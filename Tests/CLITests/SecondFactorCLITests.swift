@@ -149,4 +149,34 @@ struct SecondFactorCLITests {
             #expect(session.run(["passwd", file, "alice", "--iterations", "1000"], stdin: [short]).status == 2)
         }
     }
+
+    @Test("otp --enroll on a terminal draws the URI as a QR code (libqrencode) under it")
+    func enrolQRCode() throws {
+        try withSession { session in
+            let file = try Self.files(session)
+            let enrol = session.run(["otp", file, "alice", "--enroll"], stdin: ["000000x"], tty: [])
+            let lines = enrol.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first?.hasPrefix("otpauth://totp/credfile:alice?secret=") == true, "\(enrol)")
+            let qr = lines.dropFirst().prefix { !$0.hasPrefix("Code from the app") }
+            // A square of modules (21 + 4k) with a 4-module quiet zone, two rows a line.
+            let size = qr.first?.unicodeScalars.count ?? 0
+            #expect(size >= 29 && (size - 8 - 21) % 4 == 0, "\(size)")
+            #expect(qr.count == (size + 1) / 2, "\(qr.last ?? "")")
+            #expect(qr.allSatisfy { $0.unicodeScalars.count == size })
+            // The quiet zone is light; the top-left finder's first row is 7 dark modules.
+            #expect(qr.first == String(repeating: "\u{2588}", count: size) && qr.last == qr.first)
+            let finderRow = Array(qr[qr.startIndex + 2].unicodeScalars)
+            // Symbol rows 0 and 1: the finder's dark edge, then dark, five light, dark.
+            #expect(finderRow[4] == " " && finderRow[10] == " ", "\(String(String.UnicodeScalarView(finderRow)))")
+            #expect(finderRow[5..<10].allSatisfy { $0 == "\u{2584}" })
+            #expect(enrol.status == 1)
+            // The same modules as the real qrencode draws for the URI.
+            if ExternalTool.runnable("qrencode") || ExternalTool.isCI {
+                let uri = try #require(lines.first)
+                let real = try Integration.run(
+                    try ExternalTool.path("qrencode"), ["-t", "UTF8", "-l", "M", "-8", "-m", "4", uri], in: session)
+                #expect(real.stdout.split(separator: "\n").map(String.init) == Array(qr), "\(real.stdout)")
+            }
+        }
+    }
 }
