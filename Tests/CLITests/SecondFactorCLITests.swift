@@ -180,3 +180,36 @@ struct SecondFactorCLITests {
         }
     }
 }
+
+extension IntegrationPAMTests {
+    @Test(
+        "pamtester with otp-append: the password and oathtool's code in one answer, accepted once (SPEC §14)",
+        .enabled(
+            if: ExternalTool.runnable("pamtester") && ExternalTool.runnable("oathtool")
+                && (canWriteSystemPAM || ExternalTool.isCI),
+            Comment(rawValue: ExternalTool.skipNote("pamtester") + " or oathtool (and root, to write /etc/pam.d)")))
+    func pamtesterWithCode() throws {
+        try withSession { session in
+            let pamtester = try ExternalTool.path("pamtester")
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice])
+            let users = "HOTP/T30 alice - \(SecondFactorCLITests.hexSecret)\n"
+            #expect(FileManager.default.createFile(atPath: file + ".oath", contents: Data(users.utf8)))
+            chmod(file + ".oath", 0o600)
+            let service = try SystemPAMService(
+                text: try Self.service(session, file: file, preamble: "otp-append = yes\n"))
+            defer { service.remove() }
+            let code = try SecondFactorCLITests.oathtoolCode(session)
+            func authenticate(_ typed: String) throws -> CLIResult {
+                try Integration.run(
+                    pamtester, [service.name, Self.alice.0, "authenticate"], stdin: Array((typed + "\n").utf8),
+                    in: session)
+            }
+            let bare = try authenticate(Self.alice.1)
+            #expect(bare.status != 0, "\(bare)")
+            let good = try authenticate(Self.alice.1 + code)
+            #expect(good.status == 0 && good.stdout.contains("successfully authenticated"), "\(good)")
+            let replay = try authenticate(Self.alice.1 + code)
+            #expect(replay.status != 0, "\(replay)")
+        }
+    }
+}
