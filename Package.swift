@@ -56,6 +56,19 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // liboath: RFC 6238 TOTP codes, the second factor of SPEC §14 (it links libc only).
+        .systemLibrary(
+            name: "COath",
+            pkgConfig: "liboath",
+            providers: [.apt(["liboath-dev"])]
+        ),
+        // libqrencode: the QR code `credfile otp --enroll` draws on a terminal (CLI only; it
+        // links libc alone).
+        .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop,
         // SQLite's variadic sqlite3_db_config, ICU's usprep for LDAP's string preparation).
         .target(name: "CCredFile", dependencies: ["COpenSSL", "CSQLite", "CICU"]),
@@ -67,10 +80,12 @@ let package = Package(
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),
         .target(
             name: "CredFile",
-            dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "CredFileBlocklist"]),
+            dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "COath", "CredFileBlocklist"]),
         .executableTarget(
             name: "credfile",
-            dependencies: ["CredFile", "CCredFile", "CMicroHTTPD", "CServe", "CSystemd", "CServeLibraries"]),
+            dependencies: [
+                "CredFile", "CCredFile", "CMicroHTTPD", "CServe", "CSystemd", "CServeLibraries", "CQREncode",
+            ]),
         // An example server-side client of the library (public names only), and the
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
         .executableTarget(

@@ -297,3 +297,23 @@ for name, sel, data in [
     ("forwarded-crlf", 3, "\nhttps\napp.example.com\n/a\r\nX-Injected: 1"),
 ]:
     write("FuzzPortalRequests", name + ".bin", bytes([sel]) + data.encode())
+
+# FuzzSecondFactor (SPEC §14): first byte even = a users file (liboath's users.oath), odd =
+# a password with an otp-append code.
+RFC_HEX = "3132333435363738393031323334353637383930"
+for name, sel, data in [
+    ("users-pam-oath", 0, f"# pam_oath\nHOTP/T30 alice - {RFC_HEX}\nHOTP/T30/6\tbob\t-\t{RFC_HEX} 0 755224 2026-12-05T00:00:00L\n"),
+    ("users-crlf-upper-hex", 0, f"hotp/t30 carol - {RFC_HEX.upper()}\r\n\r\n"),
+    ("users-hotp-counter", 0, f"HOTP alice - {RFC_HEX}\n"),
+    ("users-t60", 0, f"HOTP/T60/8 alice - {RFC_HEX}\n"),
+    ("users-pin", 0, f"HOTP/T30 alice 1234 {RFC_HEX}\n"),
+    ("users-odd-hex", 0, "HOTP/T30 alice - 313\n"),
+    ("users-twice", 0, f"HOTP/T30 a - {RFC_HEX}\nHOTP/T30 a - {RFC_HEX}\n"),
+    ("users-latin1-name", 0, "HOTP/T30 jos\xe9 - 3132\n"),
+    ("users-long-secret", 0, "HOTP/T30 a - " + "ab" * 129 + "\n"),
+    ("code-appended", 1, "Tangerine-River-Stone-7287082"),
+    ("code-only", 1, "287082"),
+    ("code-short", 1, "pw12345"),
+    ("code-not-digits", 1, "password28708x"),
+]:
+    write("FuzzSecondFactor", name + ".bin", bytes([sel]) + data.encode("latin-1" if "latin1" in name else "utf-8"))

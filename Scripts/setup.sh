@@ -45,6 +45,7 @@ build_packages=(
     libicu-dev                                  # ICU: RFC 4518's LDAP string preparation (export)
     libsqlite3-dev                              # the guard database (SPEC §9)
     libmicrohttpd-dev libsystemd-dev            # serve's HTTP, socket activation (SPEC §10)
+    liboath-dev libqrencode-dev                 # TOTP second factor and its QR code (SPEC §14)
 )
 # Test part: the real programs the integration tests and peer-hash cross-checks run.
 test_packages=(
@@ -64,6 +65,7 @@ test_packages=(
     systemd procps                              # systemd-analyze verify of Examples/systemd (its units call /bin/kill)
     lintian dpkg-dev man-db bash-completion     # packaging checks
     python3 python3-venv                        # /usr/bin/python3 and the peers' venv
+    oathtool qrencode                           # reference TOTP codes and QR codes (SPEC §14)
 )
 # PyPI: the peers that made the test vectors, used as reference verifiers.
 pip_packages=(passlib==1.7.4 'Django==5.2.*' 'Werkzeug==3.1.*' bcrypt==4.0.1 argon2-cffi)

@@ -31,6 +31,11 @@ public struct CredentialStore: Sendable {
     /// and ``verify(username:password:upgradeOnSuccess:client:)-86r45`` (and their `async`
     /// forms, and ``LoginModel``) is throttled, counted and logged by it. Nil (the default): unguarded.
     public var loginGuard: LoginGuard?
+    /// The second factor of this store's logins (SPEC §14): when set, a user with a line in
+    /// its ``SecondFactor/otpFile`` needs a one-time code at every login of the one login
+    /// path (``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3``). Nil (the
+    /// default): passwords alone.
+    public var secondFactor: SecondFactor?
 
     /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
     let cache: FileCache?

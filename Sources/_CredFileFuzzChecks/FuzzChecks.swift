@@ -25,6 +25,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case configuration = "FuzzConfiguration"
     case serveRequests = "FuzzServeRequests"
     case portalRequests = "FuzzPortalRequests"
+    case secondFactor = "FuzzSecondFactor"
 }
 
 /// The fuzz targets' checks, one entry point per target.
@@ -43,6 +44,7 @@ public enum FuzzChecks {
         case .configuration: try configuration(input)
         case .serveRequests: try serveRequests(input)
         case .portalRequests: try portalRequests(input)
+        case .secondFactor: try secondFactor(input)
         }
     }
 

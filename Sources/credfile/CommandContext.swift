@@ -34,7 +34,14 @@ struct CommandContext {
     func loginStore(service: String) throws -> CredentialStore {
         var store = try store()
         store.loginGuard = try loginGuard(service: service)
+        store.secondFactor = try secondFactor()
         return store
+    }
+
+    /// FILE's second factor (SPEC §14) from `otp-file`, `otp-append` and `state`.
+    func secondFactor() throws -> SecondFactor {
+        try SecondFactor(
+            credentialFile: file, otpFile: invocation.otpFile, state: invocation.state, appended: invocation.otpAppend)
     }
 
     /// The store for a command that sets passwords: its password policy from the options.

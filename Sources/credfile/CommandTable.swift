@@ -113,7 +113,7 @@ extension Command {
                 """,
             run: { try $0.verify() }),
         Command(
-            "passwd", arguments: [.file, .user], options: [.plaintext, .backup],
+            "passwd", arguments: [.file, .user], options: [.plaintext, .backup, .otpFile],
             summary: "change a password",
             details: "Changes USER's password in place, keeping every other line. Exit 3 when USER has no entry.",
             run: { try $0.passwd() }),
@@ -135,7 +135,7 @@ extension Command {
                 """,
             run: { try $0.importUsers() }),
         Command(
-            "list", arguments: [.file], options: [],
+            "list", arguments: [.file], options: [.otpFile],
             summary: "users and how each is stored, never secrets",
             details:
                 "Lists the users (the first entry of each name) and how each is stored (plaintext, pbkdf2-sha256 600000, …); never a secret.",
@@ -260,6 +260,17 @@ extension Command {
                 next request.
                 """,
             run: { try $0.sessions() }),
+        Command(
+            "otp", arguments: [.file, .user], options: [.enroll, .remove, .issuer] + Setting.guardKeys,
+            summary: "enrol or remove USER's TOTP second factor",
+            details: """
+                --enroll prints an otpauth://totp/ISSUER:USER URI for an authenticator app (SPEC §14), \
+                then reads one code (a line on standard input): when it is right, the secret is saved \
+                in otp-file (default FILE.oath, liboath's users-file format, 0600) and that code counts \
+                as used; when it is wrong, nothing is saved (exit 1). --remove deletes USER's line and \
+                last code step (exit 3 when USER had none). Exit 3 when FILE has no entry for USER.
+                """,
+            run: { try $0.otp() }),
         Command(
             "lock", arguments: [.file, .user], options: [.backup, .log],
             summary: "lock an entry (! before its hash, as usermod -L)",

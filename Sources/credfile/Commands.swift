@@ -19,7 +19,26 @@ extension CommandContext {
     func verify() throws -> ExitStatus {
         var store = try loginStore(service: "verify")
         if invocation.upgrade { store.policy = try writingPolicy() }
-        let password = try readPassword(new: false)
+        var password = try readPassword(new: false)
+        // SPEC §14: an enrolled user's code is asked on a terminal, or read as a second line
+        // of standard input, unless otp-append puts it after the password.
+        if var factor = store.secondFactor, !factor.appended, try factor.isEnrolled(usernameBytes: Array(user.utf8)) {
+            let tooLong = CredFileError.usage("a code is 6 digits")
+            let code =
+                terminal.inputIsTerminal
+                ? try terminal.readSecret("Code: ", tooLong) : try terminal.readLine(limit: 64, tooLong: tooLong) ?? []
+            // Anything but 6 digits is no code: the login is then denied as one without a
+            // code (second-factor-required), never tried as part of the password.
+            if code.count == SecondFactor.digits, code.allSatisfy({ (0x30...0x39).contains($0) }) {
+                password = password.bytes.withUnsafeBytes { bytes in
+                    var joined = Array(bytes) + code
+                    defer { for index in joined.indices { joined[index] = 0 } }
+                    return Password(utf8: joined)
+                }
+                factor.appended = true
+                store.secondFactor = factor
+            }
+        }
         let result = try store.verify(
             username: user, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
         guard result.granted else {
@@ -33,10 +52,19 @@ extension CommandContext {
     }
 
     func passwd() throws -> ExitStatus {
-        let store = try passwordStore()
+        var store = try passwordStore()
         // Fail early, before a prompt, when the user is not there.
         guard try store.hasEntry(named: user) else {
             throw CredFileError(.userNotFound, messages.userNotFound)
+        }
+        // SPEC §14: with a second factor the §8 minimum is 8 (NIST SP 800-63B-4 §3.1.1.2),
+        // unless min-length is set.
+        if invocation.minimumLength == nil, try secondFactor().isEnrolled(usernameBytes: Array(user.utf8)) {
+            var policy = try PasswordPolicy(
+                minimumLength: PasswordPolicy.secondFactorMinimumLength, blocklists: store.passwordPolicy.blocklists)
+            policy.contextWords = store.passwordPolicy.contextWords
+            policy.rejectsContextWords = store.passwordPolicy.rejectsContextWords
+            store.passwordPolicy = policy
         }
         try store.changePassword(username: user, to: try readPassword(new: true), storage: storage)
         say(messages.passwordChanged)
@@ -102,6 +130,9 @@ extension CommandContext {
     func list() throws -> ExitStatus {
         let store = try store()
         let file = try store.read()
+        // SPEC §14: `totp` beside a user with a second factor (a secrets file that cannot
+        // be read marks none; `check` reports it).
+        let enrolled = Set((try? secondFactor().enrolledNames()) ?? [])
         if invocation.json {
             let items = file.listing(policy: store.policy).map { entry -> String in
                 var fields = [
@@ -114,9 +145,15 @@ extension CommandContext {
                     fields.append(("weak", entry.storage.isWeak ? "true" : "false"))
                 }
                 if entry.storage.isLocked { fields.append(("locked", "true")) }  // storage: the hash behind the !
+                if enrolled.contains(Array(entry.username)) { fields.append(("totp", "true")) }
                 return JSON.object(fields)
             }
             say("[" + items.joined(separator: ",") + "]")
+        } else if !enrolled.isEmpty {
+            for entry in file.listing(policy: store.policy) {
+                let mark = enrolled.contains(Array(entry.username)) ? "\ttotp" : ""
+                say("\(Escaped.name(entry.username))\t\(entry.storage)\(mark)")
+            }
         } else {
             // Bytes rendered by the library in blocks, not a String per line.
             file.forEachListingBlock(policy: store.policy) { terminal.write(String(decoding: $0, as: UTF8.self)) }

@@ -49,6 +49,15 @@ extension Setting {
     static let reset = Setting("reset", .flag, summary: "clear the failures of USER, or of every name", key: false)
     /// `sessions --end`.
     static let end = Setting("end", .flag, summary: "end the web sessions of USER, or every session", key: false)
+    /// `otp --enroll` (SPEC §14).
+    static let enroll = Setting(
+        "enroll", .flag, summary: "print a new TOTP secret's otpauth:// URI; save it after one good code", key: false)
+    /// `otp --remove`.
+    static let remove = Setting("remove", .flag, summary: "remove USER's TOTP second factor", key: false)
+    /// `otp --issuer TEXT`.
+    static let issuer = Setting(
+        "issuer", .text, placeholder: "TEXT", summary: "the issuer an authenticator app shows", default: "credfile",
+        key: false)
     /// `helper --protocol NAME`.
     static let `protocol` = Setting(
         "protocol", .choice(HelperProtocol.allCases.map(\.rawValue)),
@@ -65,7 +74,9 @@ extension Setting {
     /// Every option of the command line, in the order help lists them.
     static let options: [Setting] =
         keys + [
-            json, help, version, config, dryRun, existing, hashed, from, to, reset, end, `protocol`, generateMan,
+            json, help, version, config, dryRun, existing, hashed, from, to, reset, end, enroll, remove, issuer,
+            `protocol`,
+            generateMan,
             generateCompletion,
         ]
 
@@ -165,6 +176,10 @@ struct Invocation {
     var reset: Bool { flag(.reset) }
     /// `sessions --end`.
     var end: Bool { flag(.end) }
+    /// `otp --enroll`, `--remove`, `--issuer TEXT`.
+    var enroll: Bool { flag(.enroll) }
+    var remove: Bool { flag(.remove) }
+    var issuer: String { text(.issuer) ?? "credfile" }
     var hashed: Bool { flag(.hashed) }
     /// `import --existing`: passwords already in use, not judged by SPEC §8.
     var existing: Bool { flag(.existing) }
@@ -180,6 +195,10 @@ struct Invocation {
     var protocolName: String? { text(.protocol) }
     /// `--state FILE`: the guard database (SPEC §9); nil for `FILE.guard.db` beside FILE.
     var state: String? { text(.state) }
+    /// `--otp-file FILE` (SPEC §14).
+    var otpFile: String? { text(.otpFile) }
+    /// `--otp-append`, `otp-append = yes`.
+    var otpAppend: Bool { flag(.otpAppend, default: false) }
     /// Whether logins are guarded: yes unless `--no-guard` or `guard = no`.
     var guardsLogins: Bool { flag(.guard, default: true) }
     /// `--log syslog|stderr|none`.

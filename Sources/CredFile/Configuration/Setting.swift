@@ -385,8 +385,26 @@ extension Setting {
         summary: "where login decisions are logged (syslog: facility authpriv, ident credfile)",
         default: GuardLog.syslog.rawValue)
 
-    /// The keys of the guard, which every login check and the guard's own commands read.
-    public static let guardKeys: [Setting] = [state, `guard`, freeFailures, maxFailures, maxDelay, log]
+    // MARK: The second factor (SPEC §14)
+
+    /// `--otp-file FILE`: the TOTP secrets in liboath's users-file format.
+    public static let otpFile = Setting(
+        "otp-file", .path, placeholder: "FILE",
+        summary: "the one-time-code secrets of FILE's users (liboath's users.oath format, mode 0600)",
+        default: "FILE.oath beside FILE")
+    /// `--otp-append`, `otp-append = yes`: the code typed right after the password.
+    public static let otpAppend = Setting(
+        "otp-append", .flag,
+        summary:
+            "read the last 6 digits of the password as the one-time code of a user with a second factor (Basic, pam, checkpassword, Squid); without it such a user is denied there"
+    )
+    /// The keys of the second factor, which every login check reads.
+    public static let secondFactorKeys: [Setting] = [otpFile, otpAppend]
+
+    /// The keys of the guard, which every login check and the guard's own commands read,
+    /// and the second factor's (§14), which every login check reads.
+    public static let guardKeys: [Setting] =
+        [state, `guard`, freeFailures, maxFailures, maxDelay, log] + secondFactorKeys
 
     /// Every key of the configuration file, in the order help lists them. Add a key here
     /// (one row) and every reader of the file knows it.

@@ -81,11 +81,44 @@ extension CredentialStore {
         let holdsNUL = password.bytes.withUnsafeBytes { $0.contains(0) }
         let checked = holdsNUL ? nil : text
         func check() throws -> Verification {
-            try verifyUnguarded(
+            if let secondFactor, let checked { return try withCode(secondFactor, checked) }
+            return try verifyUnguarded(
                 username: checked ?? Self.unmatchableName, password: password,
                 upgradeOnSuccess: upgradeOnSuccess && checked != nil)
         }
+        // SPEC §14: a user with a line in the secrets file needs a code. With `otp-append`
+        // the code is the password's last 6 bytes; without, the login is denied (after the
+        // same work as any other). A wrong, missing or used code is a wrong password to the
+        // caller; the log says `wrong-code`.
+        func withCode(_ secondFactor: SecondFactor, _ username: String) throws -> Verification {
+            guard let entry = try secondFactor.secrets()?.entry(for: name) else {
+                return try verifyUnguarded(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess)
+            }
+            guard secondFactor.appended else {
+                let result = try verifyUnguarded(username: username, password: password, upgradeOnSuccess: false)
+                guard result.granted else { return result }
+                return Verification(granted: false, upgraded: false, upgradeError: nil, denial: .secondFactorRequired)
+            }
+            let (typed, code) = Self.splitCode(password)
+            let result = try verifyUnguarded(username: username, password: typed, upgradeOnSuccess: upgradeOnSuccess)
+            guard result.granted else { return result }
+            guard let code, try secondFactor.accept(name, secret: entry.secret, code: code, time: SecondFactor.now())
+            else {
+                return Verification(granted: false, upgraded: result.upgraded, upgradeError: nil, denial: .wrongCode)
+            }
+            return result
+        }
         guard let loginGuard else { return try check() }
         return try loginGuard.attempt(username: name, client: client, afterCacheMiss: afterCacheMiss, check)
+    }
+
+    /// `password` without its last ``SecondFactor/digits`` bytes, and those bytes when they
+    /// are ASCII digits (`otp-append`, SPEC §14); else the whole password and nil.
+    static func splitCode(_ password: Password) -> (password: Password, code: [UInt8]?) {
+        password.bytes.withUnsafeBytes { bytes in
+            let (count, code) = SecondFactor.appendedCode(bytes)
+            guard let code else { return (password, nil) }
+            return (Password(utf8: bytes.prefix(count)), code)
+        }
     }
 }

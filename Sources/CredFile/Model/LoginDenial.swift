@@ -15,4 +15,9 @@ public enum LoginDenial: String, Sendable, CaseIterable {
     case malformed
     /// The entry holds a hash of a scheme credfile does not verify.
     case unsupported
+    /// The password was right but the one-time code was wrong, missing or used (SPEC §14).
+    case wrongCode = "wrong-code"
+    /// The user has a second factor and the caller can send one secret only, without
+    /// `otp-append` (SPEC §14).
+    case secondFactorRequired = "second-factor-required"
 }

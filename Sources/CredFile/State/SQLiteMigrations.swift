@@ -41,6 +41,10 @@ extension SQLiteStateStore {
         CREATE INDEX sessions_by_user ON sessions (user, started);
         CREATE TABLE state_keys (name BLOB PRIMARY KEY NOT NULL, key BLOB NOT NULL) WITHOUT ROWID;
         """,
+        // 3: SPEC §14's last accepted time step of each user's one-time codes (SQLiteCodeStepTable).
+        """
+        CREATE TABLE code_steps (user BLOB PRIMARY KEY NOT NULL, step INTEGER NOT NULL) WITHOUT ROWID;
+        """,
     ]
 
     /// The schema version this credfile writes: the number of ``migrations``.

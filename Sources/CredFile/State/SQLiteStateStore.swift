@@ -161,16 +161,19 @@ final class SQLiteTables: StateTables {
     /// The device and inode of the file this connection opened.
     let identity: StateFile.Identity?
     let sqliteSessions: SQLiteSessionTable
+    let sqliteCodeSteps: SQLiteCodeStepTable
 
     init(_ connection: SQLiteConnection, identity: StateFile.Identity?) throws(SQLiteError) {
         self.connection = connection
         self.identity = identity
         sqliteFailures = try SQLiteFailureTable(connection)
         sqliteSessions = try SQLiteSessionTable(connection)
+        sqliteCodeSteps = try SQLiteCodeStepTable(connection)
     }
 
     var failures: any FailureTable { sqliteFailures }
     var sessions: any SessionTable { sqliteSessions }
+    var codeSteps: any CodeStepTable { sqliteCodeSteps }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns,
     /// rolled back when it throws.

@@ -31,4 +31,6 @@ protocol StateTables: AnyObject {
     var failures: any FailureTable { get }
     /// §11's sessions and the state's keys.
     var sessions: any SessionTable { get }
+    /// §14's last accepted code step per user.
+    var codeSteps: any CodeStepTable { get }
 }

@@ -24,6 +24,7 @@ extension CommandContext {
         guard name == "squid" else { throw CredFileError.usage("helper: --protocol takes squid") }
         var caching = CredentialStore(path: file, policy: try invocation.policy(), caching: true)  // read-only
         caching.loginGuard = try loginGuard(service: "helper")
+        caching.secondFactor = try secondFactor()
         let store = caching
         let jobs = BoundedJobs(limit: invocation.jobs ?? ParallelHasher.defaultJobs)
         let output = Mutex(())  // one answer line at a time

@@ -122,6 +122,8 @@ final class LoginService: Sendable {
         var loginGuard: LoginGuard?
         /// The sign-in page (SPEC §11), nil without `--portal`.
         var portal: PortalSettings?
+        /// §14's one-time codes of FILE's users (`otp-file`, `otp-append`).
+        var secondFactor: SecondFactor?
     }
 
     /// One generation of settings with the store and cache made from them.
@@ -138,6 +140,7 @@ final class LoginService: Sendable {
             self.settings = settings
             var store = CredentialStore(path: settings.file, policy: settings.policy, caching: true)  // read-only
             store.loginGuard = settings.loginGuard
+            store.secondFactor = settings.secondFactor
             self.store = store
             cache =
                 settings.cacheLifetime > .zero

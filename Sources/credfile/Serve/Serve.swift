@@ -160,7 +160,8 @@ extension CommandContext {
         return LoginService.Settings(
             file: file, policy: try invocation.policy(), realm: realm,
             cacheLifetime: .seconds(invocation.cacheSeconds ?? 300), trustedProxies: proxies,
-            loginGuard: try loginGuard(service: "serve"), portal: try portalSettings())
+            loginGuard: try loginGuard(service: "serve"), portal: try portalSettings(),
+            secondFactor: try secondFactor())
     }
 
     /// The sign-in page's settings (SPEC §11), nil without `--portal`.
