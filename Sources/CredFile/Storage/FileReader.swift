@@ -6,7 +6,7 @@ import Glibc
 /// because every writer replaces the file by `rename` (``AtomicWriter``): a reader sees
 /// the old file or the new one. Only regular files are read; a FIFO is opened
 /// `O_NONBLOCK`, so it never blocks a reader waiting for a writer.
-enum FileReader {
+package enum FileReader {
     /// The file's bytes, read without a lock; nil when it does not exist.
     /// - Throws: ``CredFileError/Code/io`` when it exists but cannot be read.
     static func read(_ path: String) throws -> [UInt8]? {
@@ -19,7 +19,7 @@ enum FileReader {
     /// `admit`, and reads it whole when `admit` answers true; false: it reads as empty.
     /// - Throws: a ``SyscallError`` when `open`, `fstat` or `read` fails (the caller words
     ///   it); what `admit` throws.
-    static func read(_ path: String, admitting admit: (stat) throws -> Bool) throws -> [UInt8]? {
+    package static func read(_ path: String, admitting admit: (stat) throws -> Bool) throws -> [UInt8]? {
         let fd: Int32
         do {
             fd = try Syscall.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK)

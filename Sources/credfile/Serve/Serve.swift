@@ -203,23 +203,16 @@ extension CommandContext {
 
 /// Checks of the sign-in page's settings.
 enum PortalDomain {
-    /// The bytes of the regular file at `path` when it holds at most `limit`; nil otherwise.
+    /// The bytes of the regular file at `path` when it holds at most `limit`; nil otherwise
+    /// (read by the library's one ``FileReader``: not blocking on a FIFO, `EINTR` retried).
     static func smallFile(_ path: String, limit: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= limit else { return nil }
-        var bytes = [UInt8](repeating: 0, count: limit + 1)
-        var count = 0
-        while count <= limit {
-            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, limit + 1 - count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { return nil }
-            if got == 0 { break }
-            count += got
+        var admitted = false
+        let bytes = try? FileReader.read(path) { info in
+            admitted = info.st_mode & S_IFMT == S_IFREG && info.st_size <= limit
+            return admitted
         }
-        return count <= limit ? Array(bytes.prefix(count)) : nil
+        guard admitted, let bytes, bytes.count <= limit else { return nil }
+        return bytes
     }
 
     /// A `cookie-domain` value: letters, digits, `-` and `.`, no leading dot needed.
