@@ -332,6 +332,17 @@ extension Setting {
         summary: "where login decisions are logged (syslog: facility authpriv, ident credfile)",
         default: GuardLog.syslog.rawValue)
 
+    // MARK: Groups and access rules (SPEC §13)
+
+    /// `groups = GROUPFILE`: the Apache-format group file.
+    public static let groups = Setting(
+        "groups", .path, placeholder: "GROUPFILE",
+        summary: "the group file, in Apache's mod_authz_groupfile format (group: user user …)")
+    /// `rules = RULESFILE`: the access rules.
+    public static let rules = Setting(
+        "rules", .path, placeholder: "RULESFILE",
+        summary: "the access rules, one a line, first match decides (without it every signed-in user is allowed)")
+
     /// The keys of the guard, which every login check and the guard's own commands read.
     public static let guardKeys: [Setting] = [state, `guard`, freeFailures, maxFailures, maxDelay, log]
 
@@ -343,5 +354,5 @@ extension Setting {
             blocklist,
             plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
             listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
-        ] + guardKeys
+        ] + guardKeys + [groups, rules]
 }
