@@ -116,7 +116,9 @@ public struct GroupFile: Sendable, Equatable {
     /// The new bytes of the file, or nil when nothing changes.
     static func edited(_ bytes: [UInt8], _ file: GroupFile, _ edit: Edit, group: String, user: String) -> [UInt8]? {
         var lines = Self.lines(bytes)
-        let ending: [UInt8] = bytes.contains(0x0D) && bytes.contains(0x0A) ? [0x0D, 0x0A] : [0x0A]
+        // A new line ends as the file's last line ending does (CR LF or LF).
+        let lastLF = bytes.lastIndex(of: 0x0A)
+        let ending: [UInt8] = lastLF.map { $0 > 0 && bytes[$0 - 1] == 0x0D } == true ? [0x0D, 0x0A] : [0x0A]
         switch edit {
         case .add:
             if file.isMember(user, of: group) { return nil }
