@@ -25,6 +25,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case configuration = "FuzzConfiguration"
     case serveRequests = "FuzzServeRequests"
     case portalRequests = "FuzzPortalRequests"
+    case groupFile = "FuzzGroupFile"
+    case accessRules = "FuzzAccessRules"
 }
 
 /// The fuzz targets' checks, one entry point per target.
@@ -43,6 +45,8 @@ public enum FuzzChecks {
         case .configuration: try configuration(input)
         case .serveRequests: try serveRequests(input)
         case .portalRequests: try portalRequests(input)
+        case .groupFile: try groupFile(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
+        case .accessRules: try accessRules(input)
         }
     }
 
