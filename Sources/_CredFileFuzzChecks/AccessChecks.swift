@@ -319,10 +319,14 @@ enum ReferenceAccess {
                 index += 1
             }
         }
-        let decodedText = String(decoding: decoded, as: UTF8.self)
-        if decodedText.contains("//") { return false }
-        if decodedText.hasSuffix("/.") || decodedText.hasSuffix("/..") { return false }
-        if decodedText.contains("/./") || decodedText.contains("/../") { return false }
+        // Bytes, not String: a combining mark after `/` would hide `/./` from String's search.
+        func has(_ needle: String) -> Bool {
+            let n = Array(needle.utf8)
+            return decoded.count >= n.count
+                && (0...(decoded.count - n.count)).contains { Array(decoded[$0..<($0 + n.count)]) == n }
+        }
+        func ends(_ suffix: String) -> Bool { decoded.reversed().starts(with: Array(suffix.utf8).reversed()) }
+        if has("//") || ends("/.") || ends("/..") || has("/./") || has("/../") { return false }
         return true
     }
 }

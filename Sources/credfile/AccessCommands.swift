@@ -86,6 +86,32 @@ extension CommandContext {
         return decision.isAllowed ? .success : .failure
     }
 
+    /// `check --groups GROUPFILE --rules RULESFILE` (SPEC §13): each file's first bad line
+    /// (`FILE:LINE: reason`), or why it cannot be read.
+    func accessFileErrors() -> [String] {
+        var errors: [String] = []
+        for (path, read) in [
+            (invocation.groups, { (path: String) throws in _ = try GroupFile(path: path) }),
+            (invocation.text(.rules), { (path: String) throws in _ = try AccessRules(path: path) }),
+        ] {
+            guard let path else { continue }
+            do {
+                try read(path)
+            } catch {
+                let message = (error as? CredFileError)?.message ?? "\(error)"
+                // FILE:LINE: reason, as check's own lines: FILE:LINE: error: reason.
+                let place = Escaped.path(path) + ":"
+                if message.hasPrefix(place), let colon = message.dropFirst(place.count).firstIndex(of: ":") {
+                    errors.append(
+                        String(message[...colon]) + " error:" + String(message[message.index(after: colon)...]))
+                } else {
+                    errors.append(place + " error: " + message)
+                }
+            }
+        }
+        return errors
+    }
+
     private static func reason(_ reason: AccessDecision.Reason) -> String {
         switch reason {
         case .rule: "a rule matched"

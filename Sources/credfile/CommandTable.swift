@@ -141,12 +141,14 @@ extension Command {
                 "Lists the users (the first entry of each name) and how each is stored (plaintext, pbkdf2-sha256 600000, …); never a secret.",
             run: { try $0.list() }),
         Command(
-            "check", arguments: [.file], options: [.passwords] + Setting.guardKeys,
+            "check", arguments: [.file], options: [.passwords] + Setting.guardKeys + [.groups, .rules],
             summary: "lint: FILE:LINE: error|warning: …; exit 1 on errors",
             details: """
                 Reports every problem as FILE:LINE: error: … or FILE:LINE: warning: …, and warns \
                 when FILE can be read or written by group or others, or can be read by someone who \
-                could not write its guard database. Exit 1 when there is an error.
+                could not write its guard database. --groups GROUPFILE and --rules RULESFILE (SPEC \
+                §13) are read too, each bad one reported as GROUPFILE:LINE: reason. Exit 1 when \
+                there is an error.
                 """,
             run: { try $0.check() }),
         Command(
@@ -266,7 +268,7 @@ extension Command {
                 ArgumentSpec(name: "USER|add|remove", kind: .optionalUser),
                 ArgumentSpec(name: "GROUP", kind: .optionalUser), ArgumentSpec(name: "USER", kind: .optionalUser),
             ],
-            options: [.lockTimeout],
+            options: [],
             summary: "show or edit an Apache-format group file",
             details: """
                 Prints every group of GROUPFILE with its members, or USER's groups, one a line. \

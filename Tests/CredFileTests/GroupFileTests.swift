@@ -100,7 +100,7 @@ import Testing
         }
     }
 
-    @Test("Names that cannot be written are refused", arguments: ["", "a b", "#x", "a\tb", "a\nb"])
+    @Test("Names that cannot be written are refused", arguments: ["", "a b", "a\tb", "a\nb"])
     func names(_ name: String) throws {
         try withTemporaryDirectory { directory in
             #expect(throws: CredFileError.self) {
@@ -111,9 +111,16 @@ import Testing
             }
         }
         try withTemporaryDirectory { directory in
-            #expect(throws: CredFileError.self) {
-                try GroupFile.edit(path: directory.file("g"), .add, group: "a:b", user: "u")
+            for group in ["a:b", "#x"] {
+                #expect(throws: CredFileError.self) {
+                    try GroupFile.edit(path: directory.file("g"), .add, group: group, user: "u")
+                }
             }
+            // A member may start with # or hold a colon: `g: #x a:b` is no comment.
+            let hash = try GroupFile.edit(path: directory.file("g"), .add, group: "g", user: "#x")
+            let colon = try GroupFile.edit(path: directory.file("g"), .add, group: "g", user: "a:b")
+            let groups = try GroupFile(path: directory.file("g")).groups(of: "#x")
+            #expect(hash && colon && groups == ["g"])
         }
     }
 }

@@ -96,7 +96,7 @@ public struct GroupFile: Sendable, Equatable {
     /// and a line left with no member stays as `group:`.
     /// - Returns: whether the file changed (false: already a member, or not one).
     /// - Throws: ``CredFileError/Code/usage`` for a group or user name that cannot be
-    ///   written (empty, blank, a colon in a group, a `#` first, not one line);
+    ///   written (empty, a blank, not one line; a group also with a colon or a `#` first);
     ///   the parse error of a bad file (nothing written); the writer's errors.
     @discardableResult
     public static func edit(
@@ -149,7 +149,8 @@ public struct GroupFile: Sendable, Equatable {
 
     private static func checkName(_ name: String, what: String, colonAllowed: Bool) throws {
         let bytes = Array(name.utf8)
-        guard !bytes.isEmpty, bytes.first != UInt8(ascii: "#"),
+        // A member may start with `#` (`g: #x` is no comment); a group may not.
+        guard !bytes.isEmpty, colonAllowed || bytes.first != UInt8(ascii: "#"),
             !bytes.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0 }),
             colonAllowed || !bytes.contains(UInt8(ascii: ":"))
         else {
