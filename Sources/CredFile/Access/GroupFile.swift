@@ -55,7 +55,9 @@ public struct GroupFile: Sendable, Equatable {
     /// The groups `user` is a member of, each once, in the order of their first line.
     public func groups(of user: String) -> [String] {
         var found: [String] = []
-        for entry in entries where entry.members.contains(user) && !found.contains(entry.group) {
+        var seen: Set<String> = []
+        for entry in entries where !seen.contains(entry.group) && entry.members.contains(user) {
+            seen.insert(entry.group)
             found.append(entry.group)
         }
         return found
