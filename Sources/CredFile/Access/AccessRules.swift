@@ -316,7 +316,14 @@ public struct AccessRules: Sendable {
                 }
             case "path":
                 if value.first == UInt8(ascii: "~") {
-                    guard let regex = POSIXRegex(Array(value.dropFirst())), value.count > 1 else {
+                    guard value.count > 1, value.count <= 1 + Self.longestPattern else {
+                        throw Problem(text: "\(place): path=~ takes 1 to \(Self.longestPattern) bytes")
+                    }
+                    guard Self.isBounded(value.dropFirst()) else {
+                        throw Problem(
+                            text: "\(place): path=~ repeats a repetition (a++, a{2}*) or counts past {255}")
+                    }
+                    guard let regex = POSIXRegex(Array(value.dropFirst())) else {
                         throw Problem(text: "\(place): path=~ is not a POSIX extended regular expression")
                     }
                     patterns.append(regex)
@@ -348,6 +355,53 @@ public struct AccessRules: Sendable {
             action: action, line: line, text: words.map { String(decoding: $0, as: UTF8.self) }.joined(separator: " "),
             hosts: hosts, prefixes: prefixes, patterns: patterns, methods: methods,
             users: users, groups: groups, networks: networks, excluded: excluded)
+    }
+
+    /// The longest `path=~` pattern, in bytes.
+    static let longestPattern = 1024
+
+    /// Whether a pattern stays small once compiled: glibc's `regcomp` expands repetitions,
+    /// so `^/+++…` or `(a{255}){255}` would take gigabytes (FuzzAccessRules found the
+    /// first). No quantifier directly after another (outside a bracket expression) and no
+    /// count past 255.
+    static func isBounded(_ pattern: ArraySlice<UInt8>) -> Bool {
+        let quantifiers: Set<UInt8> = [0x2A, 0x2B, 0x3F, 0x7B]  // * + ? {
+        var previousWasQuantifier = false
+        var index = pattern.startIndex
+        while index < pattern.endIndex {
+            let byte = pattern[index]
+            if byte == 0x5C {  // \x: one literal
+                index += 2
+                previousWasQuantifier = false
+                continue
+            }
+            if byte == 0x5B {  // [ … ]: literals, `]` first allowed
+                var end = index + 1
+                if end < pattern.endIndex, pattern[end] == 0x5E { end += 1 }
+                if end < pattern.endIndex, pattern[end] == 0x5D { end += 1 }
+                while end < pattern.endIndex, pattern[end] != 0x5D { end += 1 }
+                index = end + 1
+                previousWasQuantifier = false
+                continue
+            }
+            if quantifiers.contains(byte) {
+                if previousWasQuantifier { return false }
+                if byte == 0x7B {
+                    guard let close = pattern[index...].firstIndex(of: 0x7D) else { return true }  // regcomp judges
+                    for count in pattern[(index + 1)..<close].split(separator: 0x2C) {
+                        guard count.count <= 3, let n = Int(String(decoding: count, as: UTF8.self)), n <= 255 else {
+                            return false
+                        }
+                    }
+                    index = close
+                }
+                previousWasQuantifier = true
+            } else {
+                previousWasQuantifier = false
+            }
+            index += 1
+        }
+        return true
     }
 
     /// Letters, digits, `-`, `.` and `_`, or an IPv6 literal in brackets; no empty label.
