@@ -111,6 +111,8 @@ public struct GroupFile: Sendable, Equatable {
             let bytes = current ?? []
             let file = try GroupFile(parsing: bytes, source: path)
             let changed = Self.edited(bytes, file, edit, group: group, user: user)
+            // Never write a file that would not read back (FuzzGroupFile's check, kept here).
+            if let changed { _ = try GroupFile(parsing: changed, source: path) }
             return (changed, changed != nil)
         }
     }
@@ -134,7 +136,8 @@ public struct GroupFile: Sendable, Equatable {
                 return join(lines, bytes)
             }
             var out = bytes
-            if let end = out.last, end != 0x0A { out += ending }
+            // An unterminated last line gets its ending (only the LF after a CR it ends in).
+            if let end = out.last, end != 0x0A { out += end == 0x0D ? [0x0A] : ending }
             return out + Array("\(group): \(user)".utf8) + ending
         case .remove:
             let touched = file.entries.filter { $0.group == group && $0.members.contains(user) }
