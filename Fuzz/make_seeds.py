@@ -317,3 +317,28 @@ for name, sel, data in [
     ("code-not-digits", 1, "password28708x"),
 ]:
     write("FuzzSecondFactor", name + ".bin", bytes([sel]) + data.encode("latin-1" if "latin1" in name else "utf-8"))
+# FuzzGroupFile: group files (SPEC §13) in Apache's mod_authz_groupfile shapes.
+HTGROUP = b"# Apache group file\nadmins: alice bob\nstaff:\talice  carol\r\n\n   # indented\nadmins: dave\n"
+write("FuzzGroupFile", "apache-shapes.htgroup", HTGROUP)
+write("FuzzGroupFile", "no-final-newline.htgroup", b"g: u v")
+write("FuzzGroupFile", "empty-group.htgroup", b"empty:\nfull: a\n")
+write("FuzzGroupFile", "long-line.htgroup", b"big: " + b" ".join(b"user%d" % i for i in range(600)) + b"\n")
+write("FuzzGroupFile", "bad-no-colon.htgroup", b"ok: a\nno colon here\n")
+write("FuzzGroupFile", "bad-name.htgroup", b"two words: a\n")
+write("FuzzGroupFile", "bad-utf8.htgroup", b"g: \xff\n")
+write("FuzzGroupFile", "empty.htgroup", b"")
+
+# FuzzAccessRules: first byte even, a rules file; odd, a forwarded path.
+RULES = (b"# SPEC 13\nbypass     host=status.example.com\ndeny       path=/admin network=!10.0.0.0/8\n"
+         b"allow      host=*.example.com path=/admin/ group=admins\ntwo-factor host=vault.example.com\n"
+         b"allow      host=*.example.com\n")
+write("FuzzAccessRules", "spec-example.rules", b"\x00" + RULES)
+write("FuzzAccessRules", "authelia-regex.rules", b"\x00two-factor host=dev.example.com path=~^/groups/dev/.*$ group=dev method=GET method=POST network=192.168.1.0/24\n")
+write("FuzzAccessRules", "ipv6.rules", b"\x00deny network=!2001:db8::/32 network=!::1/128\r\nallow user=alice\n")
+write("FuzzAccessRules", "bad-cidr.rules", b"\x00allow\ndeny network=10.0.0.0/33\n")
+write("FuzzAccessRules", "bad-regex.rules", b"\x00allow path=~a(\n")
+write("FuzzAccessRules", "bad-action.rules", b"\x00allw host=a\n")
+for name, path in [("dotdot", b"/a/../admin"), ("double-slash", b"//admin"), ("encoded-slash", b"/%2Fadmin"),
+                   ("encoded-backslash", b"/a%5cb"), ("nul", b"/a%00"), ("encoded-dots", b"/%2e%2e/x"),
+                   ("clean-query", b"/api/v1?x=/../y"), ("broken-escape", b"/a%4"), ("letter-escape", b"/%61dmin")]:
+    write("FuzzAccessRules", "path-" + name + ".bin", b"\x01" + path)

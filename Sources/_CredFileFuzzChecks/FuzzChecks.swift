@@ -26,6 +26,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case serveRequests = "FuzzServeRequests"
     case portalRequests = "FuzzPortalRequests"
     case secondFactor = "FuzzSecondFactor"
+    case groupFile = "FuzzGroupFile"
+    case accessRules = "FuzzAccessRules"
 }
 
 /// The fuzz targets' checks, one entry point per target.
@@ -45,6 +47,8 @@ public enum FuzzChecks {
         case .serveRequests: try serveRequests(input)
         case .portalRequests: try portalRequests(input)
         case .secondFactor: try secondFactor(input)
+        case .groupFile: try groupFile(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
+        case .accessRules: try accessRules(input)
         }
     }
 

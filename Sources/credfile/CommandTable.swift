@@ -141,12 +141,14 @@ extension Command {
                 "Lists the users (the first entry of each name) and how each is stored (plaintext, pbkdf2-sha256 600000, …); never a secret.",
             run: { try $0.list() }),
         Command(
-            "check", arguments: [.file], options: [.passwords] + Setting.guardKeys,
+            "check", arguments: [.file], options: [.passwords] + Setting.guardKeys + [.groups, .rules],
             summary: "lint: FILE:LINE: error|warning: …; exit 1 on errors",
             details: """
                 Reports every problem as FILE:LINE: error: … or FILE:LINE: warning: …, and warns \
                 when FILE can be read or written by group or others, or can be read by someone who \
-                could not write its guard database. Exit 1 when there is an error.
+                could not write its guard database. --groups GROUPFILE and --rules RULESFILE (SPEC \
+                §13) are read too, each bad one reported as GROUPFILE:LINE: reason. Exit 1 when \
+                there is an error.
                 """,
             run: { try $0.check() }),
         Command(
@@ -260,6 +262,37 @@ extension Command {
                 next request.
                 """,
             run: { try $0.sessions() }),
+        // SPEC §13: groups and access rules.
+        Command(
+            "group",
+            arguments: [
+                ArgumentSpec(name: "GROUPFILE", kind: .file),
+                ArgumentSpec(name: "USER|add|remove", kind: .optionalUser),
+                ArgumentSpec(name: "GROUP", kind: .optionalUser), ArgumentSpec(name: "USER", kind: .optionalUser),
+            ],
+            options: [],
+            summary: "show or edit an Apache-format group file",
+            details: """
+                Prints every group of GROUPFILE with its members, or USER's groups, one a line. \
+                `group GROUPFILE add GROUP USER` adds USER to GROUP (creating GROUPFILE, mode 0600, \
+                when missing) and `remove GROUP USER` takes USER out of it, each with SPEC §4's \
+                locked atomic rewrite that keeps every other line byte for byte. A bad line is an \
+                error naming GROUPFILE:LINE (exit 2). --json prints {"group": [members]} or [groups].
+                """,
+            run: { try $0.group() }),
+        Command(
+            "access", arguments: [ArgumentSpec(name: "RULESFILE", kind: .file)],
+            options: [.url, .accessUser, .address, .method, .groups], required: [.url],
+            summary: "which access rule decides a request (exit 0 allowed, 1 denied)",
+            details: """
+                Decides one request by RULESFILE's rules (SPEC §13), as serve would, and prints the \
+                action and the line that decided: --user NAME is signed in (its groups read from \
+                --groups GROUPFILE), --address IP is the client, --method M the method (GET). Exit 0 \
+                for bypass, allow or two-factor; 1 for deny, no matching rule, a path that is \
+                refused rather than guessed, or an anonymous request a rule naming a user or group \
+                might match (sign in first). A bad rule is an error naming RULESFILE:LINE (exit 2).
+                """,
+            run: { try $0.accessCheck() }),
         Command(
             "otp", arguments: [.file, .user], options: [.enroll, .remove, .issuer] + Setting.guardKeys,
             summary: "enrol or remove USER's TOTP second factor",

@@ -217,10 +217,19 @@ extension CommandContext {
                 say("\(place): \(finding.severity.rawValue): \(messages.finding(finding))")
             }
         }
+        let accessErrors = accessFileErrors()
         if invocation.json {
-            say("]," + JSON.string("errors") + ":\(counts.errors)," + JSON.string("warnings") + ":\(counts.warnings)}")
+            say(
+                "]," + JSON.string("errors") + ":\(counts.errors + accessErrors.count)," + JSON.string("warnings")
+                    + ":\(counts.warnings)"
+                    + (accessErrors.isEmpty
+                        ? ""
+                        : "," + JSON.string("access_errors") + ":["
+                            + accessErrors.map(JSON.string).joined(separator: ",") + "]") + "}")
+        } else {
+            for error in accessErrors { say(error) }
         }
-        return counts.errors > 0 ? .failure : .success
+        return counts.errors + accessErrors.count > 0 ? .failure : .success
     }
 
     func upgrade() throws -> ExitStatus {

@@ -63,6 +63,17 @@ extension Setting {
         "protocol", .choice(HelperProtocol.allCases.map(\.rawValue)),
         summary: "the helper protocol to speak on stdin and stdout",
         key: false)
+    /// `access --url URL` (SPEC §13).
+    static let url = Setting(
+        "url", .text, placeholder: "URL", summary: "the request's URL (https://host/path?query)", key: false)
+    /// `access --user NAME`: who is signed in (none: an anonymous request).
+    static let accessUser = Setting(
+        "user", .text, placeholder: "NAME", summary: "the signed-in user of the request (none: anonymous)", key: false)
+    /// `access --address IP`: the client's address.
+    static let address = Setting("address", .text, placeholder: "IP", summary: "the client's address", key: false)
+    /// `access --method M`.
+    static let method = Setting(
+        "method", .text, placeholder: "M", summary: "the request's method", default: "GET", key: false)
     // Hidden: for packaging (CONTRIBUTING.md), not in --help, the man page or completions.
     static let generateMan = Setting(
         "generate-man", .flag, summary: "print the man page (roff)", common: true, key: false, hidden: true)
@@ -75,9 +86,7 @@ extension Setting {
     static let options: [Setting] =
         keys + [
             json, help, version, config, dryRun, existing, hashed, from, to, reset, end, enroll, remove, issuer,
-            `protocol`,
-            generateMan,
-            generateCompletion,
+            `protocol`, url, accessUser, address, method, generateMan, generateCompletion,
         ]
 
     /// The option spelled `spelling` (`--json`, `-h`, `--no-guard`), if any.
@@ -222,6 +231,17 @@ struct Invocation {
     var portal: Bool { flag(.portal) }
     /// Whether `serve --portal` also accepts Basic: yes unless `--no-basic` or `basic = no`.
     var basic: Bool { flag(.basic, default: true) }
+
+    /// `access --url URL`.
+    var url: String? { text(.url) }
+    /// `access --user NAME`.
+    var accessUser: String? { text(.accessUser) }
+    /// `access --address IP`.
+    var address: String? { text(.address) }
+    /// `access --method M`.
+    var method: String { text(.method) ?? "GET" }
+    /// `--groups GROUPFILE` (`groups = GROUPFILE`).
+    var groups: String? { text(.groups) }
 
     /// The password policy the options describe (SPEC §8); blocklist files are opened here.
     /// - Throws: a usage error naming `--blocklist` for a file that cannot be a blocklist

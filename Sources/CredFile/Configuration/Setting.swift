@@ -385,6 +385,17 @@ extension Setting {
         summary: "where login decisions are logged (syslog: facility authpriv, ident credfile)",
         default: GuardLog.syslog.rawValue)
 
+    // MARK: Groups and access rules (SPEC §13)
+
+    /// `groups = GROUPFILE`: the Apache-format group file.
+    public static let groups = Setting(
+        "groups", .path, placeholder: "GROUPFILE",
+        summary: "the group file, in Apache's mod_authz_groupfile format (group: user user …)")
+    /// `rules = RULESFILE`: the access rules.
+    public static let rules = Setting(
+        "rules", .path, placeholder: "RULESFILE",
+        summary: "the access rules, one a line, first match decides (without it every signed-in user is allowed)")
+
     // MARK: The second factor (SPEC §14)
 
     /// `--otp-file FILE`: the TOTP secrets in liboath's users-file format.
@@ -414,5 +425,5 @@ extension Setting {
             blocklist,
             plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
             listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
-        ] + portalKeys + guardKeys
+        ] + portalKeys + guardKeys + [groups, rules]
 }
