@@ -24,8 +24,10 @@ public struct SecondFactor: Sendable {
     public let otpFile: String
     /// `otp-append`: the last 6 characters of a password are the code.
     public var appended: Bool
-    /// The state database that keeps the last accepted step of each user.
-    let state: SQLiteStateStore
+    /// The credential file, whose default state database keeps the codes' steps.
+    let credentialFile: String
+    /// `state` as given; nil for the default beside the credential file.
+    let statePath: String?
 
     /// How many digits a code has.
     public static let digits = 6
@@ -38,12 +40,28 @@ public struct SecondFactor: Sendable {
     ///   - otpFile: the secrets file; nil for `FILE.oath` beside the credential file.
     ///   - state: the state database (§9's `state`); nil for `FILE.guard.db` beside it.
     ///   - appended: `otp-append`: read the code from the end of the password.
-    /// - Throws: ``CredFileError/Code/io`` when the credential file's path cannot be resolved.
+    /// - Throws: nothing today (the state database is found when a code is checked); a
+    ///   setting a later backend cannot use will be refused here.
     public init(credentialFile: String, otpFile: String? = nil, state: String? = nil, appended: Bool = false) throws {
-        self.otpFile = otpFile ?? credentialFile + ".oath"
+        // `FILE.oath` within NAME_MAX, as the writer's other sidecars (a 255-byte FILE
+        // still has one).
+        let (directory, name) = AtomicWriter.split(credentialFile)
+        let sidecar = AtomicWriter.sidecarName(of: name, suffix: ".oath")
+        self.otpFile = otpFile ?? (credentialFile.contains("/") ? directory + "/" + sidecar : sidecar)
         self.appended = appended
-        let database = try state ?? LoginGuard.defaultDatabasePath(forCredentialFile: credentialFile)
-        self.state = SQLiteStateStore(path: database, owner: nil)
+        self.credentialFile = credentialFile
+        self.statePath = state
+    }
+
+    /// The state database that keeps the last accepted step of each user, found when a code
+    /// is checked (resolving the credential file's path then, not for every login: a user
+    /// without a second factor never needs it).
+    /// - Throws: ``CredFileError/Code/io`` when the credential file's path cannot be resolved.
+    var state: SQLiteStateStore {
+        get throws {
+            let database = try statePath ?? LoginGuard.defaultDatabasePath(forCredentialFile: credentialFile)
+            return SQLiteStateStore(path: database, owner: nil)
+        }
     }
 
     /// The secrets file as parsed now; nil when it does not exist.
