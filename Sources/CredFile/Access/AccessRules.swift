@@ -155,7 +155,9 @@ public struct AccessRules: Sendable {
     public let rules: [Rule]
 
     /// Parses a rules file.
-    /// - Parameter source: the file's name as errors show it (`RULESFILE:LINE: …`).
+    /// - Parameters:
+    ///   - bytes: the file's bytes.
+    ///   - source: the file's name as errors show it (`RULESFILE:LINE: …`).
     /// - Throws: ``CredFileError/Code/usage`` naming `source:LINE` for an unknown action
     ///   or matcher, a matcher with no value, a bad host, path, CIDR or regex.
     public init(parsing bytes: some Collection<UInt8>, source: String) throws {

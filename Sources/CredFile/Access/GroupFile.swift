@@ -28,7 +28,9 @@ public struct GroupFile: Sendable, Equatable {
     public let entries: [Entry]
 
     /// Parses the bytes of a group file.
-    /// - Parameter source: the file's name as errors show it (`GROUPFILE:LINE: …`).
+    /// - Parameters:
+    ///   - bytes: the file's bytes.
+    ///   - source: the file's name as errors show it (`GROUPFILE:LINE: …`).
     /// - Throws: ``CredFileError/Code/usage`` naming `source:LINE` for a bad line (as a bad line of the configuration file).
     public init(parsing bytes: some Collection<UInt8>, source: String) throws {
         var entries: [Entry] = []

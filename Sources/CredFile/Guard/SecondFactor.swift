@@ -89,6 +89,7 @@ public struct SecondFactor: Sendable {
     /// used, in one transaction: true once for each code (a replay, even by another
     /// process racing this one, is false). A user without a line is false.
     /// - Parameters:
+    ///   - usernameBytes: the name as the caller sent it.
     ///   - code: the digits typed (anything but 6 ASCII digits is false).
     ///   - time: seconds since 1970 (the clock's, unless a test gives one).
     /// - Throws: as ``isEnrolled(usernameBytes:)``; ``CredFileError/Code/guardDatabase``
