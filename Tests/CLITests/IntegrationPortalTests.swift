@@ -40,19 +40,10 @@ import Glibc
     static func send(
         _ port: Int, _ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil
     ) throws -> Answer {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError.system("socket") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
+        guard let fd = Integration.connectToLoopback(port) else {
+            throw HarnessError.system("connect", "127.0.0.1:\(port)")
         }
-        guard connected else { throw HarnessError.system("connect", "127.0.0.1:\(port)") }
+        defer { close(fd) }
         var text = "\(method) \(target) HTTP/1.1\r\nConnection: close\r\n"
         if !headers.contains(where: { $0.0.lowercased() == "host" }) { text += "Host: \(host)\r\n" }
         for (name, value) in headers { text += "\(name): \(value)\r\n" }

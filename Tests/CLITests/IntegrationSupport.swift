@@ -123,22 +123,35 @@ enum Integration {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// A TCP socket connected to 127.0.0.1:`port` (the caller closes it), or nil when
+    /// nothing accepts there.
+    static func connectToLoopback(_ port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
     /// Waits until something accepts connections on 127.0.0.1:`port`.
     static func waitForPort(_ port: Int, of daemon: Daemon? = nil, timeout: Duration = .seconds(30)) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
+            if let fd = connectToLoopback(port) {
+                close(fd)
+                return
             }
-            close(fd)
-            if connected { return }
             usleep(100_000)
         }
         throw HarnessError(
