@@ -123,6 +123,28 @@ enum Integration {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// A HOME for Caddy (its data: the internal CA, certificates) in `session`, owned by
+    /// the `caddy` user that ``startCaddy(_:config:home:)`` runs it as.
+    static func caddyHome(_ session: CLISession) -> String {
+        let home = session.path("caddy-home")
+        mkdir(home, 0o755)
+        chown(home, getpwnam("caddy")?.pointee.pw_uid ?? 0, getgrnam("caddy")?.pointee.gr_gid ?? 0)
+        return home
+    }
+
+    /// Caddy running `config` (a Caddyfile) as the `caddy` user, in the `www-data` group as
+    /// the recipe makes it, with `home` for its data; stop it with `stop()`.
+    static func startCaddy(_ session: CLISession, config: String, home: String) throws -> Daemon {
+        try Daemon(
+            try ExternalTool.path("setpriv"),
+            [
+                "--reuid=caddy", "--regid=caddy", "--groups=www-data", "--", try ExternalTool.path("caddy"), "run",
+                "--config", config, "--adapter", "caddyfile",
+            ],
+            logIn: session,
+            environment: ["HOME": home, "XDG_DATA_HOME": home, "XDG_CONFIG_HOME": home, "PATH": "/usr/bin:/bin"])
+    }
+
     /// A TCP socket connected to 127.0.0.1:`port` (the caller closes it), or nil when
     /// nothing accepts there.
     static func connectToLoopback(_ port: Int) -> Int32? {

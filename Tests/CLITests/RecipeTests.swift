@@ -134,15 +134,11 @@ import Glibc
             Comment(rawValue: ExternalTool.skipNote("caddy", "curl", "setpriv"))))
     func caddy() throws {
         try withSession { session in
-            let caddy = try ExternalTool.path("caddy")
-            let setpriv = try ExternalTool.path("setpriv")
             let file = try Serve.users(session)
             let (service, socket) = try IntegrationServeProxyTests.startServe(session, file: file)
             let root = try Self.webRoot(session, "var-www-example.org", privatePage: true)
             let port = try Integration.freePort()
-            let home = session.path("caddy-home")
-            mkdir(home, 0o755)
-            chown(home, getpwnam("caddy")?.pointee.pw_uid ?? 0, getgrnam("caddy")?.pointee.gr_gid ?? 0)
+            let home = Integration.caddyHome(session)
             let site = try Recipe.example(
                 "caddy/Caddyfile",
                 replacing: [
@@ -156,14 +152,7 @@ import Glibc
             let config = try session.write(
                 "Caddyfile", "{\n\tadmin off\n\tskip_install_trust\n\tauto_https disable_redirects\n}\n\n" + site)
             chmod(config, 0o644)
-            let daemon = try Daemon(
-                setpriv,
-                [
-                    "--reuid=caddy", "--regid=caddy", "--groups=www-data", "--", caddy, "run", "--config", config,
-                    "--adapter", "caddyfile",
-                ],
-                logIn: session,
-                environment: ["HOME": home, "XDG_DATA_HOME": home, "XDG_CONFIG_HOME": home, "PATH": "/usr/bin:/bin"])
+            let daemon = try Integration.startCaddy(session, config: config, home: home)
             defer { daemon.stop() }
             try Integration.waitForPort(port, of: daemon)
             let authority = home + "/caddy/pki/authorities/local/root.crt"
