@@ -94,9 +94,12 @@ if [ "$mode" = self-test ]; then
         '    /// Planted by Scripts/api-check.sh --self-test.' \
         '    public func plantedByTheAPISelfTest() {}' '}' >"$planted/CredFile/Planted.swift"
     mkdir -p "$planted/module"
+    # SwiftPM's -package-name: the root folder's name, lowercased, with every byte that
+    # cannot be in a C identifier made `_` (a clone in `tmp.AbC` is package `tmp_abc`).
+    package_name=$(basename "$PWD" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9_]/_/g; s/^[0-9]/_&/')
     find "$planted/CredFile" -name '*.swift' -print0 | sort -z | xargs -0 \
         swiftc -emit-module -parse-as-library -emit-module-path "$planted/module/CredFile.swiftmodule" \
-        -module-name CredFile -package-name "$(basename "$PWD" | tr "[:upper:]" "[:lower:]")" -swift-version 6 -target "$target" \
+        -module-name CredFile -package-name "$package_name" -swift-version 6 -target "$target" \
         -D SWIFT_PACKAGE -D DEBUG -enable-testing "${flags[@]}" >"$planted/build.log" 2>&1 || {
         cat "$planted/build.log" >&2
         echo "api-check --self-test: the planted module did not build" >&2
