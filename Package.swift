@@ -62,6 +62,18 @@ let package = Package(
             pkgConfig: "liboath",
             providers: [.apt(["liboath-dev"])]
         ),
+        // libfido2: WebAuthn registration and assertion checks, the passkeys of SPEC §14.
+        .systemLibrary(
+            name: "CFido2",
+            pkgConfig: "libfido2",
+            providers: [.apt(["libfido2-dev"])]
+        ),
+        // libcbor: the attestation object and COSE keys of the passkeys (SPEC §14).
+        .systemLibrary(
+            name: "CCbor",
+            pkgConfig: "libcbor",
+            providers: [.apt(["libcbor-dev"])]
+        ),
         // libqrencode: the QR code `credfile otp --enroll` draws on a terminal (CLI only; it
         // links libc alone).
         .systemLibrary(
@@ -80,7 +92,10 @@ let package = Package(
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),
         .target(
             name: "CredFile",
-            dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "COath", "CredFileBlocklist"]),
+            dependencies: [
+                "COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "COath", "CFido2", "CCbor",
+                "CredFileBlocklist",
+            ]),
         .executableTarget(
             name: "credfile",
             dependencies: [

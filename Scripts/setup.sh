@@ -46,6 +46,7 @@ build_packages=(
     libsqlite3-dev                              # the guard database (SPEC §9)
     libmicrohttpd-dev libsystemd-dev            # serve's HTTP, socket activation (SPEC §10)
     liboath-dev libqrencode-dev                 # TOTP second factor and its QR code (SPEC §14)
+    libfido2-dev libcbor-dev                    # passkeys: WebAuthn verification, CBOR/COSE (SPEC §14)
 )
 # Test part: the real programs the integration tests and peer-hash cross-checks run.
 test_packages=(

@@ -45,6 +45,18 @@ extension SQLiteStateStore {
         """
         CREATE TABLE code_steps (user BLOB PRIMARY KEY NOT NULL, step INTEGER NOT NULL) WITHOUT ROWID;
         """,
+        // step 4 is register's
+        // 5: SPEC §14's WebAuthn challenges of the passkeys (SQLiteChallengeTable): only
+        // their SHA-256, each used once.
+        """
+        CREATE TABLE webauthn_challenges (
+            challenge_sha256 BLOB PRIMARY KEY NOT NULL,
+            purpose INTEGER NOT NULL,
+            user BLOB NOT NULL,
+            expires INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges (expires);
+        """,
     ]
 
     /// The schema version this credfile writes: the number of ``migrations``.
