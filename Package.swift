@@ -119,7 +119,9 @@ let package = Package(
         .target(name: "CredFileTestSupport", dependencies: ["CredFile", "_CredFileFuzzChecks"]),
         // Vectors/ holds data files read through #filePath, not resources.
         .testTarget(
-            name: "CredFileTests", dependencies: ["CredFile", "CredFileTestSupport"], exclude: ["Vectors"]),
+            name: "CredFileTests",
+            // COpenSSL: the passkey tests' software authenticator signs with EC P-256 keys.
+            dependencies: ["CredFile", "CredFileTestSupport", "COpenSSL"], exclude: ["Vectors"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["credfile", "CredFile", "CredFileTestSupport"],

@@ -342,3 +342,56 @@ for name, path in [("dotdot", b"/a/../admin"), ("double-slash", b"//admin"), ("e
                    ("encoded-backslash", b"/a%5cb"), ("nul", b"/a%00"), ("encoded-dots", b"/%2e%2e/x"),
                    ("clean-query", b"/api/v1?x=/../y"), ("broken-escape", b"/a%4"), ("letter-escape", b"/%61dmin")]:
     write("FuzzAccessRules", "path-" + name + ".bin", b"\x01" + path)
+
+# FuzzPasskeys (SPEC §14): first byte modulo 3 = clientDataJSON (0), an attestation object
+# (1), a COSE key (2). The key is P-256's generator, a point on the curve; the CBOR is built
+# here for the seeds only (credfile reads it with libcbor).
+def cbor_head(major, n):
+    if n < 24: return bytes([major << 5 | n])
+    if n < 256: return bytes([major << 5 | 24, n])
+    return bytes([major << 5 | 25, n >> 8, n & 255])
+def cbor(v):
+    if isinstance(v, bool): raise ValueError(v)
+    if isinstance(v, int): return cbor_head(0, v) if v >= 0 else cbor_head(1, -1 - v)
+    if isinstance(v, bytes): return cbor_head(2, len(v)) + v
+    if isinstance(v, str): return cbor_head(3, len(v.encode())) + v.encode()
+    if isinstance(v, list): return cbor_head(5, len(v)) + b"".join(cbor(k) + cbor(x) for k, x in v)
+    raise ValueError(v)
+P256_X = bytes.fromhex("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296")
+P256_Y = bytes.fromhex("4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")
+COSE_ES256 = cbor([(1, 2), (3, -7), (-1, 1), (-2, P256_X), (-3, P256_Y)])
+CRED_ID = bytes(range(32))
+def auth_data(rp="example.com", flags=0x45, key=COSE_ES256, cred=CRED_ID):
+    return (hashlib.sha256(rp.encode()).digest() + bytes([flags]) + (7).to_bytes(4, "big") + bytes(16)
+            + len(cred).to_bytes(2, "big") + cred + key)
+def attestation(fmt="none", stmt=None, data=None):
+    return cbor([("fmt", fmt), ("attStmt", stmt or []), ("authData", data if data is not None else auth_data())])
+CHALLENGE = base64.urlsafe_b64encode(bytes(32)).rstrip(b"=").decode()
+for name, sel, data in [
+    ("client-create", 0, '{"type":"webauthn.create","challenge":"%s","origin":"https://example.com","crossOrigin":false}' % CHALLENGE),
+    ("client-get-chrome", 0, '{"type":"webauthn.get","challenge":"%s","origin":"https://example.com","crossOrigin":false,"other_keys_can_be_added_here":"do not compare clientDataJSON against a template. See https://goo.gl/yabPex"}' % CHALLENGE),
+    ("client-escapes", 0, '{"type":"webauthn.get","challenge":"AA","origin":"https:\\/\\/e\\u00e9\\ud83d\\ude00","tokenBinding":{"status":"present","id":"x"},"n":[1,-2.5e3,null,true]}'),
+    ("client-duplicate", 0, '{"type":"webauthn.get","type":"webauthn.create","challenge":"AA","origin":"https://e"}'),
+    ("client-lone-surrogate", 0, '{"type":"webauthn.get","challenge":"AA","origin":"\\ud83d"}'),
+    ("client-deep", 0, '{"type":"t","challenge":"AA","origin":"o","x":' + "[" * 20 + "]" * 20 + "}"),
+]:
+    write("FuzzPasskeys", name + ".bin", bytes([sel]) + data.encode())
+for name, data in [
+    ("attestation-none", attestation()),
+    ("attestation-extensions", attestation(data=auth_data(flags=0xC5) + cbor([("credProtect", 2)]))),
+    ("attestation-packed", attestation(fmt="packed", stmt=[("alg", -7), ("sig", bytes(70))])),
+    ("attestation-other-rp", attestation(data=auth_data(rp="evil.example"))),
+    ("attestation-no-up", attestation(data=auth_data(flags=0x44))),
+    ("attestation-eddsa", attestation(data=auth_data(key=cbor([(1, 1), (3, -8), (-1, 6), (-2, bytes(32))])))),
+    ("attestation-trailing", attestation() + b"\x00"),
+    ("attestation-long-id", attestation(data=auth_data(cred=bytes(1024)))),
+]:
+    write("FuzzPasskeys", name + ".bin", b"\x01" + data)
+for name, data in [
+    ("cose-es256", COSE_ES256),
+    ("cose-duplicate-label", cbor([(1, 2), (3, -7), (-1, 1), (-2, P256_X), (-3, P256_Y), (1, 2)])),
+    ("cose-rs256", cbor([(1, 3), (3, -257), (-1, bytes(256)), (-2, b"\x01\x00\x01")])),
+    ("cose-short-x", cbor([(1, 2), (3, -7), (-1, 1), (-2, P256_X[:31]), (-3, P256_Y)])),
+    ("cose-indefinite-map", b"\xbf\x01\x02\xff"),
+]:
+    write("FuzzPasskeys", name + ".bin", b"\x02" + data)

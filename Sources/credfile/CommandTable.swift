@@ -225,7 +225,7 @@ extension Command {
         Command(
             "serve", arguments: [.file],
             options: [.listen, .socketMode, .socketGroup, .listenPublic, .realm, .cacheSeconds, .trustedProxy]
-                + Setting.portalKeys + Setting.guardKeys,
+                + Setting.portalKeys + Setting.guardKeys + Setting.passkeyKeys,
             summary: "an HTTP login service for nginx auth_request, Caddy forward_auth, Traefik",
             details: """
                 Answers forward-authentication requests (nginx auth_request, Caddy forward_auth, \
@@ -304,6 +304,18 @@ extension Command {
                 last code step (exit 3 when USER had none). Exit 3 when FILE has no entry for USER.
                 """,
             run: { try $0.otp() }),
+        Command(
+            "passkeys", arguments: [.file, .optionalUser, ArgumentSpec(name: "ID", kind: .optionalUser)],
+            options: [.remove, .passkeyFile, .state],
+            summary: "list the passkeys of USER (or every user); --remove ID removes one",
+            details: """
+                Lists the passkeys (WebAuthn credentials, SPEC §14) kept in passkey-file (default \
+                FILE.passkeys, 0600): user, id, name, created, last used; never a key. --json prints \
+                [{"user", "id", "name", "counter", "created", "last_used"}] with RFC 3339 times \
+                (last_used null when never used). --remove ID removes the passkey ID (of USER only, \
+                when given; exit 3 when there is none). Passkeys are registered on serve's portal.
+                """,
+            run: { try $0.passkeysCommand() }),
         Command(
             "lock", arguments: [.file, .user], options: [.backup, .log],
             summary: "lock an entry (! before its hash, as usermod -L)",

@@ -206,6 +206,12 @@ struct Invocation {
     var state: String? { text(.state) }
     /// `--otp-file FILE` (SPEC §14).
     var otpFile: String? { text(.otpFile) }
+    /// `passkey-file FILE` (SPEC §14).
+    var passkeyFile: String? { text(.passkeyFile) }
+    /// `webauthn-origin ORIGIN`.
+    var webauthnOrigin: String? { text(.webauthnOrigin) }
+    /// `webauthn-rp-id DOMAIN`.
+    var webauthnRPID: String? { text(.webauthnRPID) }
     /// `--otp-append`, `otp-append = yes`.
     var otpAppend: Bool { flag(.otpAppend, default: false) }
     /// Whether logins are guarded: yes unless `--no-guard` or `guard = no`.

@@ -409,6 +409,25 @@ extension Setting {
         summary:
             "read the last 6 digits of the password as the one-time code of a user with a second factor (Basic, pam, checkpassword, Squid); without it such a user is denied there"
     )
+    /// `passkey-file = FILE`: the passkeys (WebAuthn credentials) of FILE's users.
+    public static let passkeyFile = Setting(
+        "passkey-file", .path, placeholder: "FILE",
+        summary: "the passkeys (WebAuthn credentials) of FILE's users (mode 0600)", default: "FILE.passkeys beside FILE"
+    )
+    /// `webauthn-origin = https://HOST[:PORT]`: the origin passkeys are signed for.
+    public static let webauthnOrigin = Setting(
+        "webauthn-origin", .text, placeholder: "ORIGIN",
+        summary:
+            "the origin browsers sign passkey requests for (https://HOST[:PORT]); the portal offers passkeys only with it"
+    )
+    /// `webauthn-rp-id = DOMAIN`: the passkeys' relying party id.
+    public static let webauthnRPID = Setting(
+        "webauthn-rp-id", .text, placeholder: "DOMAIN",
+        summary: "the passkeys' relying party id: webauthn-origin's host or a domain it ends with",
+        default: "webauthn-origin's host")
+    /// The keys of the passkeys (SPEC §14), which `serve` and `passkeys` read.
+    public static let passkeyKeys: [Setting] = [passkeyFile, webauthnOrigin, webauthnRPID]
+
     /// The keys of the second factor, which every login check reads.
     public static let secondFactorKeys: [Setting] = [otpFile, otpAppend]
 
@@ -425,5 +444,5 @@ extension Setting {
             blocklist,
             plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
             listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
-        ] + portalKeys + guardKeys + [groups, rules]
+        ] + portalKeys + guardKeys + [groups, rules] + passkeyKeys
 }

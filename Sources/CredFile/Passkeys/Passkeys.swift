@@ -24,10 +24,11 @@ import Glibc
 public struct Passkeys: Sendable {
     /// The credentials file (`passkey-file`).
     public let passkeyFile: String
-    /// `webauthn-origin`: the origin the browser must report (`https://example.com`).
-    public let origin: String
+    /// `webauthn-origin`: the origin the browser must report (`https://example.com`);
+    /// empty when made only to list and remove passkeys.
+    public private(set) var origin: String
     /// `webauthn-rp-id`: the relying party id, a domain (`example.com`).
-    public let rpID: String
+    public private(set) var rpID: String
     /// The credential file whose users own the passkeys.
     let credentialFile: String
     /// `state` as given; nil for the default beside the credential file.
@@ -36,29 +37,42 @@ public struct Passkeys: Sendable {
     /// How long a challenge may be used, in seconds.
     public static let challengeLifetime: Int64 = 300
 
-    /// The passkeys of `credentialFile`'s users.
+    /// The passkeys of `credentialFile`'s users, for registration and sign-in.
     /// - Parameters:
     ///   - credentialFile: the credential file.
     ///   - passkeyFile: the credentials file; nil for `FILE.passkeys` beside it.
     ///   - state: the state database (§9's `state`); nil for `FILE.guard.db` beside it.
     ///   - origin: `webauthn-origin`.
-    ///   - rpID: `webauthn-rp-id`.
+    ///   - rpID: `webauthn-rp-id`; nil for the origin's host.
     /// - Throws: ``CredFileError/Code/usage`` when `origin` is not `https://HOST[:PORT]`
-    ///   (or `http://localhost`) or `rpID` is not `HOST` or a domain `HOST` ends with.
+    ///   (or `http://localhost[:PORT]`) or `rpID` is not its host or a domain the host ends with.
     public init(
-        credentialFile: String, passkeyFile: String? = nil, state: String? = nil, origin: String, rpID: String
+        credentialFile: String, passkeyFile: String? = nil, state: String? = nil, origin: String, rpID: String? = nil
     ) throws {
-        let (directory, name) = AtomicWriter.split(credentialFile)
-        let sidecar = AtomicWriter.sidecarName(of: name, suffix: ".passkeys")
-        self.passkeyFile = passkeyFile ?? (credentialFile.contains("/") ? directory + "/" + sidecar : sidecar)
         guard let host = Self.host(ofOrigin: origin) else {
             throw CredFileError(.usage, "webauthn-origin must be https://HOST[:PORT] (or http://localhost[:PORT])")
         }
+        let rpID = rpID ?? host
         guard !rpID.isEmpty, host == rpID || host.hasSuffix("." + rpID), !rpID.contains(":") else {
             throw CredFileError(.usage, "webauthn-rp-id must be the origin's host or a domain it ends with")
         }
+        self.init(credentialFile: credentialFile, passkeyFile: passkeyFile, state: state)
         self.origin = origin
         self.rpID = rpID
+    }
+
+    /// The passkeys of `credentialFile`'s users, to list and remove them (`credfile
+    /// passkeys`): without an origin, every registration and sign-in is refused.
+    /// - Parameters:
+    ///   - credentialFile: the credential file.
+    ///   - passkeyFile: the credentials file; nil for `FILE.passkeys` beside it.
+    ///   - state: the state database; nil for `FILE.guard.db` beside it.
+    public init(credentialFile: String, passkeyFile: String? = nil, state: String? = nil) {
+        let (directory, name) = AtomicWriter.split(credentialFile)
+        let sidecar = AtomicWriter.sidecarName(of: name, suffix: ".passkeys")
+        self.passkeyFile = passkeyFile ?? (credentialFile.contains("/") ? directory + "/" + sidecar : sidecar)
+        self.origin = ""
+        self.rpID = ""
         self.credentialFile = credentialFile
         self.statePath = state
     }
@@ -189,7 +203,9 @@ public struct Passkeys: Sendable {
         let now = time ?? Self.now()
         guard PasskeyFile.validName(Array(name.utf8)) != nil else { return .refused(.name) }
         guard PasskeyFile.isValidUser(user) else { return .refused(.userGone) }
-        guard let clientData = WebAuthn.clientData(clientDataJSON, type: "webauthn.create", origin: origin) else {
+        guard !origin.isEmpty,
+            let clientData = WebAuthn.clientData(clientDataJSON, type: "webauthn.create", origin: origin)
+        else {
             return .refused(.clientData)
         }
         guard let owner = try takeChallenge(clientData, purpose: .registration, time: now), owner == user else {
@@ -233,7 +249,9 @@ public struct Passkeys: Sendable {
     ) throws -> Outcome {
         guard purpose != .registration else { return .refused(.challenge) }
         let now = time ?? Self.now()
-        guard let clientData = WebAuthn.clientData(clientDataJSON, type: "webauthn.get", origin: origin) else {
+        guard !origin.isEmpty,
+            let clientData = WebAuthn.clientData(clientDataJSON, type: "webauthn.get", origin: origin)
+        else {
             return .refused(.clientData)
         }
         guard let owner = try takeChallenge(clientData, purpose: purpose, time: now) else {
@@ -271,9 +289,10 @@ public struct Passkeys: Sendable {
     /// `delete` and `lock` end a user's passkeys at once).
     func userIsActive(_ user: [UInt8]) throws -> Bool {
         guard let name = String(validating: user, as: UTF8.self),
-            let content = try CredentialStore(path: credentialFile).firstEntryContent(named: name)
+            let entry = try CredentialStore(path: credentialFile).read().firstEntry(named: name)?.entry
         else { return false }
-        return content.first != UInt8(ascii: "!")
+        if case .locked = entry.secret { return false }
+        return true
     }
 
     /// The WebAuthn user handle of `usernameBytes` (`user.id` at registration): the first
@@ -338,4 +357,37 @@ public struct Passkeys: Sendable {
         clock_gettime(CLOCK_REALTIME, &time)
         return Int64(time.tv_sec)
     }
+}
+
+// MARK: The readers, as values (for the fuzz target and the portal)
+
+extension Passkeys {
+    /// The credential id and COSE key that a registration's attestation object registers
+    /// for `rpID` (`none` attestation, an ES256 key read alike by libfido2 and libcbor, the
+    /// RP ID hash of `rpID`, user presence), or nil: what ``register(usernameBytes:name:clientDataJSON:attestationObject:time:)``
+    /// checks after `clientDataJSON`.
+    /// - Parameters:
+    ///   - attestationObject: the browser's bytes.
+    ///   - rpID: the relying party id.
+    /// - Returns: the id and the COSE key's bytes, or nil.
+    public static func attestedCredential(attestationObject: [UInt8], rpID: String) -> (id: [UInt8], coseKey: [UInt8])?
+    {
+        // The client data hash only feeds libfido2's parse here; no signature is checked.
+        WebAuthn.registration(clientDataJSON: [], attestationObject: attestationObject, rpID: rpID)
+            .map { ($0.id, $0.coseKey) }
+    }
+
+    /// The X and Y (64 bytes) of an ES256 COSE key read by libcbor, or nil for another key.
+    /// - Parameter coseKey: the key's CBOR bytes.
+    public static func es256PublicKey(coseKey: [UInt8]) -> [UInt8]? {
+        WebAuthn.publicKey(coseKey: coseKey)
+    }
+
+    /// The unpadded base64url of `bytes` (what the portal's script sends and reads).
+    /// - Parameter bytes: any bytes.
+    public static func base64URL(_ bytes: [UInt8]) -> String { Base64URL.encode(bytes) }
+
+    /// The bytes of unpadded base64url `text`, or nil.
+    /// - Parameter text: the text.
+    public static func bytes(base64URL text: String) -> [UInt8]? { Base64URL.decode(Array(text.utf8)) }
 }

@@ -23,12 +23,18 @@ struct HTTPResponse: Sendable, Equatable {
         self.body = body
     }
 
-    /// A page (`text/html`) with §11's security headers.
-    static func page(_ status: Int, _ html: HTML, cookies: [String] = []) -> HTTPResponse {
+    /// A page (`text/html`) with §11's security headers; `scripted` for a page that runs
+    /// §14's passkey script (`script-src 'self'; connect-src 'self'` added to its policy).
+    static func page(_ status: Int, _ html: HTML, cookies: [String] = [], scripted: Bool = false) -> HTTPResponse {
         HTTPResponse(
             status: status,
             headers: [Header(name: "Content-Type", value: "text/html; charset=utf-8")]
-                + PortalPage.securityHeaders.map { Header(name: $0.name, value: $0.value) }
+                + PortalPage.securityHeaders.map {
+                    Header(
+                        name: $0.name,
+                        value: scripted && $0.name == "Content-Security-Policy"
+                            ? $0.value + "; script-src 'self'; connect-src 'self'" : $0.value)
+                }
                 + cookies.map { Header(name: "Set-Cookie", value: $0) },
             body: Array(html.rendered.utf8))
     }
@@ -78,6 +84,8 @@ struct PortalSettings: Sendable {
     /// `address-free-failures`, and the guard's `max-delay` that bounds the address's wait.
     var addressFreeFailures = AddressThrottle.defaultFreeFailures
     var maximumDelay = GuardPolicy.defaultMaximumDelay
+    /// The passkeys of SPEC §14; nil without `webauthn-origin`.
+    var passkeys: Passkeys?
 }
 
 /// The sign-in page's sessions and keys for one generation of settings.
@@ -161,7 +169,9 @@ enum PortalRoutes {
                             headers: [HTTPResponse.Header(name: "Content-Type", value: "text/css; charset=utf-8")]
                                 + PortalPage.securityHeaders.map { HTTPResponse.Header(name: $0.name, value: $0.value) },
                             body: Array(portal.settings.stylesheet.utf8))))
-            default: return .answer(.response(.notFound))
+            default:
+                let passkey = try PortalPasskeys.decide(route, request, body: body, service, generation, portal)
+                return .answer(.response(passkey ?? .notFound))
             }
         } catch {
             return .answer(.unavailable(reason: "the state database cannot be used: \(error)"))
@@ -272,11 +282,16 @@ enum PortalRoutes {
     ) throws -> HTTPResponse {
         let (preSession, cookie) = try preSession(request)
         let target = (rd ?? request.query["rd"]).flatMap { redirect(Array($0.utf8), request, generation, portal) }
+        let csrf = portal.antiForgery.token(for: Array(preSession.utf8))
+        let passkey =
+            portal.settings.passkeys == nil
+            ? HTML.empty
+            : PasskeyPage.signIn(
+                language: language(request, portal), prefix: portal.settings.prefix, csrf: csrf, rd: target)
         let page = PortalPage.login(
             language: language(request, portal), siteTitle: portal.settings.title, prefix: portal.settings.prefix,
-            csrf: portal.antiForgery.token(for: Array(preSession.utf8)), rd: target, username: username,
-            failed: failed, registerLink: false)
-        return .page(200, page, cookies: cookie.map { [$0] } ?? [])
+            csrf: csrf, rd: target, username: username, failed: failed, registerLink: false, extra: passkey)
+        return .page(200, page, cookies: cookie.map { [$0] } ?? [], scripted: portal.settings.passkeys != nil)
     }
 
     /// `GET {prefix}/`: signed in, the name and "✅ Acceso permitido"; else to the sign-in page.
@@ -287,10 +302,17 @@ enum PortalRoutes {
             return .redirect(303, to: portal.settings.prefix + "/login")
         }
         let (preSession, cookie) = try preSession(request)
+        let csrf = portal.antiForgery.token(for: Array(preSession.utf8))
+        // A passkeys file that cannot be read shows no names rather than no page.
+        let passkeys = portal.settings.passkeys.map {
+            PasskeyPage.manage(
+                language: language(request, portal), prefix: portal.settings.prefix, csrf: csrf,
+                names: ((try? $0.credentials(usernameBytes: Array(user.utf8))) ?? []).map(\.name))
+        }
         let page = PortalPage.signedIn(
             language: language(request, portal), siteTitle: portal.settings.title, prefix: portal.settings.prefix,
-            csrf: portal.antiForgery.token(for: Array(preSession.utf8)), user: user, groups: [])
-        return .page(200, page, cookies: cookie.map { [$0] } ?? [])
+            csrf: csrf, user: user, groups: [], extra: passkeys ?? .empty)
+        return .page(200, page, cookies: cookie.map { [$0] } ?? [], scripted: passkeys != nil)
     }
 
     // MARK: The posts
@@ -357,7 +379,7 @@ enum PortalRoutes {
 
     /// The form of a POST from the own origin carrying its anti-forgery token; nil (403)
     /// otherwise. A body that is not a well-formed form has no token either.
-    private static func acceptedForm(
+    static func acceptedForm(
         _ request: ServeRequest, body: [UInt8], _ generation: LoginService.Generation, _ portal: Portal
     ) throws -> FormFields? {
         guard let host = ownHost(request, generation),
@@ -382,7 +404,7 @@ enum PortalRoutes {
     }
 
     /// `rd` when §11 allows following it; nil when it would be `{prefix}/`.
-    private static func redirect(
+    static func redirect(
         _ rd: [UInt8], _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal
     ) -> String? {
         let fallback = portal.settings.prefix + "/"

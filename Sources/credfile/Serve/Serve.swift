@@ -197,7 +197,8 @@ extension CommandContext {
             prefix: prefix, basic: invocation.basic, cookieDomain: domain?.lowercased(), limits: limits,
             title: invocation.text(.portalTitle), stylesheet: stylesheet, language: language, statePath: statePath,
             addressFreeFailures: invocation.number(.addressFreeFailures) ?? AddressThrottle.defaultFreeFailures,
-            maximumDelay: try invocation.guardPolicy().maximumDelay)
+            maximumDelay: try invocation.guardPolicy().maximumDelay,
+            passkeys: invocation.webauthnOrigin == nil ? nil : try passkeys())
     }
 }
 

@@ -46,9 +46,10 @@ enum PortalPage {
     ///   - username: the name typed before a denial, filled in again; nil for none.
     ///   - failed: whether to show "Usuario o contraseña incorrectos.".
     ///   - registerLink: whether §12 allows registering (the "Registrarse" link).
+    ///   - extra: what follows the form (§14's passkey button), or nothing.
     static func login(
         language: PortalLanguage, siteTitle: String?, prefix: String, csrf: String, rd: String?, username: String?,
-        failed: Bool, registerLink: Bool
+        failed: Bool, registerLink: Bool, extra: HTML = .empty
     ) -> HTML {
         let words = PortalWords(language: language)
         let site: HTML = siteTitle.map { "<p class=\"site\">\($0)</p>\n" } ?? .empty
@@ -67,7 +68,7 @@ enum PortalPage {
             <input id="password" name="password" type="password" autocomplete="current-password" required>
             \(error)<button type="submit" class="primary">\(words.signIn)</button>
             </form>
-            \(register)
+            \(extra)\(register)
             """
         return document(
             language: language, title: siteTitle.map { "\(words.loginTitle) · \($0)" } ?? words.loginTitle,
@@ -76,8 +77,10 @@ enum PortalPage {
 
     /// The signed-in page (`GET {prefix}/`): the name, its groups, "✅ Acceso permitido",
     /// sign out, and sign out everywhere (each a POST with the anti-forgery token).
+    /// `extra` follows the sign-out forms (§14's passkeys), or nothing.
     static func signedIn(
-        language: PortalLanguage, siteTitle: String?, prefix: String, csrf: String, user: String, groups: [String]
+        language: PortalLanguage, siteTitle: String?, prefix: String, csrf: String, user: String, groups: [String],
+        extra: HTML = .empty
     ) -> HTML {
         let words = PortalWords(language: language)
         let site: HTML = siteTitle.map { "<p class=\"site\">\($0)</p>\n" } ?? .empty
@@ -96,6 +99,7 @@ enum PortalPage {
             <input type="hidden" name="scope" value="all">
             <button type="submit" class="secondary">\(words.signOutEverywhere)</button>
             </form>
+            \(extra)
             """
         return document(language: language, title: words.accessGranted, prefix: prefix, body: body)
     }
