@@ -25,7 +25,7 @@
 # file of its own layer or below declares too, unless `allowed` below lists the pair with
 # its reason; comments and string literals are not read. And no file outside
 # Internals/ may import a C module (a target of Sources/ with a module map or an
-# include/ folder: COpenSSL, CLibcrypt, CArgon2, COath, CCredFile). Glibc, Dispatch and
+# include/ folder: COpenSSL, CLibcrypt, CArgon2, COath, CFido2, CCbor, CCredFile). Glibc, Dispatch and
 # Synchronization are the platform's, not this package's, and may be imported anywhere.
 #
 #   bash Scripts/layers.sh [ROOT]     check ROOT (default: this repository)
