@@ -267,6 +267,19 @@ struct PasskeyTests {
         }
     }
 
+    @Test("a session started by a passkey keeps the mark in the state database; a password's has none")
+    func sessionMark() throws {
+        try withTemporaryDirectory { directory in
+            let storage = SQLiteSessionStorage(path: directory.file("users.guard.db"))
+            let sessions = try PortalSessions(storage: storage, limits: try SessionLimits())
+            let passkey = try sessions.start(
+                user: "alice", line: Array("alice:x".utf8), now: now, client: nil, userAgent: nil, passkey: true)
+            let password = try sessions.start(user: "alice", line: Array("alice:x".utf8), now: now)
+            #expect(try storage.session(tokenDigest: passkey.digest)?.passkey == true)
+            #expect(try storage.session(tokenDigest: password.digest)?.passkey == false)
+        }
+    }
+
     @Test("webauthn-origin and webauthn-rp-id are checked together")
     func settings() throws {
         #expect((try? Passkeys(credentialFile: "f", origin: "https://login.example.com", rpID: "example.com")) != nil)

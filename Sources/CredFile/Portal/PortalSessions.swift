@@ -32,10 +32,27 @@ public struct PortalSessions: Sendable {
     public func start(
         user: String, line: some Collection<UInt8>, now: Int64, client: String? = nil, userAgent: String? = nil
     ) throws -> SessionToken {
+        try start(user: user, line: line, now: now, client: client, userAgent: userAgent, passkey: false)
+    }
+
+    /// ``start(user:line:now:client:userAgent:)`` for a sign-in that was, or was not, a
+    /// passkey's (SPEC §14; ``SessionRecord/passkey``).
+    /// - Parameters:
+    ///   - user: the name that signed in.
+    ///   - line: the user's entry in FILE as it is after the login (its bytes, no line ending).
+    ///   - now: seconds since 1970.
+    ///   - client: the client's address, when known.
+    ///   - userAgent: the browser's `User-Agent`, when given (cut to 256 bytes of UTF-8).
+    ///   - passkey: whether the sign-in was a passkey's.
+    /// - Throws: ``CredFileError/Code/crypto`` when `RAND_bytes` fails; what the storage throws.
+    public func start(
+        user: String, line: some Collection<UInt8>, now: Int64, client: String?, userAgent: String?, passkey: Bool
+    ) throws -> SessionToken {
         let token = try SessionToken.generate()
-        let record = SessionRecord(
+        var record = SessionRecord(
             tokenDigest: token.digest, user: user, entryDigest: entries.digest(ofLine: line), started: now,
             lastSeen: now, client: client, userAgent: userAgent.map(Self.shortened))
+        record.passkey = passkey
         try storage.insert(record, limit: limits.perUser)
         return token
     }

@@ -47,7 +47,7 @@ extension SQLiteStateStore {
         """,
         // step 4 is register's
         // 5: SPEC §14's WebAuthn challenges of the passkeys (SQLiteChallengeTable): only
-        // their SHA-256, each used once.
+        // their SHA-256, each used once; and the sessions' mark of a passkey sign-in.
         """
         CREATE TABLE webauthn_challenges (
             challenge_sha256 BLOB PRIMARY KEY NOT NULL,
@@ -56,6 +56,7 @@ extension SQLiteStateStore {
             expires INTEGER NOT NULL
         ) WITHOUT ROWID;
         CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges (expires);
+        ALTER TABLE sessions ADD COLUMN passkey INTEGER NOT NULL DEFAULT 0;
         """,
     ]
 

@@ -39,7 +39,7 @@ final class SQLiteSessionTable: SessionTable {
     private let selectSession, touchSession, deleteSession, deleteUser, deleteEvery, selectUser,
         selectAll: SQLiteStatement
 
-    private static let columns = "token_sha256, user, entry_digest, started, last_seen, client, user_agent"
+    private static let columns = "token_sha256, user, entry_digest, started, last_seen, client, user_agent, passkey"
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         self.connection = connection
@@ -52,7 +52,7 @@ final class SQLiteSessionTable: SessionTable {
                 (SELECT token_sha256 FROM sessions WHERE user = ?1 ORDER BY started, token_sha256 LIMIT ?2)
             """)
         insertSession = try connection.prepare(
-            "INSERT OR REPLACE INTO sessions (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            "INSERT OR REPLACE INTO sessions (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
         selectSession = try connection.prepare("SELECT \(Self.columns) FROM sessions WHERE token_sha256 = ?1")
         touchSession = try connection.prepare("UPDATE sessions SET last_seen = ?2 WHERE token_sha256 = ?1")
         deleteSession = try connection.prepare("DELETE FROM sessions WHERE token_sha256 = ?1")
@@ -83,7 +83,7 @@ final class SQLiteSessionTable: SessionTable {
             [
                 .bytes(record.tokenDigest), .bytes(Array(record.user.utf8)), .bytes(record.entryDigest),
                 .int(record.started), .int(record.lastSeen), .bytes(Array((record.client ?? "").utf8)),
-                .bytes(Array((record.userAgent ?? "").utf8)),
+                .bytes(Array((record.userAgent ?? "").utf8)), .int(record.passkey ? 1 : 0),
             ])
     }
 
@@ -113,10 +113,12 @@ final class SQLiteSessionTable: SessionTable {
     private static func record(_ statement: SQLiteStatement) -> SessionRecord {
         let client = String(decoding: statement.bytes(5), as: UTF8.self)
         let userAgent = String(decoding: statement.bytes(6), as: UTF8.self)
-        return SessionRecord(
+        var record = SessionRecord(
             tokenDigest: statement.bytes(0), user: String(decoding: statement.bytes(1), as: UTF8.self),
             entryDigest: statement.bytes(2), started: statement.int64(3), lastSeen: statement.int64(4),
             client: client.isEmpty ? nil : client, userAgent: userAgent.isEmpty ? nil : userAgent)
+        record.passkey = statement.int64(7) != 0
+        return record
     }
 
     /// A value bound to a statement's parameter.
@@ -175,6 +177,9 @@ public struct SessionRecord: Sendable, Equatable {
     public var client: String?
     /// The browser's `User-Agent` at sign-in, cut to ``maximumUserAgentCount`` bytes.
     public var userAgent: String?
+    /// Whether the session began with a passkey (SPEC §14): a sign-in with user
+    /// verification, so §13's `two-factor` rules may count it.
+    public var passkey = false
 
     /// The most bytes of a `User-Agent` kept.
     public static let maximumUserAgentCount = 256

@@ -119,7 +119,7 @@ enum PortalPasskeys {
         let userAgent = request.header("user-agent").map { String(decoding: $0, as: UTF8.self) }
         let line = try generation.store.entryLine(named: user) ?? []
         let token = try portal.sessions.start(
-            user: user, line: line, now: PortalRoutes.now(), client: client, userAgent: userAgent)
+            user: user, line: line, now: PortalRoutes.now(), client: client, userAgent: userAgent, passkey: true)
         let target =
             form.text("rd").flatMap { PortalRoutes.redirect(Array($0.utf8), request, generation, portal) }
             ?? portal.settings.prefix + "/"
