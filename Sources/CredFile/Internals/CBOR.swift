@@ -68,6 +68,7 @@ enum CBOR {
         let bytes = Array(bytes)
         guard !bytes.isEmpty, bytes.count <= maximumCount else { return nil }
         return bytes.withUnsafeBufferPointer { buffer -> (Value, Int)? in
+            guard declaresAtMostItsLength(buffer) else { return nil }
             var result = cbor_load_result()
             var loaded = cbor_load(buffer.baseAddress, buffer.count, &result)
             defer { if loaded != nil { cbor_decref(&loaded) } }
@@ -76,6 +77,38 @@ enum CBOR {
             else { return nil }
             return (value, result.read)
         }
+    }
+
+    /// Whether the arrays and maps of `buffer` declare, all told, no more items than it has
+    /// bytes (each item takes one byte at least). libcbor 0.8's `cbor_load` allocates a
+    /// container's declared size before reading its items: a 5-byte head declaring 2^32
+    /// items made it ask for gigabytes (FuzzPasskeys found it). The heads are read by
+    /// libcbor's own streaming decoder, which allocates nothing.
+    ///
+    /// The corresponding C function is `cbor_stream_decode`.
+    private static func declaresAtMostItsLength(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = buffer.baseAddress else { return true }
+        var callbacks = cbor_empty_callbacks
+        callbacks.array_start = { context, size in
+            guard let total = context?.assumingMemoryBound(to: Int.self) else { return }
+            total.pointee = size > Int.max / 4 ? Int.max / 2 : min(Int.max / 2, total.pointee + Int(size))
+        }
+        callbacks.map_start = { context, size in
+            guard let total = context?.assumingMemoryBound(to: Int.self) else { return }
+            total.pointee = size > Int.max / 4 ? Int.max / 2 : min(Int.max / 2, total.pointee + 2 * Int(size))
+        }
+        var declared = 0
+        var offset = 0
+        while offset < buffer.count {
+            let result = withUnsafeMutablePointer(to: &declared) { total in
+                cbor_stream_decode(base + offset, buffer.count - offset, &callbacks, total)
+            }
+            // A malformed or cut head ends the scan: cbor_load then refuses the input.
+            guard result.status == CBOR_DECODER_FINISHED, result.read > 0 else { break }
+            offset += result.read
+            if declared > buffer.count { return false }
+        }
+        return declared <= buffer.count
     }
 
     /// `bytes` as exactly one CBOR value (nothing after it), or nil.
