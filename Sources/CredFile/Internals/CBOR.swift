@@ -91,11 +91,12 @@ enum CBOR {
         var callbacks = cbor_empty_callbacks
         callbacks.array_start = { context, size in
             guard let total = context?.assumingMemoryBound(to: Int.self) else { return }
-            total.pointee = size > Int.max / 4 ? Int.max / 2 : min(Int.max / 2, total.pointee + Int(size))
+            // size_t arrives as Int: a size past Int.max is negative here.
+            total.pointee = size < 0 || size > Int.max / 4 ? Int.max / 2 : min(Int.max / 2, total.pointee + size)
         }
         callbacks.map_start = { context, size in
             guard let total = context?.assumingMemoryBound(to: Int.self) else { return }
-            total.pointee = size > Int.max / 4 ? Int.max / 2 : min(Int.max / 2, total.pointee + 2 * Int(size))
+            total.pointee = size < 0 || size > Int.max / 4 ? Int.max / 2 : min(Int.max / 2, total.pointee + 2 * size)
         }
         var declared = 0
         var offset = 0
