@@ -231,22 +231,26 @@ enum PortalRoutes {
 
     /// 401 (with the Basic challenge when Basic is accepted), or for `forward-auth` and a
     /// request that accepts `text/html`, 302 to the sign-in page with the original URL as `rd`.
+    /// `auth`'s 401 names that page, absolute, in `Location` when a trusted peer gave the
+    /// original URL: nginx's `error_page 401 =302 $credfile_login` sends the browser there
+    /// (Authelia's way), since nginx cannot percent-encode `rd` itself (Decisions §11).
     private static func denied(
         _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal, forward: Bool
     ) -> HTTPResponse {
         let acceptsHTML = request.header("accept").map { String(decoding: $0, as: UTF8.self).contains("text/html") }
-        if forward, acceptsHTML == true {
-            let trusted = request.peerIsTrusted(generation.settings.trustedProxies)
-            let original = OriginalURL.url(
-                .init(
-                    originalURL: request.header("x-original-url"), forwardedProto: request.header("x-forwarded-proto"),
-                    forwardedHost: request.header("x-forwarded-host"), forwardedURI: request.header("x-forwarded-uri")),
-                peerIsTrusted: trusted)
-            let location = portal.settings.prefix + "/login" + (original.map { "?rd=" + percentEncoded($0) } ?? "")
-            return .redirect(302, to: location)
-        }
+        let trusted = request.peerIsTrusted(generation.settings.trustedProxies)
+        let original = OriginalURL.url(
+            .init(
+                originalURL: request.header("x-original-url"), forwardedProto: request.header("x-forwarded-proto"),
+                forwardedHost: request.header("x-forwarded-host"), forwardedURI: request.header("x-forwarded-uri")),
+            peerIsTrusted: trusted)
+        let login = portal.settings.prefix + "/login" + (original.map { "?rd=" + percentEncoded($0) } ?? "")
+        if forward, acceptsHTML == true { return .redirect(302, to: login) }
         var headers: [HTTPResponse.Header] = [.init(name: "Cache-Control", value: "no-store")]
         if portal.settings.basic { headers.append(.init(name: "WWW-Authenticate", value: generation.challenge)) }
+        if !forward, original != nil, let host = ownHost(request, generation) {
+            headers.append(.init(name: "Location", value: "https://" + host + login))
+        }
         return HTTPResponse(status: 401, headers: headers)
     }
 

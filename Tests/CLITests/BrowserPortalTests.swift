@@ -1,0 +1,151 @@
+import CredFileTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sign-in page (SPEC §11) as a person meets it (#35): the shipped recipes
+/// (`Examples/portal/`) with only their ports, paths and certificate changed, nginx (workers
+/// as www-data) and Caddy (as the caddy user) on https with a test CA's certificate in front
+/// of a static site, `credfile serve --portal` on a www-data unix socket, and a real browser
+/// (``BrowserHarness``: headless Chromium, trusting that CA) in Spanish and English. The
+/// nginx run writes the documentation's screenshots (`Scripts/screenshots.sh` keeps them).
+@Suite(.serialized) struct BrowserPortalTests {
+    typealias Serve = IntegrationServeTests
+
+    /// The words each language's pages must show.
+    struct Words {
+        var signIn: String
+        var username: String
+        var password: String
+        var wrong: String
+        var granted: String
+    }
+    static let words: [String: Words] = [
+        "es": Words(
+            signIn: "Iniciar sesión", username: "Usuario", password: "Contraseña",
+            wrong: "Usuario o contraseña incorrectos.", granted: "✅ Acceso permitido"),
+        "en": Words(
+            signIn: "Sign in", username: "Username", password: "Password", wrong: "Wrong username or password.",
+            granted: "✅ Access granted"),
+    ]
+
+    /// `serve --portal` on a unix socket of group www-data (as the socket unit makes it).
+    static func startPortal(_ session: CLISession, file: String) throws -> (Serve.Service, String) {
+        try IntegrationServeProxyTests.startServe(session, file: file, ["--portal", "--log", "stderr"])
+    }
+
+    /// The browser's visit (`portal_journey.py`) to `site`'s `protected` page, in both
+    /// languages, checked step by step.
+    static func visit(
+        _ session: CLISession, profile: BrowserHarness.Profile, site: String, protected: String,
+        screenshots: Bool, context: () -> String
+    ) throws {
+        let result = try BrowserHarness.run(
+            "portal_journey",
+            [
+                "site": site, "protected": protected, "prefix": "/.credfile", "user": Serve.alice.0,
+                "password": session.password(Serve.alice.1),
+                "wrong_password": session.password("Limonero-en-flor-2026"), "languages": ["es", "en"],
+                "screenshots_named": screenshots,
+            ], profile: profile, in: session)
+        let visits = try #require(result["visits"] as? [String: [String: [String: Any]]], "\(result)")
+        for (language, words) in Self.words {
+            let steps = try #require(visits[language], "\(language): \(result)")
+            func text(_ step: String) -> String { steps[step]?["text"] as? String ?? "" }
+            func url(_ step: String) -> String { steps[step]?["url"] as? String ?? "" }
+            func axe(_ step: String) -> [String] {
+                BrowserHarness.axeFindings(steps[step] ?? [:])
+            }
+            func note(_ step: String) -> Comment {
+                Comment(rawValue: "\(language) \(step): \(steps[step] ?? [:])\n\(context())")
+            }
+
+            // Not signed in: the protected page sends to the sign-in page, rd the page asked for.
+            let encoded = site.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: "/", with: "%2F")
+            #expect(url("first").hasPrefix(site + "/.credfile/login?rd=" + encoded), note("first"))
+            #expect(text("first").contains(words.signIn) && !text("first").contains("private page"), note("first"))
+            #expect(steps["first"]?["lang"] as? String == language, note("first"))
+            #expect(axe("first").isEmpty, "\(language) sign-in page: \(axe("first"))")
+            // Where password managers look: one form, a named text field for the name with
+            // autocomplete=username and a password field with current-password, each labelled.
+            let fields = (steps["first"]?["fields"] as? [[String: Any]]) ?? []
+            let name = fields.first { $0["autocomplete"] as? String == "username" }
+            let secret = fields.first { $0["autocomplete"] as? String == "current-password" }
+            #expect(name?["type"] as? String == "text" && name?["label"] as? String == words.username, note("first"))
+            #expect(
+                secret?["type"] as? String == "password" && secret?["label"] as? String == words.password,
+                note("first"))
+            #expect(name?["form"] as? String == "/.credfile/login" && secret?["form"] as? String == "/.credfile/login")
+            #expect(name?["required"] as? Bool == true && secret?["required"] as? Bool == true)
+
+            // A wrong password: the message, no session, the name kept.
+            #expect(text("wrong").contains(words.wrong), note("wrong"))
+            #expect(url("wrong").hasPrefix(site + "/.credfile/login"), note("wrong"))
+            #expect(steps["wrong"]?["session_cookie"] is NSNull, note("wrong"))
+            #expect(steps["wrong"]?["username_kept"] as? String == Serve.alice.0, note("wrong"))
+            #expect(axe("wrong").isEmpty, "\(language) wrong-password page: \(axe("wrong"))")
+
+            // The right one: back to the page asked for, with the session cookie as SPEC §11
+            // gives it, as the browser stored it.
+            #expect(url("signed_in") == site + protected, note("signed_in"))
+            #expect(text("signed_in").contains("private page"), note("signed_in"))
+            let cookie = try #require(
+                steps["signed_in"]?["session_cookie"] as? [String: Any], "\(language): no __Host-credfile kept")
+            #expect(cookie["secure"] as? Bool == true && cookie["httpOnly"] as? Bool == true, "\(cookie)")
+            #expect(cookie["sameSite"] as? String == "Lax" && cookie["path"] as? String == "/", "\(cookie)")
+            #expect(cookie["domain"] as? String == Recipe.siteName, "host-only (no Domain): \(cookie)")
+            #expect(cookie["expiry"] == nil, "a session cookie, gone when the browser closes: \(cookie)")
+            #expect((cookie["value"] as? String)?.count == 43)
+            #expect(text("reload").contains("private page"), note("reload"))
+
+            // The signed-in page, then sign-out, and the back button shows nothing protected.
+            #expect(text("home").contains(words.granted) && text("home").contains(Serve.alice.0), note("home"))
+            #expect(axe("home").isEmpty, "\(language) signed-in page: \(axe("home"))")
+            #expect(url("signed_out") == site + "/.credfile/login", note("signed_out"))
+            #expect(steps["signed_out"]?["session_cookie"] is NSNull, note("signed_out"))
+            for step in ["back1", "back2", "again"] {
+                #expect(!text(step).contains("private page") && !text(step).contains(words.granted), note(step))
+                #expect(text(step).contains(words.signIn), note(step))
+            }
+        }
+        try BrowserHarness.keepScreenshots(profile)
+    }
+
+    @Test(
+        "nginx's portal recipe over https in a real browser: sign in (a wrong password first), the protected page, reload, sign out, back shows nothing; es and en; axe finds nothing serious",
+        .enabled(
+            if: BrowserHarness.runnable && ExternalTool.runnable("nginx"),
+            Comment(rawValue: BrowserHarness.skipNote + "; " + ExternalTool.skipNote("nginx"))))
+    func nginx() throws {
+        try withSession { session in
+            let nginx = try ExternalTool.path("nginx")
+            let profile = try BrowserHarness.profile(in: session)
+            let file = try Serve.users(session)
+            let (service, socket) = try Self.startPortal(session, file: file)
+            let prefix = session.path("nginx")
+            for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
+            let root = try RecipeTests.webRoot(session, "var-www-example.org", privatePage: true)
+            let port = try Integration.freePort()
+            let httpPort = try Integration.freePort()
+            try session.write(
+                "nginx/credfile-portal.conf",
+                try Recipe.nginxSite(
+                    "portal/nginx.conf", port: port, httpPort: httpPort, tls: true, root: root,
+                    certificates: profile.certificates,
+                    more: [("unix:/run/credfile/web.sock", "unix:\(socket)")]))
+            try session.write(
+                "nginx/nginx.conf",
+                RecipeTests.nginxConfiguration(prefix: prefix, sites: [prefix + "/credfile-portal.conf"]))
+            let daemon = try Daemon(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], logIn: session)
+            defer { daemon.stop() }
+            try Integration.waitForPort(port, of: daemon)
+            try Self.visit(
+                session, profile: profile, site: "https://\(Recipe.siteName):\(port)", protected: "/private/",
+                screenshots: true
+            ) { "serve: \(service.log)\nnginx: \(session.text("nginx/logs/error.log"))" }
+        }
+    }
+}
