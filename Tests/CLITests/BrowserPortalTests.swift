@@ -148,4 +148,49 @@ import Glibc
             ) { "serve: \(service.log)\nnginx: \(session.text("nginx/logs/error.log"))" }
         }
     }
+
+    @Test(
+        "Caddy's portal recipe over https in a real browser (forward_auth, as the caddy user): the same visit, es and en",
+        .enabled(
+            if: BrowserHarness.runnable && ExternalTool.runnable("caddy", "setpriv"),
+            Comment(rawValue: BrowserHarness.skipNote + "; " + ExternalTool.skipNote("caddy", "setpriv"))))
+    func caddy() throws {
+        try withSession { session in
+            chmod(session.directory, 0o755)
+            let profile = try BrowserHarness.profile(in: session)
+            let file = try Serve.users(session)
+            let (service, socket) = try Self.startPortal(session, file: file)
+            let root = try RecipeTests.webRoot(session, "var-www-example.org", privatePage: true)
+            let port = try Integration.freePort()
+            let home = Integration.caddyHome(session)
+            // The test CA's certificate where the caddy user can read it (the key 0600, its own).
+            let certificate = home + "/server.pem"
+            let key = home + "/server.key"
+            try FileManager.default.copyItem(atPath: profile.certificates.certificate, toPath: certificate)
+            try FileManager.default.copyItem(atPath: profile.certificates.key, toPath: key)
+            let caddy = try #require(getpwnam("caddy"), "no caddy user").pointee
+            for path in [certificate, key] { chown(path, caddy.pw_uid, caddy.pw_gid) }
+            chmod(key, 0o600)
+            let site = try Recipe.example(
+                "portal/Caddyfile",
+                replacing: [
+                    ("\(Recipe.siteName) {", "https://\(Recipe.siteName):\(port) {"),
+                    ("\t# tls internal\n", "\ttls \(certificate) \(key)\n"),
+                    ("root * /var/www/\(Recipe.siteName)", "root * \(root)"),
+                    ("unix//run/credfile/web.sock", "unix/\(socket)"),
+                ])
+            // The test's own global options: no admin endpoint, no change to the system's
+            // trust store, no http redirect server on port 80.
+            let config = try session.write(
+                "Caddyfile", "{\n\tadmin off\n\tskip_install_trust\n\tauto_https disable_redirects\n}\n\n" + site)
+            chmod(config, 0o644)
+            let daemon = try Integration.startCaddy(session, config: config, home: home)
+            defer { daemon.stop() }
+            try Integration.waitForPort(port, of: daemon)
+            try Self.visit(
+                session, profile: profile, site: "https://\(Recipe.siteName):\(port)", protected: "/private/",
+                screenshots: false
+            ) { "serve: \(service.log)\ncaddy: \(daemon.output)" }
+        }
+    }
 }
