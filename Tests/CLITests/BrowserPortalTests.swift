@@ -143,7 +143,7 @@ import Glibc
             defer { daemon.stop() }
             try Integration.waitForPort(port, of: daemon)
             try Self.visit(
-                session, profile: profile, site: "https://\(Recipe.siteName):\(port)", protected: "/private/",
+                session, profile: profile, site: "https://\(Recipe.siteName):\(port)", protected: "/private/?a=1&b=2",
                 screenshots: true
             ) { "serve: \(service.log)\nnginx: \(session.text("nginx/logs/error.log"))" }
         }
@@ -188,9 +188,88 @@ import Glibc
             defer { daemon.stop() }
             try Integration.waitForPort(port, of: daemon)
             try Self.visit(
-                session, profile: profile, site: "https://\(Recipe.siteName):\(port)", protected: "/private/",
+                session, profile: profile, site: "https://\(Recipe.siteName):\(port)", protected: "/private/?a=1&b=2",
                 screenshots: false
             ) { "serve: \(service.log)\ncaddy: \(daemon.output)" }
+        }
+    }
+}
+
+/// The portal recipes' contract with serve, asked directly (no browser): what nginx's
+/// `error_page 401 =302 $credfile_login` follows, and what Traefik's middleware sends and
+/// copies (Traefik is not in Debian 12, so no test runs it).
+@Suite(.serialized) struct PortalRecipeTests {
+    typealias Portal = IntegrationPortalTests
+
+    @Test(
+        "auth's 401 names the sign-in page in Location, absolute, rd percent-encoded (a query's & kept), only from a trusted peer's X-Original-URL"
+    )
+    func authNamesTheSignInPage() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Portal.alice])
+            let port = try Integration.freePort()
+            let service = try Portal.service(session, file, port: port, ["--trusted-proxy", "127.0.0.1"])
+            let original = [("X-Original-URL", "https://\(Portal.host)/private/x?a=1&b=%2F")]
+            let denied = try Portal.send(port, "GET", "/.credfile/auth", headers: original)
+            #expect(denied.status == 401, "\(service.log)")
+            #expect(
+                denied.header("Location")
+                    == "https://\(Portal.host)/.credfile/login?rd=https%3A%2F%2F\(Portal.host)%2Fprivate%2Fx%3Fa%3D1%26b%3D%252F"
+            )
+            #expect(denied.header("WWW-Authenticate")?.hasPrefix("Basic realm=") == true)
+            // The sign-in page it names carries that rd, whole, in its form.
+            let location = try #require(denied.header("Location"))
+            let page = try Portal.send(port, "GET", String(location.dropFirst("https://\(Portal.host)".count)))
+            #expect(page.body.contains("name=\"rd\" value=\"https://\(Portal.host)/private/x?a=1&amp;b=%2F\""))
+            // Without a session or Basic, only; and an untrusted peer's header names nothing.
+            let untrustedPort = try Integration.freePort()
+            let untrusting = try Portal.service(session, file, port: untrustedPort)
+            let stranger = try Portal.send(untrustedPort, "GET", "/.credfile/auth", headers: original)
+            #expect(stranger.status == 401 && stranger.header("Location") == nil, "\(untrusting.log)")
+        }
+    }
+
+    @Test(
+        "Traefik's portal recipe: the middleware asks forward-auth with Cookie, Authorization and Accept; a browser gets 302 to the sign-in page, a session 200 with the copied headers"
+    )
+    func traefik() throws {
+        try withSession { session in
+            let recipe = try Integration.example("portal/traefik.yml")
+            let address = try #require(recipe.firstMatch(of: /address: "http:\/\/127\.0\.0\.1:9091(\/[^"]*)"/)?.1)
+            #expect(address == "/.credfile/forward-auth")
+            #expect(recipe.contains(#"- url: "http://127.0.0.1:9091/""#), "the sign-in page's service")
+            #expect(recipe.contains("PathPrefix(`/.credfile/`)"))
+            let sent = IntegrationServeProxyTests.yamlList("authRequestHeaders", in: recipe)
+            #expect(sent == ["Cookie", "Authorization", "Accept"])
+            let copied = IntegrationServeProxyTests.yamlList("authResponseHeaders", in: recipe)
+            #expect(copied == ["Remote-User", "Remote-Groups", "X-Credfile-User"])
+
+            let file = try Integration.makeUserFile(in: session, users: [Portal.alice])
+            let port = try Integration.freePort()
+            let service = try Portal.service(session, file, port: port, ["--trusted-proxy", "127.0.0.1"])
+            // What Traefik adds itself.
+            let forwarded = [
+                ("X-Forwarded-Method", "GET"), ("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", Portal.host),
+                ("X-Forwarded-Uri", "/private/?a=1&b=2"), ("X-Forwarded-For", "198.51.100.7"),
+            ]
+            let browser = try Portal.send(
+                port, "GET", String(address), headers: [("Accept", "text/html,application/xhtml+xml")] + forwarded)
+            #expect(browser.status == 302, "\(service.log)")
+            #expect(
+                browser.header("Location")
+                    == "/.credfile/login?rd=https%3A%2F%2F\(Portal.host)%2Fprivate%2F%3Fa%3D1%26b%3D2")
+            let script = try Portal.send(port, "GET", String(address), headers: [("Accept", "*/*")] + forwarded)
+            #expect(script.status == 401 && script.header("WWW-Authenticate") != nil)
+
+            var person = Portal.Browser(port: port)
+            _ = try person.open()
+            #expect(try person.signIn(Portal.alice.0, session.password(Portal.alice.1)).status == 303)
+            let token = try #require(person.session)
+            let signedIn = try Portal.send(
+                port, "GET", String(address),
+                headers: [("Cookie", "__Host-credfile=\(token)"), ("Accept", "text/html")] + forwarded)
+            #expect(signedIn.status == 200)
+            #expect(signedIn.header("Remote-User") == "alice" && signedIn.header("X-Credfile-User") == "alice")
         }
     }
 }
