@@ -1,0 +1,118 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sessions held in memory in front of any ``SessionStorage`` (SPEC §11 "Fast": a signed-in
+/// request costs a cookie parse, a SHA-256 and a lookup held in memory, checked against
+/// the database's change counter), so the signed-in path does not read the sessions
+/// table: SQLite's, or PostgreSQL's of §15 alike.
+///
+/// **Revocation.** A session read from the storage is held with the storage's change
+/// counter of that moment (``SessionStorage/changeCounter()``), and answered from memory
+/// only while the counter is the same: any other connection's or process's commit
+/// (`credfile sessions --end`, a sign-out served by another process or host) changes it, and
+/// the next request re-reads its session. This storage's own writes (sign-in, sign-out,
+/// "sign out everywhere", last-seen) change the memory as they change the storage. A
+/// storage with no counter has what it holds trusted for ``trustSeconds`` at most.
+/// A change of the user's line (`passwd`, `lock`) is not the storage's business: the
+/// entry digest is checked at every request (``PortalSessions/check(_:now:line:)``).
+///
+/// **Bounded.** At most ``capacity`` sessions are held (when full, half of them are
+/// dropped); an unknown token is never held (it is read from the storage each time).
+public final class CachedSessionStorage: SessionStorage {
+    /// The storage under the memory.
+    public let base: any SessionStorage
+    /// The most sessions held in memory.
+    public let capacity: Int
+    /// How long a session is trusted without the storage's change counter, in seconds.
+    public static let trustSeconds: Int64 = 5
+    /// The default ``capacity``.
+    public static let defaultCapacity = 100_000
+
+    private struct Held {
+        var record: SessionRecord
+        /// The change counter when it was read (nil: the storage keeps none).
+        let counter: UInt64?
+        /// When it was read (monotonic seconds).
+        let read: Int64
+    }
+
+    private let held = Mutex<[[UInt8]: Held]>([:])
+
+    /// Sessions of `base` held in memory, at most `capacity` of them.
+    public init(_ base: any SessionStorage, capacity: Int = defaultCapacity) {
+        self.base = base
+        self.capacity = max(1, capacity)
+    }
+
+    /// How many sessions are held in memory now.
+    public var count: Int { held.withLock { $0.count } }
+
+    /// See ``SessionStorage/key(named:)``.
+    public func key(named name: String) throws -> SecretBytes { try base.key(named: name) }
+
+    /// See ``SessionStorage/insert(_:limit:)``: the user's sessions held are dropped, since
+    /// the storage may have ended its oldest.
+    public func insert(_ record: SessionRecord, limit: Int) throws {
+        try base.insert(record, limit: limit)
+        held.withLock { held in held = held.filter { $0.value.record.user != record.user } }
+    }
+
+    /// See ``SessionStorage/session(tokenDigest:)``: from memory while the storage's change
+    /// counter is the one it was read at (or, without a counter, for ``trustSeconds``).
+    public func session(tokenDigest: [UInt8]) throws -> SessionRecord? {
+        let counter = try base.changeCounter()
+        let now = Self.monotonicSeconds()
+        if let entry = held.withLock({ $0[tokenDigest] }) {
+            let current =
+                if let counter { entry.counter == counter } else {
+                    entry.counter == nil && now - entry.read < Self.trustSeconds
+                }
+            if current { return entry.record }
+        }
+        let record = try base.session(tokenDigest: tokenDigest)
+        held.withLock { held in
+            guard let record else {
+                held[tokenDigest] = nil
+                return
+            }
+            if held[tokenDigest] == nil, held.count >= capacity {
+                for key in held.keys.prefix(max(1, held.count / 2)) { held[key] = nil }
+            }
+            held[tokenDigest] = Held(record: record, counter: counter, read: now)
+        }
+        return record
+    }
+
+    /// See ``SessionStorage/touch(tokenDigest:lastSeen:)``.
+    public func touch(tokenDigest: [UInt8], lastSeen: Int64) throws {
+        try base.touch(tokenDigest: tokenDigest, lastSeen: lastSeen)
+        held.withLock { $0[tokenDigest]?.record.lastSeen = lastSeen }
+    }
+
+    /// See ``SessionStorage/remove(tokenDigest:)``.
+    @discardableResult public func remove(tokenDigest: [UInt8]) throws -> Bool {
+        held.withLock { $0[tokenDigest] = nil }
+        return try base.remove(tokenDigest: tokenDigest)
+    }
+
+    /// See ``SessionStorage/removeAll(user:)``.
+    @discardableResult public func removeAll(user: String?) throws -> Int {
+        held.withLock { held in held = held.filter { user != nil && $0.value.record.user != user } }
+        return try base.removeAll(user: user)
+    }
+
+    /// See ``SessionStorage/sessions(user:)``: always the storage's.
+    public func sessions(user: String?) throws -> [SessionRecord] { try base.sessions(user: user) }
+
+    /// See ``SessionStorage/changeCounter()``: the storage's.
+    public func changeCounter() throws -> UInt64? { try base.changeCounter() }
+
+    private static func monotonicSeconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec)
+    }
+}
