@@ -36,6 +36,7 @@ private func record(_ byte: UInt8, user: String = "alice") -> SessionRecord {
     SessionRecord(
         tokenDigest: Array(repeating: byte, count: 32), user: user, entryDigest: Array(repeating: 1, count: 32),
         started: 1_800_000_000, lastSeen: 1_800_000_000, client: nil, userAgent: nil)
+    // (The client and User-Agent are nil here: memory answers without them.)
 }
 
 @Suite("Sessions held in memory (SPEC §11): CachedSessionStorage")

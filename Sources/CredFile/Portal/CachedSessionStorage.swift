@@ -31,12 +31,24 @@ public final class CachedSessionStorage: SessionStorage {
     /// The default ``capacity``.
     public static let defaultCapacity = 100_000
 
+    /// What the check of a session needs (its token digest is the key), about 250 bytes
+    /// with the dictionary's share; the client's address and `User-Agent` stay in the
+    /// storage, for ``sessions(user:)``.
     private struct Held {
-        var record: SessionRecord
+        let user: String
+        let entryDigest: [UInt8]
+        let started: Int64
+        var lastSeen: Int64
         /// The change counter when it was read (nil: the storage keeps none).
         let counter: UInt64?
         /// When it was read (monotonic seconds).
         let read: Int64
+
+        func record(_ tokenDigest: [UInt8]) -> SessionRecord {
+            SessionRecord(
+                tokenDigest: tokenDigest, user: user, entryDigest: entryDigest, started: started, lastSeen: lastSeen,
+                client: nil, userAgent: nil)
+        }
     }
 
     private let held = Mutex<[[UInt8]: Held]>([:])
@@ -57,11 +69,13 @@ public final class CachedSessionStorage: SessionStorage {
     /// the storage may have ended its oldest.
     public func insert(_ record: SessionRecord, limit: Int) throws {
         try base.insert(record, limit: limit)
-        held.withLock { held in held = held.filter { $0.value.record.user != record.user } }
+        forget { $0.user == record.user }
     }
 
     /// See ``SessionStorage/session(tokenDigest:)``: from memory while the storage's change
     /// counter is the one it was read at (or, without a counter, for ``trustSeconds``).
+    /// A session answered from memory has no ``SessionRecord/client`` or
+    /// ``SessionRecord/userAgent`` (the check needs neither; ``sessions(user:)`` lists them).
     public func session(tokenDigest: [UInt8]) throws -> SessionRecord? {
         let counter = try base.changeCounter()
         let now = Self.monotonicSeconds()
@@ -70,7 +84,7 @@ public final class CachedSessionStorage: SessionStorage {
                 if let counter { entry.counter == counter } else {
                     entry.counter == nil && now - entry.read < Self.trustSeconds
                 }
-            if current { return entry.record }
+            if current { return entry.record(tokenDigest) }
         }
         let record = try base.session(tokenDigest: tokenDigest)
         held.withLock { held in
@@ -81,7 +95,9 @@ public final class CachedSessionStorage: SessionStorage {
             if held[tokenDigest] == nil, held.count >= capacity {
                 for key in held.keys.prefix(max(1, held.count / 2)) { held[key] = nil }
             }
-            held[tokenDigest] = Held(record: record, counter: counter, read: now)
+            held[tokenDigest] = Held(
+                user: record.user, entryDigest: record.entryDigest, started: record.started, lastSeen: record.lastSeen,
+                counter: counter, read: now)
         }
         return record
     }
@@ -89,7 +105,7 @@ public final class CachedSessionStorage: SessionStorage {
     /// See ``SessionStorage/touch(tokenDigest:lastSeen:)``.
     public func touch(tokenDigest: [UInt8], lastSeen: Int64) throws {
         try base.touch(tokenDigest: tokenDigest, lastSeen: lastSeen)
-        held.withLock { $0[tokenDigest]?.record.lastSeen = lastSeen }
+        held.withLock { $0[tokenDigest]?.lastSeen = lastSeen }
     }
 
     /// See ``SessionStorage/remove(tokenDigest:)``.
@@ -100,7 +116,7 @@ public final class CachedSessionStorage: SessionStorage {
 
     /// See ``SessionStorage/removeAll(user:)``.
     @discardableResult public func removeAll(user: String?) throws -> Int {
-        held.withLock { held in held = held.filter { user != nil && $0.value.record.user != user } }
+        forget { user == nil || $0.user == user }
         return try base.removeAll(user: user)
     }
 
@@ -109,6 +125,13 @@ public final class CachedSessionStorage: SessionStorage {
 
     /// See ``SessionStorage/changeCounter()``: the storage's.
     public func changeCounter() throws -> UInt64? { try base.changeCounter() }
+
+    /// Drops the sessions held that `matching` picks (without copying the rest).
+    private func forget(_ matching: (Held) -> Bool) {
+        held.withLock { held in
+            for key in held.compactMap({ matching($0.value) ? $0.key : nil }) { held[key] = nil }
+        }
+    }
 
     private static func monotonicSeconds() -> Int64 {
         var time = timespec()
