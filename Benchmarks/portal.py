@@ -18,7 +18,7 @@ The client's own cost (Python, about 20–40 µs a request) is in every figure; 
 client against serve's stylesheet (no session) is printed beside it as the floor.
 
 Run as root (nginx's workers run as www-data):
-    bash Benchmarks/run.sh portal              # BENCH_QUICK=1 or --quick: short runs, 20,000 sessions
+    bash Benchmarks/run.sh portal              # BENCH_QUICK=1 or --quick: 3-second runs, a tenth of the rounds
     .build/peers-venv/bin/python3 Benchmarks/portal.py BIN [--quick]
 Needs nginx and wrk (Scripts/setup.sh installs them); Python's standard library only.
 """
@@ -40,7 +40,7 @@ import time
 CREDFILE = os.path.abspath(sys.argv[1])
 QUICK = "--quick" in sys.argv or os.environ.get("BENCH_QUICK") == "1"
 SECONDS = 3 if QUICK else 10
-SESSIONS = 20_000 if QUICK else 100_000
+SESSIONS = 100_000
 # OWASP's floor, as Benchmarks/serve.py: a sign-in costs about a quarter second. A quick run
 # takes a tenth, so that a loaded machine still finishes some sign-ins in its short runs.
 ROUNDS = 60_000 if QUICK else 600_000
@@ -318,6 +318,10 @@ def main():
     row("    signed-in requests/s (nginx auth_request → serve, session cookie)",
         f"{signed_rate:,.0f}" + (f" ({errors} not 2xx)" if errors else ""))
     row("    ratio", f"{signed_rate / static_rate:.2f}", "goal ≥ 0.33")
+    basic = lua_headers("basic.lua", [("Authorization", "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode())])
+    basic_rate, _, errors = wrk(private, 32, script=basic)
+    row("    control: the same with a cached Basic login (§10's path) instead, ratio",
+        f"{basic_rate / static_rate:.2f} ({basic_rate:,.0f}/s)" + (f" ({errors} not 2xx)" if errors else ""))
 
     auth = get("/.credfile/auth", cookie)
     lat, achieved = paced(tcp, auth, 1000, SECONDS)
@@ -351,6 +355,14 @@ def main():
         f"{float(posts.group(1)) if posts else 0:,.1f}/s")
     row("    the rest 503 at once: the login queue is full), of them 503",
         f"{int(refused.group(1)) if refused else 0:,} of {int(total.group(1)) if total else 0:,}")
+    # The control: what any 50 clients cost this machine (they fetch the static page).
+    runner = subprocess.Popen(["wrk", "-t", "2", "-c", "50", "-d", f"{SECONDS + 3}s", public],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.5)
+    control = wrk(private, 1, script=signed, latency=True)[1]
+    runner.wait()
+    row("    control: the same p99 while 50 clients fetch the static page (no sign-in)",
+        f"{control:.2f} ms (×{control / idle:.1f})")
     stop(web)
     stop(proc)
 
