@@ -14,6 +14,8 @@ private final class CountingStorage: SessionStorage {
     let reads = Atomic<Int>(0)
     let counter = Atomic<UInt64>(1)
     let hasCounter: Bool
+    /// Runs after a read has found its record, before it is returned (a write racing it).
+    let afterRead = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(hasCounter: Bool = true) { self.hasCounter = hasCounter }
 
@@ -21,7 +23,9 @@ private final class CountingStorage: SessionStorage {
     func insert(_ record: SessionRecord, limit: Int) throws { try base.insert(record, limit: limit) }
     func session(tokenDigest: [UInt8]) throws -> SessionRecord? {
         reads.add(1, ordering: .relaxed)
-        return try base.session(tokenDigest: tokenDigest)
+        let found = try base.session(tokenDigest: tokenDigest)
+        afterRead.withLock { $0 }?()
+        return found
     }
     func touch(tokenDigest: [UInt8], lastSeen: Int64) throws {
         try base.touch(tokenDigest: tokenDigest, lastSeen: lastSeen)
@@ -75,6 +79,17 @@ struct CachedSessionStorageTests {
         try cache.insert(record(5), limit: 1)
         #expect(try cache.session(tokenDigest: record(4).tokenDigest) == nil)
         #expect(cache.count <= 1)
+    }
+
+    @Test("a sign-out racing a request's read: the ended session is not held (own writes move no counter)")
+    func raceWithSignOut() throws {
+        let base = CountingStorage()
+        let cache = CachedSessionStorage(base)
+        try cache.insert(record(1), limit: 16)
+        base.afterRead.withLock { $0 = { _ = try? cache.remove(tokenDigest: record(1).tokenDigest) } }
+        #expect(try cache.session(tokenDigest: record(1).tokenDigest) == record(1))  // read before the sign-out
+        base.afterRead.withLock { $0 = nil }
+        #expect(try cache.session(tokenDigest: record(1).tokenDigest) == nil)
     }
 
     @Test("bounded: at most capacity sessions held; an unknown token is never held")

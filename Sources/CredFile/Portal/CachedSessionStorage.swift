@@ -51,7 +51,16 @@ public final class CachedSessionStorage: SessionStorage {
         }
     }
 
-    private let held = Mutex<[[UInt8]: Held]>([:])
+    /// The sessions held, and how many of this storage's own removals there have been: a
+    /// session read from the storage is held only when no removal came in between (else a
+    /// sign-out racing a request could leave the ended session in memory, and this
+    /// storage's own writes do not move the change counter).
+    private struct State {
+        var held: [[UInt8]: Held] = [:]
+        var removals: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
 
     /// Sessions of `base` held in memory, at most `capacity` of them.
     public init(_ base: any SessionStorage, capacity: Int = defaultCapacity) {
@@ -60,7 +69,7 @@ public final class CachedSessionStorage: SessionStorage {
     }
 
     /// How many sessions are held in memory now.
-    public var count: Int { held.withLock { $0.count } }
+    public var count: Int { state.withLock { $0.held.count } }
 
     /// See ``SessionStorage/key(named:)``.
     public func key(named name: String) throws -> SecretBytes { try base.key(named: name) }
@@ -68,8 +77,8 @@ public final class CachedSessionStorage: SessionStorage {
     /// See ``SessionStorage/insert(_:limit:)``: the user's sessions held are dropped, since
     /// the storage may have ended its oldest.
     public func insert(_ record: SessionRecord, limit: Int) throws {
+        defer { forget { held, _ in held.user == record.user } }
         try base.insert(record, limit: limit)
-        forget { $0.user == record.user }
     }
 
     /// See ``SessionStorage/session(tokenDigest:)``: from memory while the storage's change
@@ -79,7 +88,8 @@ public final class CachedSessionStorage: SessionStorage {
     public func session(tokenDigest: [UInt8]) throws -> SessionRecord? {
         let counter = try base.changeCounter()
         let now = Self.monotonicSeconds()
-        if let entry = held.withLock({ $0[tokenDigest] }) {
+        let (entry, removals) = state.withLock { ($0.held[tokenDigest], $0.removals) }
+        if let entry {
             let current =
                 if let counter { entry.counter == counter } else {
                     entry.counter == nil && now - entry.read < Self.trustSeconds
@@ -87,15 +97,15 @@ public final class CachedSessionStorage: SessionStorage {
             if current { return entry.record(tokenDigest) }
         }
         let record = try base.session(tokenDigest: tokenDigest)
-        held.withLock { held in
-            guard let record else {
-                held[tokenDigest] = nil
+        state.withLock { state in
+            guard let record, state.removals == removals else {
+                state.held[tokenDigest] = nil
                 return
             }
-            if held[tokenDigest] == nil, held.count >= capacity {
-                for key in held.keys.prefix(max(1, held.count / 2)) { held[key] = nil }
+            if state.held[tokenDigest] == nil, state.held.count >= capacity {
+                for key in state.held.keys.prefix(max(1, state.held.count / 2)) { state.held[key] = nil }
             }
-            held[tokenDigest] = Held(
+            state.held[tokenDigest] = Held(
                 user: record.user, entryDigest: record.entryDigest, started: record.started, lastSeen: record.lastSeen,
                 counter: counter, read: now)
         }
@@ -105,18 +115,18 @@ public final class CachedSessionStorage: SessionStorage {
     /// See ``SessionStorage/touch(tokenDigest:lastSeen:)``.
     public func touch(tokenDigest: [UInt8], lastSeen: Int64) throws {
         try base.touch(tokenDigest: tokenDigest, lastSeen: lastSeen)
-        held.withLock { $0[tokenDigest]?.lastSeen = lastSeen }
+        state.withLock { $0.held[tokenDigest]?.lastSeen = lastSeen }
     }
 
     /// See ``SessionStorage/remove(tokenDigest:)``.
     @discardableResult public func remove(tokenDigest: [UInt8]) throws -> Bool {
-        held.withLock { $0[tokenDigest] = nil }
+        defer { forget { _, key in key == tokenDigest } }
         return try base.remove(tokenDigest: tokenDigest)
     }
 
     /// See ``SessionStorage/removeAll(user:)``.
     @discardableResult public func removeAll(user: String?) throws -> Int {
-        forget { user == nil || $0.user == user }
+        defer { forget { held, _ in user == nil || held.user == user } }
         return try base.removeAll(user: user)
     }
 
@@ -126,10 +136,12 @@ public final class CachedSessionStorage: SessionStorage {
     /// See ``SessionStorage/changeCounter()``: the storage's.
     public func changeCounter() throws -> UInt64? { try base.changeCounter() }
 
-    /// Drops the sessions held that `matching` picks (without copying the rest).
-    private func forget(_ matching: (Held) -> Bool) {
-        held.withLock { held in
-            for key in held.compactMap({ matching($0.value) ? $0.key : nil }) { held[key] = nil }
+    /// After a write to the storage (done or failed), drops the sessions held that
+    /// `matching` picks (without copying the rest) and counts a removal.
+    private func forget(_ matching: (Held, [UInt8]) -> Bool) {
+        state.withLock { state in
+            state.removals &+= 1
+            for key in state.held.compactMap({ matching($0.value, $0.key) ? $0.key : nil }) { state.held[key] = nil }
         }
     }
 
