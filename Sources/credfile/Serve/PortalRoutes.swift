@@ -108,19 +108,6 @@ final class Portal: Sendable {
         devices = DeviceCookies(key: try storage.key(named: DeviceCookies.keyName))
     }
 
-    /// `Set-Cookie` for a device cookie (SPEC §11: `__Host-credfile-device`, one year;
-    /// `SameSite=Strict`, since only the own sign-in form needs it; Decisions §11).
-    func deviceCookie(_ value: String) -> String {
-        "\(DeviceCookies.cookieName)=\(value); Path=/; Max-Age=\(DeviceCookies.lifetime); Secure; HttpOnly; SameSite=Strict"
-    }
-
-    /// The known device the request's device cookie shows for `username`, if any.
-    func device(_ request: ServeRequest, username: String) -> KnownDevice? {
-        CookieHeader.values(named: DeviceCookies.cookieName, in: request.header("cookie")).lazy.compactMap {
-            self.devices.device(cookieValue: $0, username: username.utf8, now: PortalRoutes.now())
-        }.first
-    }
-
     /// `Set-Cookie` for a new session's token (SPEC §11's attributes, exactly).
     func sessionCookie(_ token: SessionToken) -> String {
         if let domain = settings.cookieDomain {
