@@ -152,6 +152,7 @@ enum BrowserHarness {
             }
             #expect(BrowserHarness.axeFindings(result).isEmpty, "\(BrowserHarness.axeFindings(result))")
             #expect((result["axe-passes"] as? [String: Int])?["probe"] ?? 0 > 0, "axe checked nothing: \(result)")
+            #expect((result["axe-version"] as? String)?.hasPrefix("4.") == true, "\(result)")
             #expect(access(profile.screenshots + "/probe.png", R_OK) == 0)
         }
     }

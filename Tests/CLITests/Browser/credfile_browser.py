@@ -1,5 +1,5 @@
 """A real browser for credfile's tests: Debian's chromium, headless, driven through
-Debian's chromedriver by Selenium, with axe-core (axe-selenium-python) for accessibility.
+Debian's chromedriver by Selenium, with axe-core 4.9 (selenium-axe-python) for accessibility.
 
 A scenario is a small Python file beside this one that the Swift test runs with the
 peers' venv python (BrowserHarness.run in Tests/CLITests/BrowserSupport.swift):
@@ -188,11 +188,12 @@ class Browser:
     def axe(self, page, impacts=("serious", "critical")):
         """Runs axe-core on the page; returns its findings of `impacts` (id, impact, help,
         the elements), and keeps every finding's id in the result under axe-all[page]."""
-        from axe_selenium_python import Axe
+        from selenium_axe_python import Axe
 
         axe = Axe(self.driver)
         axe.inject()
         results = axe.run()
+        self.run.result["axe-version"] = results["testEngine"]["version"]
         self.run.result.setdefault("axe-all", {})[page] = [v["id"] for v in results["violations"]]
         self.run.result.setdefault("axe-passes", {})[page] = len(results["passes"])
         return [
