@@ -32,11 +32,6 @@ import Glibc
             granted: "✅ Access granted"),
     ]
 
-    /// `serve --portal` on a unix socket of group www-data (as the socket unit makes it).
-    static func startPortal(_ session: CLISession, file: String) throws -> (Serve.Service, String) {
-        try IntegrationServeProxyTests.startServe(session, file: file, ["--portal", "--log", "stderr"])
-    }
-
     /// The browser's visit (`portal_journey.py`) to `site`'s `protected` page, in both
     /// languages, checked step by step.
     static func visit(
@@ -121,31 +116,12 @@ import Glibc
             Comment(rawValue: BrowserHarness.skipNote + "; " + ExternalTool.skipNote("nginx"))))
     func nginx() throws {
         try withSession { session in
-            let nginx = try ExternalTool.path("nginx")
             let profile = try BrowserHarness.profile(in: session)
-            let file = try Serve.users(session)
-            let (service, socket) = try Self.startPortal(session, file: file)
-            let prefix = session.path("nginx")
-            for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
-            let root = try RecipeTests.webRoot(session, "var-www-example.org", privatePage: true)
-            let port = try Integration.freePort()
-            let httpPort = try Integration.freePort()
-            try session.write(
-                "nginx/credfile-portal.conf",
-                try Recipe.nginxSite(
-                    "portal/nginx.conf", port: port, httpPort: httpPort, tls: true, root: root,
-                    certificates: profile.certificates,
-                    more: [("unix:/run/credfile/web.sock", "unix:\(socket)")]))
-            try session.write(
-                "nginx/nginx.conf",
-                RecipeTests.nginxConfiguration(prefix: prefix, sites: [prefix + "/credfile-portal.conf"]))
-            let daemon = try Daemon(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], logIn: session)
-            defer { daemon.stop() }
-            try Integration.waitForPort(port, of: daemon)
-            try Self.visit(
-                session, profile: profile, site: "https://\(Recipe.siteName):\(port)", protected: "/private/?a=1&b=2",
-                screenshots: true
-            ) { "serve: \(service.log)\nnginx: \(session.text("nginx/logs/error.log"))" }
+            try BrowserHarness.withPortalBehindNginx(session, profile: profile) { site in
+                try Self.visit(
+                    session, profile: profile, site: site.url, protected: "/private/?a=1&b=2", screenshots: true,
+                    context: site.logs)
+            }
         }
     }
 
@@ -156,41 +132,12 @@ import Glibc
             Comment(rawValue: BrowserHarness.skipNote + "; " + ExternalTool.skipNote("caddy", "setpriv"))))
     func caddy() throws {
         try withSession { session in
-            chmod(session.directory, 0o755)
             let profile = try BrowserHarness.profile(in: session)
-            let file = try Serve.users(session)
-            let (service, socket) = try Self.startPortal(session, file: file)
-            let root = try RecipeTests.webRoot(session, "var-www-example.org", privatePage: true)
-            let port = try Integration.freePort()
-            let home = Integration.caddyHome(session)
-            // The test CA's certificate where the caddy user can read it (the key 0600, its own).
-            let certificate = home + "/server.pem"
-            let key = home + "/server.key"
-            try FileManager.default.copyItem(atPath: profile.certificates.certificate, toPath: certificate)
-            try FileManager.default.copyItem(atPath: profile.certificates.key, toPath: key)
-            let caddy = try #require(getpwnam("caddy"), "no caddy user").pointee
-            for path in [certificate, key] { chown(path, caddy.pw_uid, caddy.pw_gid) }
-            chmod(key, 0o600)
-            let site = try Recipe.example(
-                "portal/Caddyfile",
-                replacing: [
-                    ("\(Recipe.siteName) {", "https://\(Recipe.siteName):\(port) {"),
-                    ("\t# tls internal\n", "\ttls \(certificate) \(key)\n"),
-                    ("root * /var/www/\(Recipe.siteName)", "root * \(root)"),
-                    ("unix//run/credfile/web.sock", "unix/\(socket)"),
-                ])
-            // The test's own global options: no admin endpoint, no change to the system's
-            // trust store, no http redirect server on port 80.
-            let config = try session.write(
-                "Caddyfile", "{\n\tadmin off\n\tskip_install_trust\n\tauto_https disable_redirects\n}\n\n" + site)
-            chmod(config, 0o644)
-            let daemon = try Integration.startCaddy(session, config: config, home: home)
-            defer { daemon.stop() }
-            try Integration.waitForPort(port, of: daemon)
-            try Self.visit(
-                session, profile: profile, site: "https://\(Recipe.siteName):\(port)", protected: "/private/?a=1&b=2",
-                screenshots: false
-            ) { "serve: \(service.log)\ncaddy: \(daemon.output)" }
+            try BrowserHarness.withPortalBehindCaddy(session, profile: profile) { site in
+                try Self.visit(
+                    session, profile: profile, site: site.url, protected: "/private/?a=1&b=2", screenshots: false,
+                    context: site.logs)
+            }
         }
     }
 }

@@ -17,6 +17,10 @@ peers' venv python (BrowserHarness.run in Tests/CLITests/BrowserSupport.swift):
 
     cb.main(scenario)
 
+A browser: open(url), url, text(), html(), reload(), back(), wait_for_url(part),
+fill(css, text), submit(button_css), sign_in(user, password), sign_out(everywhere=False),
+cookies(), cookie(name), fields(), screenshot(name), axe(page); b.driver is Selenium's.
+
 The parameters come as JSON on standard input (never on the command line: they hold
 passwords); the result goes as JSON to the file the test named. The browser trusts the
 test's own certificate authority through the NSS database in the run's HOME (made by
@@ -139,13 +143,17 @@ class Browser:
             lambda d: d.execute_script("return document.readyState") == "complete"
         )
 
+    def fill(self, css, text):
+        """Types `text` into the field `css` names (emptied first)."""
+        field = self.driver.find_element(By.CSS_SELECTOR, css)
+        field.clear()
+        field.send_keys(text)
+
     def sign_in(self, user, password):
         """Types `user` and `password` into the sign-in page's fields, as a person would,
         and sends the form (the page must be the sign-in page)."""
-        name = self.driver.find_element(By.CSS_SELECTOR, "input[autocomplete=username]")
-        name.clear()
-        name.send_keys(user)
-        self.driver.find_element(By.CSS_SELECTOR, "input[autocomplete=current-password]").send_keys(password)
+        self.fill("input[autocomplete=username]", user)
+        self.fill("input[autocomplete=current-password]", password)
         self.submit("form button[type=submit]")
 
     def sign_out(self, everywhere=False):
