@@ -144,9 +144,10 @@ extension BrowserHarness {
     }
 
     /// `Examples/portal/nginx.conf` (workers as www-data) in front of `serve --portal
-    /// serveArguments`.
+    /// serveArguments`, on https with `certificates` (a ``Profile``'s, for a browser).
     static func withPortalBehindNginx(
-        _ session: CLISession, profile: Profile, serveArguments: [String] = [], _ body: (PortalSite) throws -> Void
+        _ session: CLISession, certificates: Recipe.Certificates, serveArguments: [String] = [],
+        _ body: (PortalSite) throws -> Void
     ) throws {
         let nginx = try ExternalTool.path("nginx")
         let file = try IntegrationServeTests.users(session)
@@ -161,7 +162,7 @@ extension BrowserHarness {
             "nginx/credfile-portal.conf",
             try Recipe.nginxSite(
                 "portal/nginx.conf", port: port, httpPort: httpPort, tls: true, root: root,
-                certificates: profile.certificates, more: [("unix:/run/credfile/web.sock", "unix:\(socket)")]))
+                certificates: certificates, more: [("unix:/run/credfile/web.sock", "unix:\(socket)")]))
         try session.write(
             "nginx/nginx.conf",
             RecipeTests.nginxConfiguration(prefix: prefix, sites: [prefix + "/credfile-portal.conf"]))
