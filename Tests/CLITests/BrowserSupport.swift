@@ -175,10 +175,11 @@ extension BrowserHarness {
             })
     }
 
-    /// `Examples/portal/Caddyfile` (as the caddy user, the profile's certificate in place of
+    /// `Examples/portal/Caddyfile` (as the caddy user, `certificates` in place of
     /// `# tls internal`) in front of `serve --portal serveArguments`.
     static func withPortalBehindCaddy(
-        _ session: CLISession, profile: Profile, serveArguments: [String] = [], _ body: (PortalSite) throws -> Void
+        _ session: CLISession, certificates: Recipe.Certificates, serveArguments: [String] = [],
+        _ body: (PortalSite) throws -> Void
     ) throws {
         chmod(session.directory, 0o755)
         let file = try IntegrationServeTests.users(session)
@@ -190,8 +191,8 @@ extension BrowserHarness {
         // The test CA's certificate where the caddy user can read it (the key 0600, its own).
         let certificate = home + "/server.pem"
         let key = home + "/server.key"
-        try FileManager.default.copyItem(atPath: profile.certificates.certificate, toPath: certificate)
-        try FileManager.default.copyItem(atPath: profile.certificates.key, toPath: key)
+        try FileManager.default.copyItem(atPath: certificates.certificate, toPath: certificate)
+        try FileManager.default.copyItem(atPath: certificates.key, toPath: key)
         let caddy = try #require(getpwnam("caddy"), "no caddy user").pointee
         for path in [certificate, key] { chown(path, caddy.pw_uid, caddy.pw_gid) }
         chmod(key, 0o600)
