@@ -32,11 +32,6 @@ import Glibc
             granted: "✅ Access granted"),
     ]
 
-    /// `serve --portal` on a unix socket of group www-data (as the socket unit makes it).
-    static func startPortal(_ session: CLISession, file: String) throws -> (Serve.Service, String) {
-        try IntegrationServeProxyTests.startServe(session, file: file, ["--portal", "--log", "stderr"])
-    }
-
     /// The browser's visit (`portal_journey.py`) to `site`'s `protected` page, in both
     /// languages, checked step by step.
     static func visit(
@@ -121,31 +116,12 @@ import Glibc
             Comment(rawValue: BrowserHarness.skipNote + "; " + ExternalTool.skipNote("nginx"))))
     func nginx() throws {
         try withSession { session in
-            let nginx = try ExternalTool.path("nginx")
             let profile = try BrowserHarness.profile(in: session)
-            let file = try Serve.users(session)
-            let (service, socket) = try Self.startPortal(session, file: file)
-            let prefix = session.path("nginx")
-            for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
-            let root = try RecipeTests.webRoot(session, "var-www-example.org", privatePage: true)
-            let port = try Integration.freePort()
-            let httpPort = try Integration.freePort()
-            try session.write(
-                "nginx/credfile-portal.conf",
-                try Recipe.nginxSite(
-                    "portal/nginx.conf", port: port, httpPort: httpPort, tls: true, root: root,
-                    certificates: profile.certificates,
-                    more: [("unix:/run/credfile/web.sock", "unix:\(socket)")]))
-            try session.write(
-                "nginx/nginx.conf",
-                RecipeTests.nginxConfiguration(prefix: prefix, sites: [prefix + "/credfile-portal.conf"]))
-            let daemon = try Daemon(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], logIn: session)
-            defer { daemon.stop() }
-            try Integration.waitForPort(port, of: daemon)
-            try Self.visit(
-                session, profile: profile, site: "https://\(Recipe.siteName):\(port)", protected: "/private/?a=1&b=2",
-                screenshots: true
-            ) { "serve: \(service.log)\nnginx: \(session.text("nginx/logs/error.log"))" }
+            try BrowserHarness.withPortalBehindNginx(session, certificates: profile.certificates) { site in
+                try Self.visit(
+                    session, profile: profile, site: site.url, protected: "/private/?a=1&b=2", screenshots: true,
+                    context: site.logs)
+            }
         }
     }
 
@@ -156,41 +132,12 @@ import Glibc
             Comment(rawValue: BrowserHarness.skipNote + "; " + ExternalTool.skipNote("caddy", "setpriv"))))
     func caddy() throws {
         try withSession { session in
-            chmod(session.directory, 0o755)
             let profile = try BrowserHarness.profile(in: session)
-            let file = try Serve.users(session)
-            let (service, socket) = try Self.startPortal(session, file: file)
-            let root = try RecipeTests.webRoot(session, "var-www-example.org", privatePage: true)
-            let port = try Integration.freePort()
-            let home = Integration.caddyHome(session)
-            // The test CA's certificate where the caddy user can read it (the key 0600, its own).
-            let certificate = home + "/server.pem"
-            let key = home + "/server.key"
-            try FileManager.default.copyItem(atPath: profile.certificates.certificate, toPath: certificate)
-            try FileManager.default.copyItem(atPath: profile.certificates.key, toPath: key)
-            let caddy = try #require(getpwnam("caddy"), "no caddy user").pointee
-            for path in [certificate, key] { chown(path, caddy.pw_uid, caddy.pw_gid) }
-            chmod(key, 0o600)
-            let site = try Recipe.example(
-                "portal/Caddyfile",
-                replacing: [
-                    ("\(Recipe.siteName) {", "https://\(Recipe.siteName):\(port) {"),
-                    ("\t# tls internal\n", "\ttls \(certificate) \(key)\n"),
-                    ("root * /var/www/\(Recipe.siteName)", "root * \(root)"),
-                    ("unix//run/credfile/web.sock", "unix/\(socket)"),
-                ])
-            // The test's own global options: no admin endpoint, no change to the system's
-            // trust store, no http redirect server on port 80.
-            let config = try session.write(
-                "Caddyfile", "{\n\tadmin off\n\tskip_install_trust\n\tauto_https disable_redirects\n}\n\n" + site)
-            chmod(config, 0o644)
-            let daemon = try Integration.startCaddy(session, config: config, home: home)
-            defer { daemon.stop() }
-            try Integration.waitForPort(port, of: daemon)
-            try Self.visit(
-                session, profile: profile, site: "https://\(Recipe.siteName):\(port)", protected: "/private/?a=1&b=2",
-                screenshots: false
-            ) { "serve: \(service.log)\ncaddy: \(daemon.output)" }
+            try BrowserHarness.withPortalBehindCaddy(session, certificates: profile.certificates) { site in
+                try Self.visit(
+                    session, profile: profile, site: site.url, protected: "/private/?a=1&b=2", screenshots: false,
+                    context: site.logs)
+            }
         }
     }
 }
@@ -271,5 +218,85 @@ import Glibc
             #expect(signedIn.status == 200)
             #expect(signedIn.header("Remote-User") == "alice" && signedIn.header("X-Credfile-User") == "alice")
         }
+    }
+
+    @Test(
+        "nginx's portal recipe keeps a client's own forwarding headers from serve: X-Forwarded-Host cannot make another host its own, X-Original-URL cannot choose rd, the check is internal",
+        .enabled(
+            if: ExternalTool.runnable("nginx", "curl", "openssl"),
+            Comment(rawValue: ExternalTool.skipNote("nginx", "curl", "openssl"))))
+    func nginxOverridesForwardingHeaders() throws {
+        try withSession { session in
+            let certificates = try Recipe.certificates(in: session)
+            try BrowserHarness.withPortalBehindNginx(session, certificates: certificates) { site in
+                try Self.expectForwardingHeadersOverridden(session, site, certificates: certificates, nginx: true)
+            }
+        }
+    }
+
+    @Test(
+        "Caddy's portal recipe keeps a client's own forwarding headers from serve: X-Forwarded-Host cannot make another host its own, X-Original-URL cannot choose rd",
+        .enabled(
+            if: ExternalTool.runnable("caddy", "setpriv", "curl", "openssl"),
+            Comment(rawValue: ExternalTool.skipNote("caddy", "setpriv", "curl", "openssl"))))
+    func caddyOverridesForwardingHeaders() throws {
+        try withSession { session in
+            let certificates = try Recipe.certificates(in: session)
+            try BrowserHarness.withPortalBehindCaddy(session, certificates: certificates) { site in
+                try Self.expectForwardingHeadersOverridden(session, site, certificates: certificates, nginx: false)
+            }
+        }
+    }
+
+    /// Asks `site` with curl, as a client sending its own forwarding headers: they must not
+    /// reach serve (the own host stays the site's for `rd` and a posted sign-in; the page
+    /// asked for is the web server's to name).
+    static func expectForwardingHeadersOverridden(
+        _ session: CLISession, _ site: BrowserHarness.PortalSite, certificates: Recipe.Certificates, nginx: Bool
+    ) throws {
+        let port = try #require(Int(site.url.split(separator: ":").last ?? ""))
+        let curl = try ExternalTool.path("curl")
+        func ask(_ path: String, _ headers: [String], data: String? = nil) throws -> (
+            status: String, head: String, body: String
+        ) {
+            let config = try session.write(
+                "curl-forwarding.cfg",
+                "resolve = \"\(Recipe.siteName):\(port):127.0.0.1\"\ncacert = \"\(certificates.authority)\"\n"
+                    + headers.map { "header = \"\($0)\"\n" }.joined() + (data.map { "data = \"\($0)\"\n" } ?? ""))
+            let result = try Integration.run(
+                curl, ["-s", "-S", "-D", "-", "--max-time", "30", "-K", config, site.url + path], in: session)
+            let parts = result.stdout.components(separatedBy: "\r\n\r\n")
+            let status = parts[0].split(separator: " ").dropFirst().first.map(String.init) ?? "none: \(result)"
+            return (status, parts[0], parts.dropFirst().joined(separator: "\r\n\r\n"))
+        }
+        // nginx's check is its own (internal): a browser cannot ask it.
+        if nginx { #expect(try ask("/.credfile/auth", []).status == "404") }
+        // Another host named by the client is not the page's own: rd to it is dropped, and a
+        // sign-in posted from it is refused.
+        let page = try ask("/.credfile/login?rd=https%3A%2F%2Fevil.example%2F", ["X-Forwarded-Host: evil.example"])
+        #expect(page.status == "200" && !page.body.contains("evil.example"), "\(page.body)\n\(site.logs())")
+        let form = try ask("/.credfile/login", [])
+        let preSession = try #require(form.head.firstMatch(of: /__Host-credfile-form=([A-Za-z0-9_-]{43})/)?.1)
+        let csrf = try #require(form.body.firstMatch(of: /name="csrf" value="([^"]+)"/)?.1)
+        let post = { (origin: String, host: String?) in
+            try ask(
+                "/.credfile/login",
+                [
+                    "Origin: \(origin)", "Cookie: __Host-credfile-form=\(preSession)",
+                    "Content-Type: application/x-www-form-urlencoded",
+                ] + (host.map { ["X-Forwarded-Host: \($0)"] } ?? []),
+                data: "csrf=\(csrf)&username=alice&password=not-the-password-1")
+        }
+        #expect(try post(site.url, nil).status == "200", "the own origin's post is answered: \(site.logs())")
+        let forged = try post("https://evil.example", "evil.example")
+        #expect(forged.status == "403", "\(forged.head)")
+        // The page asked for is the web server's to name, whatever the client sends.
+        let protected = try ask(
+            "/private/", ["X-Original-URL: https://evil.example/", "X-Forwarded-Uri: /evil", "Accept: text/html"])
+        #expect(protected.status == "302", "\(protected.head)\n\(site.logs())")
+        let login = "/.credfile/login?rd=https%3A%2F%2F\(Recipe.siteName)%3A\(port)%2Fprivate%2F"
+        #expect(
+            protected.head.lowercased().contains("location: \(nginx ? site.url : "")\(login)\r\n".lowercased()),
+            "\(protected.head)")
     }
 }

@@ -130,6 +130,95 @@ enum BrowserHarness {
     }
 }
 
+/// The sign-in page behind the shipped recipes, for browser scenarios: `serve --portal`
+/// on a www-data unix socket (users alice and josé, IntegrationServeTests' passwords) and
+/// nginx or Caddy on https with the profile's certificate, as `Examples/portal/` has them
+/// (ports, paths and certificate changed only), in front of a static site whose
+/// `/private/` holds "private page". Everything stops when `body` returns.
+extension BrowserHarness {
+    /// A running site: its https address, `serve`, and the servers' logs for messages.
+    struct PortalSite {
+        var url: String
+        var service: IntegrationServeTests.Service
+        var logs: () -> String
+    }
+
+    /// `Examples/portal/nginx.conf` (workers as www-data) in front of `serve --portal
+    /// serveArguments`, on https with `certificates` (a ``Profile``'s, for a browser).
+    static func withPortalBehindNginx(
+        _ session: CLISession, certificates: Recipe.Certificates, serveArguments: [String] = [],
+        _ body: (PortalSite) throws -> Void
+    ) throws {
+        let nginx = try ExternalTool.path("nginx")
+        let file = try IntegrationServeTests.users(session)
+        let (service, socket) = try IntegrationServeProxyTests.startServe(
+            session, file: file, ["--portal", "--log", "stderr"] + serveArguments)
+        let prefix = session.path("nginx")
+        for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
+        let root = try RecipeTests.webRoot(session, "var-www-example.org", privatePage: true)
+        let port = try Integration.freePort()
+        let httpPort = try Integration.freePort()
+        try session.write(
+            "nginx/credfile-portal.conf",
+            try Recipe.nginxSite(
+                "portal/nginx.conf", port: port, httpPort: httpPort, tls: true, root: root,
+                certificates: certificates, more: [("unix:/run/credfile/web.sock", "unix:\(socket)")]))
+        try session.write(
+            "nginx/nginx.conf",
+            RecipeTests.nginxConfiguration(prefix: prefix, sites: [prefix + "/credfile-portal.conf"]))
+        let daemon = try Daemon(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], logIn: session)
+        defer { daemon.stop() }
+        try Integration.waitForPort(port, of: daemon)
+        try body(
+            PortalSite(url: "https://\(Recipe.siteName):\(port)", service: service) {
+                "serve: \(service.log)\nnginx: \(session.text("nginx/logs/error.log"))"
+            })
+    }
+
+    /// `Examples/portal/Caddyfile` (as the caddy user, `certificates` in place of
+    /// `# tls internal`) in front of `serve --portal serveArguments`.
+    static func withPortalBehindCaddy(
+        _ session: CLISession, certificates: Recipe.Certificates, serveArguments: [String] = [],
+        _ body: (PortalSite) throws -> Void
+    ) throws {
+        chmod(session.directory, 0o755)
+        let file = try IntegrationServeTests.users(session)
+        let (service, socket) = try IntegrationServeProxyTests.startServe(
+            session, file: file, ["--portal", "--log", "stderr"] + serveArguments)
+        let root = try RecipeTests.webRoot(session, "var-www-example.org", privatePage: true)
+        let port = try Integration.freePort()
+        let home = Integration.caddyHome(session)
+        // The test CA's certificate where the caddy user can read it (the key 0600, its own).
+        let certificate = home + "/server.pem"
+        let key = home + "/server.key"
+        try FileManager.default.copyItem(atPath: certificates.certificate, toPath: certificate)
+        try FileManager.default.copyItem(atPath: certificates.key, toPath: key)
+        let caddy = try #require(getpwnam("caddy"), "no caddy user").pointee
+        for path in [certificate, key] { chown(path, caddy.pw_uid, caddy.pw_gid) }
+        chmod(key, 0o600)
+        let site = try Recipe.example(
+            "portal/Caddyfile",
+            replacing: [
+                ("\(Recipe.siteName) {", "https://\(Recipe.siteName):\(port) {"),
+                ("\t# tls internal\n", "\ttls \(certificate) \(key)\n"),
+                ("root * /var/www/\(Recipe.siteName)", "root * \(root)"),
+                ("unix//run/credfile/web.sock", "unix/\(socket)"),
+            ])
+        // The test's own global options: no admin endpoint, no change to the system's
+        // trust store, no http redirect server on port 80.
+        let config = try session.write(
+            "Caddyfile", "{\n\tadmin off\n\tskip_install_trust\n\tauto_https disable_redirects\n}\n\n" + site)
+        chmod(config, 0o644)
+        let daemon = try Integration.startCaddy(session, config: config, home: home)
+        defer { daemon.stop() }
+        try Integration.waitForPort(port, of: daemon)
+        try body(
+            PortalSite(url: "https://\(Recipe.siteName):\(port)", service: service) {
+                "serve: \(service.log)\ncaddy: \(daemon.output)"
+            })
+    }
+}
+
 /// The harness's own check: that a page of the test CA is trusted, a `__Host-` cookie is
 /// kept with its attributes, and axe and screenshots work.
 @Suite(.serialized) struct BrowserHarnessTests {
@@ -152,6 +241,7 @@ enum BrowserHarness {
             }
             #expect(BrowserHarness.axeFindings(result).isEmpty, "\(BrowserHarness.axeFindings(result))")
             #expect((result["axe-passes"] as? [String: Int])?["probe"] ?? 0 > 0, "axe checked nothing: \(result)")
+            #expect((result["axe-version"] as? String)?.hasPrefix("4.") == true, "\(result)")
             #expect(access(profile.screenshots + "/probe.png", R_OK) == 0)
         }
     }

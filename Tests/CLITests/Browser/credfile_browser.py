@@ -1,5 +1,5 @@
 """A real browser for credfile's tests: Debian's chromium, headless, driven through
-Debian's chromedriver by Selenium, with axe-core (axe-selenium-python) for accessibility.
+Debian's chromedriver by Selenium, with axe-core 4.9 (selenium-axe-python) for accessibility.
 
 A scenario is a small Python file beside this one that the Swift test runs with the
 peers' venv python (BrowserHarness.run in Tests/CLITests/BrowserSupport.swift):
@@ -16,6 +16,10 @@ peers' venv python (BrowserHarness.run in Tests/CLITests/BrowserSupport.swift):
         return run.result
 
     cb.main(scenario)
+
+A browser: open(url), url, text(), html(), reload(), back(), wait_for_url(part),
+fill(css, text), submit(button_css), sign_in(user, password), sign_out(everywhere=False),
+cookies(), cookie(name), fields(), screenshot(name), axe(page); b.driver is Selenium's.
 
 The parameters come as JSON on standard input (never on the command line: they hold
 passwords); the result goes as JSON to the file the test named. The browser trusts the
@@ -139,13 +143,17 @@ class Browser:
             lambda d: d.execute_script("return document.readyState") == "complete"
         )
 
+    def fill(self, css, text):
+        """Types `text` into the field `css` names (emptied first)."""
+        field = self.driver.find_element(By.CSS_SELECTOR, css)
+        field.clear()
+        field.send_keys(text)
+
     def sign_in(self, user, password):
         """Types `user` and `password` into the sign-in page's fields, as a person would,
         and sends the form (the page must be the sign-in page)."""
-        name = self.driver.find_element(By.CSS_SELECTOR, "input[autocomplete=username]")
-        name.clear()
-        name.send_keys(user)
-        self.driver.find_element(By.CSS_SELECTOR, "input[autocomplete=current-password]").send_keys(password)
+        self.fill("input[autocomplete=username]", user)
+        self.fill("input[autocomplete=current-password]", password)
         self.submit("form button[type=submit]")
 
     def sign_out(self, everywhere=False):
@@ -188,11 +196,12 @@ class Browser:
     def axe(self, page, impacts=("serious", "critical")):
         """Runs axe-core on the page; returns its findings of `impacts` (id, impact, help,
         the elements), and keeps every finding's id in the result under axe-all[page]."""
-        from axe_selenium_python import Axe
+        from selenium_axe_python import Axe
 
         axe = Axe(self.driver)
         axe.inject()
         results = axe.run()
+        self.run.result["axe-version"] = results["testEngine"]["version"]
         self.run.result.setdefault("axe-all", {})[page] = [v["id"] for v in results["violations"]]
         self.run.result.setdefault("axe-passes", {})[page] = len(results["passes"])
         return [
