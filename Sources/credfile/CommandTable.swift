@@ -187,7 +187,7 @@ extension Command {
                 """,
             run: { try $0.export() }),
         Command(
-            "pam", arguments: [.file], options: [.upgrade] + Setting.guardKeys,
+            "pam", arguments: [.file], options: [.upgrade] + Setting.guardKeys + [.group, .groups],
             summary: "a login check for pam_exec.so expose_authtok",
             details: """
                 A login check for Linux-PAM's pam_exec.so expose_authtok: the user is $PAM_USER, \
@@ -202,7 +202,7 @@ extension Command {
             arguments: [
                 .file, ArgumentSpec(name: "PROG", kind: .program), ArgumentSpec(name: "ARG", kind: .programArguments),
             ],
-            options: Setting.guardKeys,
+            options: Setting.guardKeys + [.group, .groups],
             summary: "the qmail checkpassword interface (Dovecot 2.3)",
             details: """
                 The qmail checkpassword interface as Dovecot 2.3 calls it: reads \
@@ -213,7 +213,8 @@ extension Command {
                 """,
             run: { $0.checkpassword() }),
         Command(
-            "helper", arguments: [.file], options: [.protocol, .jobs] + Setting.guardKeys, required: [.protocol],
+            "helper", arguments: [.file], options: [.protocol, .jobs] + Setting.guardKeys + [.group, .groups],
+            required: [.protocol],
             summary: "a long-running Squid basic-auth helper",
             details: """
                 A Squid basic-auth helper: one `user password` line per request (URL-escaped), \
@@ -225,7 +226,7 @@ extension Command {
         Command(
             "serve", arguments: [.file],
             options: [.listen, .socketMode, .socketGroup, .listenPublic, .realm, .cacheSeconds, .trustedProxy]
-                + Setting.portalKeys + Setting.guardKeys,
+                + Setting.portalKeys + Setting.guardKeys + [.groups, .rules],
             summary: "an HTTP login service for nginx auth_request, Caddy forward_auth, Traefik",
             details: """
                 Answers forward-authentication requests (nginx auth_request, Caddy forward_auth, \
