@@ -65,7 +65,10 @@ import Glibc
             let app = "https://app.example.test"
             let cases: [(String, String?, (String, String)?, [String], String)] = [
                 ("bypass, no login", "https://pub.example.test/x", nil, [], "200"),
-                ("bypass, a wrong login is not even checked", "https://pub.example.test/", (Self.bob.0, "x"), [], "200"),
+                (
+                    "bypass, a wrong login is not even checked", "https://pub.example.test/", (Self.bob.0, "x"), [],
+                    "200"
+                ),
                 ("allowed after a login: none yet", app + "/", nil, [], "401"),
                 ("allowed", app + "/", Self.bob, [], "200"),
                 ("wrong password", app + "/", (Self.bob.0, "Limonero-en-flor-2027"), [], "401"),
@@ -75,7 +78,10 @@ import Glibc
                 ("deny for a signed-in user", app + "/secret/x", Self.alice, [], "403"),
                 ("method from X-Original-Method: POST", app + "/write", Self.bob, ["X-Original-Method: POST"], "200"),
                 ("method from X-Original-Method: GET", app + "/write", Self.bob, ["X-Original-Method: GET"], "403"),
-                ("two-factor: no session has a second factor yet", "https://vault.example.test/", Self.alice, [], "403"),
+                (
+                    "two-factor: no session has a second factor yet", "https://vault.example.test/", Self.alice, [],
+                    "403"
+                ),
                 ("no rule matches", "https://other.example.test/", Self.alice, [], "403"),
                 (".. segment", app + "/x/../admin/users", Self.bob, [], "403"),
                 ("encoded .. segment", app + "/x/%2e%2e/admin/users", Self.bob, [], "403"),
@@ -119,7 +125,8 @@ import Glibc
             #expect(kept.status == "403", "\(kept.headers)")
             service.waitForLog("credfile.rules:9: unknown action")
             #expect(
-                service.log.contains("the last good copy stays") && service.log.contains("credfile.rules:9: unknown action"),
+                service.log.contains("the last good copy stays")
+                    && service.log.contains("credfile.rules:9: unknown action"),
                 "\(service.log)")
             // A good one replaces it.
             try session.write("credfile.rules.new", "allow host=app.example.test\n")
@@ -128,7 +135,8 @@ import Glibc
         }
     }
 
-    @Test("serve from an untrusted peer: the original URL is not believed, so a rule can never be chosen by the client (403)",
+    @Test(
+        "serve from an untrusted peer: the original URL is not believed, so a rule can never be chosen by the client (403)",
         .enabled(if: ExternalTool.runnable("curl"), Comment(rawValue: ExternalTool.skipNote("curl"))))
     func untrustedPeer() throws {
         try withSession { session in
@@ -153,7 +161,8 @@ import Glibc
             let rulesResult = try Integration.run(
                 credfile, ["serve", users, "--rules", bad, "--groups", groups] + listen, in: session)
             #expect(rulesResult.status == 2 && rulesResult.stderr.contains("bad.rules:2:"), "\(rulesResult)")
-            let groupsResult = try Integration.run(credfile, ["serve", users, "--groups", badGroups] + listen, in: session)
+            let groupsResult = try Integration.run(
+                credfile, ["serve", users, "--groups", badGroups] + listen, in: session)
             #expect(groupsResult.status == 2 && groupsResult.stderr.contains("bad.htgroup:1:"), "\(groupsResult)")
             let missing = try Integration.run(
                 credfile, ["serve", users, "--rules", session.path("none.rules")] + listen, in: session)
@@ -161,7 +170,9 @@ import Glibc
         }
     }
 
-    @Test("serve --portal with rules: a session's /auth decided by the rules (200, 403), bypass without a cookie, forward-auth's 302 only where a login helps")
+    @Test(
+        "serve --portal with rules: a session's /auth decided by the rules (200, 403), bypass without a cookie, forward-auth's 302 only where a login helps"
+    )
     func portalSessions() throws {
         try withSession { session in
             let (users, rules, groups) = try Self.files(session)
@@ -186,7 +197,8 @@ import Glibc
             #expect(try auth("https://vault.example.test/").status == 403, "no second factor in this session")
             #expect(try auth("https://pub.example.test/", cookie: false).status == 200, "bypass without a cookie")
             #expect(try auth("https://app.example.test/", cookie: false).status == 401)
-            let toLogin = try auth("https://app.example.test/", cookie: false, path: "/.credfile/forward-auth", html: true)
+            let toLogin = try auth(
+                "https://app.example.test/", cookie: false, path: "/.credfile/forward-auth", html: true)
             #expect(toLogin.status == 302, "\(toLogin.headers)")
             let denied = try auth(
                 "https://app.example.test/secret/", cookie: false, path: "/.credfile/forward-auth", html: true)
