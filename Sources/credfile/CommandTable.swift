@@ -194,7 +194,8 @@ extension Command {
                 the password is standard input read to its end (a final NUL, LF or CRLF removed). \
                 Exit 0 granted, 1 denied (nothing printed), 2 misuse (PAM_TYPE other than auth, \
                 no PAM_USER, a password over 4096 bytes), 5 I/O error or a guard database it cannot \
-                write; pam_exec denies on any non-zero exit. The log's rhost is $PAM_RHOST.
+                write; pam_exec denies on any non-zero exit. The log's rhost is $PAM_RHOST. \
+                --group NAME admits only members of NAME in the group file (--groups).
                 """,
             run: { try $0.pam() }),
         Command(
@@ -235,7 +236,10 @@ extension Command {
                 Listens on each --listen, or on the sockets systemd passes; hashes on its own \
                 threads; keeps good logins for --cache-seconds as HMACs, never passwords. With \
                 --portal it also serves the sign-in page under --portal-path (auth, forward-auth, \
-                login, logout) with sessions kept in the state database. SIGHUP re-reads the \
+                login, logout) with sessions kept in the state database. With --rules (and --groups) \
+                the original URL a trusted proxy forwards is decided by the rules (SPEC §13): bypass \
+                200 without a login, not allowed 403, Remote-Groups upstream; both files are re-read \
+                when they change, a bad one keeps the last good copy. SIGHUP re-reads the \
                 configuration, SIGTERM answers the requests in flight and exits 0.
                 """,
             run: { try $0.serve() }),
