@@ -17,7 +17,8 @@ func seconds() -> Double {
 // 1,000 groups of 20 members each, over 2,000 users: every user is in about 10 groups.
 var groupText = ""
 for group in 0..<1000 {
-    groupText += "group\(group): " + (0..<20).map { "user\((group * 37 + $0 * 101) % 2000)" }.joined(separator: " ") + "\n"
+    groupText +=
+        "group\(group): " + (0..<20).map { "user\((group * 37 + $0 * 101) % 2000)" }.joined(separator: " ") + "\n"
 }
 // 100 rules in the shapes of Authelia's and tinyauth's documentation: 98 per-app rules
 // (host, path prefixes and regexes, methods, groups, users, networks), then two catch-alls.
