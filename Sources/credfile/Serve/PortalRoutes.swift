@@ -180,12 +180,17 @@ enum PortalRoutes {
         if let user = try sessionUser(request, generation, portal) {
             return .answer(.response(ServeAccess.signedIn(user, request, service, generation)))
         }
-        if let answer = ServeAccess.beforeSignIn(request, service, generation) { return .answer(.response(answer)) }
+        let checked: ServeAccess.Checked
+        switch ServeAccess.beforeSignIn(request, service, generation) {
+        case .failure(let denial): return .answer(.response(denial.response))
+        case .success(let read): checked = read
+        }
         let denial = denied(request, generation, portal, forward: forward)
         guard portal.settings.basic, request.authorization != nil else { return .answer(.response(denial)) }
         let finish: @Sendable (ServeAnswer) -> ServeAnswer = { answer in
             switch answer {
-            case .granted(let user): .response(ServeAccess.signedIn(user, request, service, generation))
+            case .granted(let user):
+                .response(ServeAccess.signedIn(user, request, service, generation, checked: checked))
             case .denied: .response(denial)
             default: answer
             }

@@ -56,18 +56,36 @@ enum ServeAccess {
         return rules.decide(access)
     }
 
+    /// What the rules said before a login, kept for the answer after it: the files as they
+    /// were read, and the anonymous decision when it stands for every user (a rule that
+    /// names no user or group decided it).
+    struct Checked: Sendable {
+        let rules: AccessRules?
+        let groups: GroupFile?
+        let decision: AccessDecision?
+    }
+
     /// The answer before any login: 200 for `bypass`, 403 for a request no sign-in could
-    /// make allowed (a `deny` rule, no rule, a path that cannot be judged); nil when the
-    /// client must sign in first (or there are no rules).
+    /// make allowed (a `deny` rule, no rule, a path that cannot be judged); otherwise what
+    /// was read, for ``signedIn(_:_:_:_:checked:secondFactor:)``.
     static func beforeSignIn(
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation
-    ) -> HTTPResponse? {
-        guard let rules = files(generation).rules else { return nil }
+    ) -> Result<Checked, Denial> {
+        let (rules, groups) = files(generation)
+        guard let rules else { return .success(Checked(rules: nil, groups: groups, decision: nil)) }
         guard let decision = decide(request, service, generation, rules: rules, user: nil, groups: []) else {
-            return forbidden
+            return .failure(Denial(response: forbidden))
         }
-        if decision.reason == .rule, decision.action == .bypass { return bypassed }
-        return decision.isAllowed || decision.reason == .signInFirst ? nil : forbidden
+        if decision.reason == .rule, decision.action == .bypass { return .failure(Denial(response: bypassed)) }
+        guard decision.isAllowed || decision.reason == .signInFirst else {
+            return .failure(Denial(response: forbidden))
+        }
+        return .success(Checked(rules: rules, groups: groups, decision: decision.reason == .rule ? decision : nil))
+    }
+
+    /// An answer made before any login (a bypass's 200 or a 403).
+    struct Denial: Error {
+        let response: HTTPResponse
     }
 
     /// The answer for `user`, signed in or Basic-authenticated: 200 with `Remote-User`,
@@ -76,12 +94,14 @@ enum ServeAccess {
     /// records yet: it is 403 (Decisions.md §13).
     static func signedIn(
         _ user: String, _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation,
-        secondFactor: Bool = false
+        checked: Checked? = nil, secondFactor: Bool = false
     ) -> HTTPResponse {
-        let (rules, groupFile) = files(generation)
+        let (rules, groupFile) = checked.map { ($0.rules, $0.groups) } ?? files(generation)
         let groups = groupFile?.groups(of: user) ?? []
         if let rules {
-            guard let decision = decide(request, service, generation, rules: rules, user: user, groups: groups),
+            guard
+                let decision = checked?.decision
+                    ?? decide(request, service, generation, rules: rules, user: user, groups: groups),
                 decision.reason == .rule
             else { return forbidden }
             switch decision.action {
@@ -111,10 +131,14 @@ enum ServeAccess {
     static func basic(
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation
     ) -> LoginService.Decision {
-        if let answer = beforeSignIn(request, service, generation) { return .answer(.response(answer)) }
+        let checked: Checked
+        switch beforeSignIn(request, service, generation) {
+        case .failure(let denial): return .answer(.response(denial.response))
+        case .success(let read): checked = read
+        }
         let finish: @Sendable (ServeAnswer) -> ServeAnswer = { answer in
             guard case .granted(let user) = answer else { return answer }
-            return .response(signedIn(user, request, service, generation))
+            return .response(signedIn(user, request, service, generation, checked: checked))
         }
         switch service.decide(request) {
         case .answer(let answer): return .answer(finish(answer))
