@@ -19,12 +19,24 @@ public final class WatchedFile<Value: Sendable>: Sendable {
         public let refused: String?
     }
 
-    private struct State: Sendable {
-        var value: Value
-        var identity: FileCache.Identity?
+    /// One version as last seen: held by reference, so that a request's look costs one
+    /// retain under the lock (two connection threads ask at once).
+    private final class State: Sendable {
+        let value: Value
+        let identity: FileCache.Identity?
         /// Whether the file as last seen was refused, and its version then (so it is reported once).
-        var refused = false
-        var refusedIdentity: FileCache.Identity?
+        let refused: Bool
+        let refusedIdentity: FileCache.Identity?
+
+        init(
+            value: Value, identity: FileCache.Identity?, refused: Bool = false,
+            refusedIdentity: FileCache.Identity? = nil
+        ) {
+            self.value = value
+            self.identity = identity
+            self.refused = refused
+            self.refusedIdentity = refusedIdentity
+        }
     }
 
     /// The file's path.
@@ -55,17 +67,13 @@ public final class WatchedFile<Value: Sendable>: Sendable {
         do {
             guard let (bytes, info) = try FileReader.readWithInfo(path) else { throw CredFileError.missingFile(path) }
             let value = try parse(bytes, path)
-            state.withLock {
-                $0.value = value
-                $0.identity = FileCache.Identity(info)
-                $0.refused = false
-            }
+            let fresh = State(value: value, identity: FileCache.Identity(info))
+            state.withLock { $0 = fresh }
             return Reading(value: value, refused: nil)
         } catch {
-            state.withLock {
-                $0.refused = true
-                $0.refusedIdentity = identity  // nil: missing, reported once until it is back
-            }
+            // nil identity: missing, reported once until it is back.
+            let kept = State(value: known.value, identity: known.identity, refused: true, refusedIdentity: identity)
+            state.withLock { $0 = kept }
             return Reading(value: known.value, refused: (error as? CredFileError)?.message ?? "\(error)")
         }
     }
