@@ -90,6 +90,8 @@ let package = Package(
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
         .executableTarget(
             name: "credfile-server-example", dependencies: ["CredFile"], path: "Examples/ServerLogins"),
+        // SPEC §13's decision timed in-process: `bash Benchmarks/run.sh access`.
+        .executableTarget(name: "credfile-access-bench", dependencies: ["CredFile"], path: "Benchmarks/access"),
         // The README's library example, as it stands there (ReadmeExampleTests runs it).
         .executableTarget(
             name: "credfile-getting-started", dependencies: ["CredFile"], path: "Examples/GettingStarted"),

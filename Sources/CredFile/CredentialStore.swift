@@ -36,6 +36,11 @@ public struct CredentialStore: Sendable {
     /// path (``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3``). Nil (the
     /// default): passwords alone.
     public var secondFactor: SecondFactor?
+    /// The group every login of the one login path must be in (SPEC §13's `--group` of
+    /// `pam`, `checkpassword` and `helper`): a good password of a user who is not a member
+    /// is denied (``LoginDenial/notInGroup``), counted and logged as every denial. Nil
+    /// (the default): any user of the file.
+    public var requiredGroup: GroupRequirement?
 
     /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
     let cache: FileCache?

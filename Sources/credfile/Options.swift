@@ -69,6 +69,11 @@ extension Setting {
     /// `access --user NAME`: who is signed in (none: an anonymous request).
     static let accessUser = Setting(
         "user", .text, placeholder: "NAME", summary: "the signed-in user of the request (none: anonymous)", key: false)
+    /// `pam|checkpassword|helper --group NAME` (SPEC §13): only members of the group (in
+    /// `groups = GROUPFILE`) log in.
+    static let group = Setting(
+        "group", .text, placeholder: "NAME", summary: "log in only members of this group of the group file (--groups)",
+        key: false)
     /// `access --address IP`: the client's address.
     static let address = Setting("address", .text, placeholder: "IP", summary: "the client's address", key: false)
     /// `access --method M`.
@@ -86,7 +91,7 @@ extension Setting {
     static let options: [Setting] =
         keys + [
             json, help, version, config, dryRun, existing, hashed, from, to, reset, end, enroll, remove, issuer,
-            `protocol`, url, accessUser, address, method, generateMan, generateCompletion,
+            `protocol`, url, accessUser, group, address, method, generateMan, generateCompletion,
         ]
 
     /// The option spelled `spelling` (`--json`, `-h`, `--no-guard`), if any.

@@ -109,10 +109,19 @@ extension CredentialStore {
         let holdsNUL = password.bytes.withUnsafeBytes { $0.contains(0) }
         let checked = holdsNUL ? nil : text
         func check() throws -> Verification {
-            if let secondFactor, let checked { return try withCode(secondFactor, checked) }
-            return try verifyUnguarded(
-                username: checked ?? Self.unmatchableName, password: password,
-                upgradeOnSuccess: upgradeOnSuccess && checked != nil)
+            let result: Verification
+            if let secondFactor, let checked {
+                result = try withCode(secondFactor, checked)
+            } else {
+                result = try verifyUnguarded(
+                    username: checked ?? Self.unmatchableName, password: password,
+                    upgradeOnSuccess: upgradeOnSuccess && checked != nil)
+            }
+            // SPEC §13: with a required group, a good password of a non-member is a denial.
+            if result.granted, let requiredGroup, let checked, !requiredGroup.admits(checked) {
+                return Verification(granted: false, upgraded: result.upgraded, upgradeError: nil, denial: .notInGroup)
+            }
+            return result
         }
         // SPEC §14: a user with a line in the secrets file needs a code. With `otp-append`
         // the code is the password's last 6 bytes; without, the login is denied (after the

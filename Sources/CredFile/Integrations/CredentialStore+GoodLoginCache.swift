@@ -82,6 +82,11 @@ extension CredentialStore {
     ) throws -> CachedAnswer {
         let name = Array(usernameBytes)
         let sent = password.asSent
+        // SPEC §13: a cached good login of a user no longer in the required group is
+        // checked again, so that the one login path denies it and logs why.
+        if let requiredGroup, !requiredGroup.admits(String(decoding: name, as: UTF8.self)) {
+            return .uncached(UncachedLogin(usernameBytes: name, password: password, client: client, cache: cache))
+        }
         let lookUp = LoginGuard.CacheLookUp(
             holds: {
                 guard let expiry = cache.expiry(username: name, password: sent) else { return false }

@@ -335,7 +335,11 @@ final class HTTPDaemon {
             state.portal.withLock { $0 = (request, [], false) }
             return .YES  // decided once the request (and its body) is whole
         }
-        switch context.service.decide(request) {
+        let generation = context.service.generation
+        let decision =
+            ServeAccess.isActive(generation)
+            ? ServeAccess.basic(request, context.service, generation) : context.service.decide(request)
+        switch decision {
         case .answer(let answer):
             state.answer.withLock { $0 = answer }
             logUnavailable(answer)
@@ -372,7 +376,8 @@ final class HTTPDaemon {
         }
         var request = ServeRequest(peer: peer)
         // Only a portal reads the other headers (a Basic check pays for none of them).
-        request.collectsHeaders = context.service.generation.portal != nil
+        let generation = context.service.generation
+        request.collectsHeaders = generation.portal != nil || ServeAccess.isActive(generation)
         withUnsafeMutablePointer(to: &request) { pointer in
             _ = MHD_get_connection_values_n(
                 connection, .HEADER_KIND,
@@ -397,7 +402,7 @@ final class HTTPDaemon {
                     } else if request.pointee.collectsHeaders {
                         let lowercase = String(
                             decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-                        if PortalRoutes.headerNames.contains(lowercase) {
+                        if PortalRoutes.headerNames.contains(lowercase) || ServeAccess.headerNames.contains(lowercase) {
                             let joined = request.pointee.headers[lowercase].map {
                                 $0 + Array((lowercase == "cookie" ? "; " : ", ").utf8) + bytes
                             }

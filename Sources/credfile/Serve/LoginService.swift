@@ -124,6 +124,9 @@ final class LoginService: Sendable {
         var portal: PortalSettings?
         /// §14's one-time codes of FILE's users (`otp-file`, `otp-append`).
         var secondFactor: SecondFactor?
+        /// §13's `rules` and `groups`, read again when they change (``ServeAccess``).
+        var rules: WatchedFile<AccessRules>?
+        var groups: WatchedFile<GroupFile>?
     }
 
     /// One generation of settings with the store and cache made from them.

@@ -175,17 +175,26 @@ enum PortalRoutes {
     // MARK: The checks
 
     /// `{prefix}/auth` and `{prefix}/forward-auth`: a session, else Basic (with `basic =
-    /// yes`), else 401 — or, for `forward-auth` and a browser, 302 to the sign-in page.
+    /// yes`), else 401 — or, for `forward-auth` and a browser, 302 to the sign-in page;
+    /// §13's rules decide first what needs no sign-in (``ServeAccess``).
     private static func check(
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation, _ portal: Portal,
         forward: Bool
     ) throws -> LoginService.Decision {
-        if let user = try sessionUser(request, generation, portal) { return .answer(.response(granted(user))) }
+        if let user = try sessionUser(request, generation, portal) {
+            return .answer(.response(ServeAccess.signedIn(user, request, service, generation)))
+        }
+        let checked: ServeAccess.Checked
+        switch ServeAccess.beforeSignIn(request, service, generation) {
+        case .failure(let denial): return .answer(.response(denial.response))
+        case .success(let read): checked = read
+        }
         let denial = denied(request, generation, portal, forward: forward)
         guard portal.settings.basic, request.authorization != nil else { return .answer(.response(denial)) }
         let finish: @Sendable (ServeAnswer) -> ServeAnswer = { answer in
             switch answer {
-            case .granted(let user): .response(granted(user))
+            case .granted(let user):
+                .response(ServeAccess.signedIn(user, request, service, generation, checked: checked))
             case .denied: .response(denial)
             default: answer
             }
@@ -226,8 +235,8 @@ enum PortalRoutes {
         }
     }
 
-    /// 200 with the headers upstream (SPEC §11). `Remote-Groups` (comma-separated) is
-    /// left out while the user has no groups (§13 is not built yet), since libmicrohttpd
+    /// 200 with the headers upstream (SPEC §11). `Remote-Groups` (comma-separated, from
+    /// §13's group file) is left out while the user has no groups, since libmicrohttpd
     /// sends no header with an empty value; a proxy reads a missing header as empty.
     static func granted(_ user: String, groups: [String] = []) -> HTTPResponse {
         var headers: [HTTPResponse.Header] = [.init(name: "Remote-User", value: user)]
@@ -300,7 +309,8 @@ enum PortalRoutes {
         let (preSession, cookie) = try preSession(request)
         let page = PortalPage.signedIn(
             language: language(request, portal), siteTitle: portal.settings.title, prefix: portal.settings.prefix,
-            csrf: portal.antiForgery.token(for: Array(preSession.utf8)), user: user, groups: [])
+            csrf: portal.antiForgery.token(for: Array(preSession.utf8)), user: user,
+            groups: ServeAccess.files(generation).groups?.groups(of: user) ?? [])
         return .page(200, page, cookies: cookie.map { [$0] } ?? [])
     }
 

@@ -161,7 +161,8 @@ extension CommandContext {
             file: file, policy: try invocation.policy(), realm: realm,
             cacheLifetime: .seconds(invocation.cacheSeconds ?? 300), trustedProxies: proxies,
             loginGuard: try loginGuard(service: "serve"), portal: try portalSettings(),
-            secondFactor: try secondFactor())
+            secondFactor: try secondFactor(), rules: try invocation.text(.rules).map { try WatchedFile(rulesFile: $0) },
+            groups: try invocation.groups.map { try WatchedFile(groupFile: $0) })
     }
 
     /// The sign-in page's settings (SPEC §11), nil without `--portal`.
