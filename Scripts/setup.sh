@@ -68,7 +68,7 @@ test_packages=(
     oathtool qrencode                           # reference TOTP codes and QR codes (SPEC §14)
 )
 # PyPI: the peers that made the test vectors, used as reference verifiers.
-pip_packages=(passlib==1.7.4 'Django==5.2.*' 'Werkzeug==3.1.*' bcrypt==4.0.1 argon2-cffi)
+pip_packages=(passlib==1.7.4 'Django==5.2.*' 'Werkzeug==3.1.*' bcrypt==4.0.1 argon2-cffi pyotp==2.9.0)
 peers_venv=.build/peers-venv
 
 command -v swift >/dev/null || {
@@ -134,7 +134,7 @@ install_missing --hold-services "${test_packages[@]}"
 # The peers' venv, made again when it is missing, broken or pinned differently.
 stamp="$peers_venv/credfile-peers.txt"
 if [ "$(cat "$stamp" 2>/dev/null)" != "${pip_packages[*]}" ] ||
-    ! "$peers_venv/bin/python3" -c 'import passlib, django, werkzeug, bcrypt, argon2' >/dev/null 2>&1; then
+    ! "$peers_venv/bin/python3" -c 'import passlib, django, werkzeug, bcrypt, argon2, pyotp' >/dev/null 2>&1; then
     echo "setup: installing ${pip_packages[*]} into $peers_venv" >&2
     rm -rf "$peers_venv"
     /usr/bin/python3 -m venv "$peers_venv"

@@ -141,6 +141,14 @@ public struct CredentialStore: Sendable {
         /// Why the login was denied (nil when granted): for logs, never for the caller's
         /// answer, which must be the same for every denial.
         public var denial: LoginDenial? = nil
+        /// The password was right and the user has a second factor, which the caller asks
+        /// for in a step of its own (``SecondFactor/separateStep``, the sign-in page): not
+        /// granted yet, and neither counted as a failure nor logged; the code goes to
+        /// ``CredentialStore/verifyCode(usernameBytes:code:client:)``.
+        public var awaitsCode = false
+        /// The login carried a one-time code that was accepted (`otp-append`): a cache of
+        /// good logins must not remember it, or a replay would be answered from there.
+        var usedCode = false
     }
 
     /// Checks a login: true only when `username`'s first entry is well-formed and

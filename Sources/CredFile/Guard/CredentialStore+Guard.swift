@@ -97,6 +97,9 @@ extension CredentialStore {
             guard secondFactor.appended else {
                 let result = try verifyUnguarded(username: username, password: password, upgradeOnSuccess: false)
                 guard result.granted else { return result }
+                if secondFactor.separateStep {
+                    return Verification(granted: false, upgraded: false, upgradeError: nil, awaitsCode: true)
+                }
                 return Verification(granted: false, upgraded: false, upgradeError: nil, denial: .secondFactorRequired)
             }
             let (typed, code) = Self.splitCode(password)
@@ -106,7 +109,9 @@ extension CredentialStore {
             else {
                 return Verification(granted: false, upgraded: result.upgraded, upgradeError: nil, denial: .wrongCode)
             }
-            return result
+            var accepted = result
+            accepted.usedCode = true
+            return accepted
         }
         guard let loginGuard else { return try check() }
         return try loginGuard.attempt(username: name, client: client, afterCacheMiss: afterCacheMiss, check)

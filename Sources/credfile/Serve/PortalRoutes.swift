@@ -87,6 +87,9 @@ final class Portal: Sendable {
     let antiForgery: AntiForgery
     /// Failed logins by client address (SPEC §11's `address-free-failures`).
     let throttle: AddressThrottle
+    /// §14's sign-ins waiting for their code, and the seal of an enrolment's form.
+    let pendingSignIns: PendingSignIns
+    let enrolmentSeal: EnrolmentSeal
 
     /// The pre-session cookie the anti-forgery token is bound to (Decisions §11).
     static let preSessionCookie = "__Host-credfile-form"
@@ -102,6 +105,8 @@ final class Portal: Sendable {
         sessions = try PortalSessions(storage: storage, limits: settings.limits)
         antiForgery = AntiForgery(key: try storage.key(named: AntiForgery.keyName))
         throttle = AddressThrottle(freeFailures: settings.addressFreeFailures, maximumDelay: settings.maximumDelay)
+        pendingSignIns = try PendingSignIns(storage: storage)
+        enrolmentSeal = EnrolmentSeal(key: try storage.key(named: EnrolmentSeal.keyName))
     }
 
     /// `Set-Cookie` for a new session's token (SPEC §11's attributes, exactly).
@@ -161,7 +166,9 @@ enum PortalRoutes {
                             headers: [HTTPResponse.Header(name: "Content-Type", value: "text/css; charset=utf-8")]
                                 + PortalPage.securityHeaders.map { HTTPResponse.Header(name: $0.name, value: $0.value) },
                             body: Array(portal.settings.stylesheet.utf8))))
-            default: return .answer(.response(.notFound))
+            default:
+                return try PortalSecondFactor.decide(route: route, request, body: body, service, generation, portal)
+                    ?? .answer(.response(.notFound))
             }
         } catch {
             return .answer(.unavailable(reason: "the state database cannot be used: \(error)"))
@@ -192,7 +199,7 @@ enum PortalRoutes {
     /// A login through the one login path, throttled by client address (SPEC §11): while
     /// the address must wait, denied unchecked; otherwise decided by `decide`, and its
     /// answer counted for the address before `finish` makes the request's answer.
-    private static func throttled(
+    static func throttled(
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation, _ portal: Portal,
         finish: @escaping @Sendable (ServeAnswer) -> ServeAnswer, decide: () -> LoginService.Decision
     ) -> LoginService.Decision {
@@ -255,10 +262,18 @@ enum PortalRoutes {
     static func sessionUser(
         _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal
     ) throws -> String? {
+        try session(request, generation, portal)?.user
+    }
+
+    /// The valid session of the request's cookie, with what its record knows (whether its
+    /// sign-in had a second factor, ``SessionRecord/secondFactor``, for §13's `two-factor`).
+    static func session(
+        _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal
+    ) throws -> SessionRecord? {
         for value in CookieHeader.values(named: portal.cookieName, in: request.header("cookie")) {
             guard let token = SessionToken(cookieValue: value) else { continue }
-            let check = try portal.sessions.check(token, now: now()) { try generation.store.entryLine(named: $0) }
-            if case .signedIn(let user) = check { return user }
+            let record = try portal.sessions.signedIn(token, now: now()) { try generation.store.entryLine(named: $0) }
+            if let record { return record }
         }
         return nil
     }
@@ -266,7 +281,7 @@ enum PortalRoutes {
     // MARK: The pages
 
     /// `GET {prefix}/login`, and the page again after a denial.
-    private static func loginPage(
+    static func loginPage(
         _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal, failed: Bool,
         username: String? = nil, rd: String? = nil
     ) throws -> HTTPResponse {
@@ -287,9 +302,11 @@ enum PortalRoutes {
             return .redirect(303, to: portal.settings.prefix + "/login")
         }
         let (preSession, cookie) = try preSession(request)
+        let csrf = portal.antiForgery.token(for: Array(preSession.utf8))
         let page = PortalPage.signedIn(
             language: language(request, portal), siteTitle: portal.settings.title, prefix: portal.settings.prefix,
-            csrf: portal.antiForgery.token(for: Array(preSession.utf8)), user: user, groups: [])
+            csrf: csrf, user: user, groups: [],
+            secondFactor: try PortalSecondFactor.section(request, generation, portal, user: user, csrf: csrf))
         return .page(200, page, cookies: cookie.map { [$0] } ?? [])
     }
 
@@ -328,10 +345,13 @@ enum PortalRoutes {
             default: return answer
             }
         }
+        let codeStep = PortalSecondFactor.codeStep(
+            generation, portal, target: rd.flatMap { redirect(Array($0.utf8), request, generation, portal) })
         return throttled(request, service, generation, portal, finish: finish) {
             password.withUnsafeBytes { bytes in
                 service.decideLogin(
-                    usernameBytes: Array(username.utf8), password: Password(utf8: bytes), request: request)
+                    usernameBytes: Array(username.utf8), password: Password(utf8: bytes), request: request,
+                    codeStep: codeStep)
             }
         }
     }
@@ -357,7 +377,7 @@ enum PortalRoutes {
 
     /// The form of a POST from the own origin carrying its anti-forgery token; nil (403)
     /// otherwise. A body that is not a well-formed form has no token either.
-    private static func acceptedForm(
+    static func acceptedForm(
         _ request: ServeRequest, body: [UInt8], _ generation: LoginService.Generation, _ portal: Portal
     ) throws -> FormFields? {
         guard let host = ownHost(request, generation),
@@ -375,7 +395,7 @@ enum PortalRoutes {
     // MARK: Helpers
 
     /// The request's own host (a trusted peer's `X-Forwarded-Host`, else `Host`).
-    private static func ownHost(_ request: ServeRequest, _ generation: LoginService.Generation) -> String? {
+    static func ownHost(_ request: ServeRequest, _ generation: LoginService.Generation) -> String? {
         OriginalURL.host(
             host: request.header("host"), forwardedHost: request.header("x-forwarded-host"),
             peerIsTrusted: request.peerIsTrusted(generation.settings.trustedProxies))
@@ -393,7 +413,7 @@ enum PortalRoutes {
     }
 
     /// The browser's pre-session cookie, or a new one with its `Set-Cookie`.
-    private static func preSession(_ request: ServeRequest) throws -> (String, String?) {
+    static func preSession(_ request: ServeRequest) throws -> (String, String?) {
         for value in CookieHeader.values(named: Portal.preSessionCookie, in: request.header("cookie"))
         where SessionToken(cookieValue: value) != nil {  // 43 characters of base64url, 32 bytes
             return (String(decoding: value, as: UTF8.self), nil)
@@ -402,7 +422,7 @@ enum PortalRoutes {
         return (fresh, "\(Portal.preSessionCookie)=\(fresh); Path=/; Secure; HttpOnly; SameSite=Lax")
     }
 
-    private static func language(_ request: ServeRequest, _ portal: Portal) -> PortalLanguage {
+    static func language(_ request: ServeRequest, _ portal: Portal) -> PortalLanguage {
         PortalLanguage.negotiate(request.header("accept-language"), fixed: portal.settings.language)
     }
 
