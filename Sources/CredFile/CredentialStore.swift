@@ -144,7 +144,7 @@ public struct CredentialStore: Sendable {
         /// The password was right and the user has a second factor, which the caller asks
         /// for in a step of its own (``SecondFactor/separateStep``, the sign-in page): not
         /// granted yet, and neither counted as a failure nor logged; the code goes to
-        /// ``CredentialStore/verifyCode(usernameBytes:code:client:)``.
+        /// `verifyCode(usernameBytes:code:client:)`.
         public var awaitsCode = false
         /// The login carried a one-time code that was accepted (`otp-append`): a cache of
         /// good logins must not remember it, or a replay would be answered from there.

@@ -27,7 +27,7 @@ public struct SecondFactor: Sendable {
     /// The caller asks for the code in a step of its own (the sign-in page's second step,
     /// SPEC §14): a right password of a user with a second factor is answered
     /// ``CredentialStore/Verification/awaitsCode`` instead of denied, and the code is checked
-    /// by ``CredentialStore/verifyCode(usernameBytes:code:client:)``. Ignored with ``appended``.
+    /// by `verifyCode(usernameBytes:code:client:)`. Ignored with ``appended``.
     public var separateStep = false
     /// The credential file, whose default state database keeps the codes' steps.
     let credentialFile: String
