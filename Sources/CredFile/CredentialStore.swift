@@ -146,9 +146,6 @@ public struct CredentialStore: Sendable {
         /// granted yet, and neither counted as a failure nor logged; the code goes to
         /// `verifyCode(usernameBytes:code:client:)`.
         public var awaitsCode = false
-        /// The login carried a one-time code that was accepted (`otp-append`): a cache of
-        /// good logins must not remember it, or a replay would be answered from there.
-        var usedCode = false
     }
 
     /// Checks a login: true only when `username`'s first entry is well-formed and

@@ -244,9 +244,18 @@ struct PortalSecondFactorTests {
             #expect(try IntegrationServeTests.ask(session, url, user: ("alice", password)).status == "401")
             let good = try IntegrationServeTests.ask(session, url, user: ("alice", password + code))
             #expect(good.status == "200" && good.header("X-Credfile-User") == "alice", "\(service.log)")
-            // A code works once, also for serve's cache of good logins.
-            let replay = try IntegrationServeTests.ask(session, url, user: ("alice", password + code))
-            #expect(replay.status == "401", "\(service.log)")
+            // A browser resends the same header with every request: serve's cache of good
+            // logins lets it in again (Decisions §14), a fresh check never does.
+            let repeated = try IntegrationServeTests.ask(session, url, user: ("alice", password + code))
+            #expect(repeated.status == "200", "\(service.log)")
+            let uncachedPort = try Integration.freePort()
+            let uncached = try IntegrationServeTests.Service(
+                session, file: file, listen: "127.0.0.1:\(uncachedPort)",
+                ["--otp-append", "--cache-seconds", "0", "--log", "stderr"])
+            let replay = try IntegrationServeTests.ask(
+                session, "http://127.0.0.1:\(uncachedPort)/auth", user: ("alice", password + code))
+            #expect(replay.status == "401", "\(uncached.log)")
+            #expect(uncached.log.contains("reason=wrong-code"), "\(uncached.log)")
         }
     }
 

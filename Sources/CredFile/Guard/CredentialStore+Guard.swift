@@ -109,9 +109,7 @@ extension CredentialStore {
             else {
                 return Verification(granted: false, upgraded: result.upgraded, upgradeError: nil, denial: .wrongCode)
             }
-            var accepted = result
-            accepted.usedCode = true
-            return accepted
+            return result
         }
         guard let loginGuard else { return try check() }
         return try loginGuard.attempt(username: name, client: client, afterCacheMiss: afterCacheMiss, check)

