@@ -172,6 +172,8 @@ final class LoginService: Sendable {
         /// user with a second factor, given the name (the code page); nil: such a login is
         /// denied (`second-factor-required`) unless `otp-append` carries the code.
         var codeStep: (@Sendable (String) -> ServeAnswer)? = nil
+        /// The known device the sign-in comes from (SPEC §11), counted on its own.
+        var device: KnownDevice? = nil
     }
 
     /// What to do with a request.
@@ -245,9 +247,10 @@ final class LoginService: Sendable {
 
     /// Decides one login, Basic's or the sign-in form's (the one login path): answered at
     /// once by the cache of good logins when it can, else a job for a hashing thread.
-    /// `codeStep`: see ``Job/codeStep``.
+    /// `codeStep`: see ``Job/codeStep``; `device`: the known device of a sign-in (SPEC §11),
+    /// counted by the guard on its own.
     func decideLogin(
-        usernameBytes: [UInt8], password: Password, request: ServeRequest,
+        usernameBytes: [UInt8], password: Password, request: ServeRequest, device: KnownDevice? = nil,
         codeStep: (@Sendable (String) -> ServeAnswer)? = nil
     ) -> Decision {
         // No name that could be in FILE: nothing to hash or count.
@@ -263,7 +266,8 @@ final class LoginService: Sendable {
                 // The library's cache admission (SPEC §10): an answer without a hash (a cached
                 // login, or a throttled or locked-out name's denial), or the login to check.
                 switch try generation.store.cachedAnswer(
-                    usernameBytes: usernameBytes, password: password, client: rhost?.description, cache: cache)
+                    usernameBytes: usernameBytes, password: password, client: rhost?.description, cache: cache,
+                    device: device)
                 {
                 case .answered(let answer): return .answer(answer.granted ? .granted(user: name) : .denied)
                 case .uncached(let login): uncached = login
@@ -277,7 +281,7 @@ final class LoginService: Sendable {
         return .check(
             Job(
                 username: usernameBytes, password: password, uncached: uncached, name: name, rhost: rhost,
-                generation: generation, queued: .now, codeStep: separateStep ? codeStep : nil))
+                generation: generation, queued: .now, codeStep: separateStep ? codeStep : nil, device: device))
     }
 
     /// Queues `job` fairly between client addresses and checks it on a hashing thread when
@@ -347,7 +351,7 @@ final class LoginService: Sendable {
                 } else {
                     try store.verify(
                         usernameBytes: job.username, password: job.password, upgradeOnSuccess: false,
-                        client: job.rhost?.description)
+                        client: job.rhost?.description, device: job.device)
                 }
         } catch {
             return .unavailable(reason: "\(error)")

@@ -92,10 +92,12 @@ enum PortalSecondFactor {
                     let token = try portal.sessions.start(
                         user: user, line: line, now: PortalRoutes.now(), client: client?.description,
                         userAgent: userAgent, secondFactor: true)
+                    let device = portal.deviceCookie(
+                        try portal.devices.issue(username: user.utf8, now: PortalRoutes.now()))
                     return .response(
                         .redirect(
                             303, to: taken.target ?? portal.settings.prefix + "/",
-                            cookies: [portal.sessionCookie(token), expiredCookie]))
+                            cookies: [portal.sessionCookie(token), device, expiredCookie]))
                 } catch {
                     return .unavailable(reason: "a session could not be stored: \(error)")
                 }
