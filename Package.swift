@@ -110,8 +110,9 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: ["credfile", "CredFile", "CredFileTestSupport"],
-            // C sources of test harnesses, compiled by the tests with gcc (not by SwiftPM).
-            exclude: ["Fixtures"]
+            // C sources of test harnesses, compiled by the tests with gcc, and the browser
+            // tests' Python scenarios, run by the venv's python: neither is SwiftPM's.
+            exclude: ["Fixtures", "Browser"]
         ),
     ],
     swiftLanguageModes: [.v6]

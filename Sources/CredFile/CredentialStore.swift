@@ -146,6 +146,11 @@ public struct CredentialStore: Sendable {
         /// Why the login was denied (nil when granted): for logs, never for the caller's
         /// answer, which must be the same for every denial.
         public var denial: LoginDenial? = nil
+        /// The password was right and the user has a second factor, which the caller asks
+        /// for in a step of its own (``SecondFactor/separateStep``, the sign-in page): not
+        /// granted yet, and neither counted as a failure nor logged; the code goes to
+        /// `verifyCode(usernameBytes:code:client:)`.
+        public var awaitsCode = false
     }
 
     /// Checks a login: true only when `username`'s first entry is well-formed and

@@ -79,7 +79,7 @@ import Glibc
                 ("method from X-Original-Method: POST", app + "/write", Self.bob, ["X-Original-Method: POST"], "200"),
                 ("method from X-Original-Method: GET", app + "/write", Self.bob, ["X-Original-Method: GET"], "403"),
                 (
-                    "two-factor: no session has a second factor yet", "https://vault.example.test/", Self.alice, [],
+                    "two-factor: a Basic login has no second factor", "https://vault.example.test/", Self.alice, [],
                     "403"
                 ),
                 ("no rule matches", "https://other.example.test/", Self.alice, [], "403"),

@@ -133,7 +133,7 @@ struct SecondFactorTests {
             #expect(try store.write { try $0.codeSteps.accept(user: Array("bob".utf8), step: 8) })
             #expect(try store.read { try $0.codeSteps.lastStep(user: Array("bob".utf8)) } == 8)
             let connection = try SQLiteConnection(path: path, busyTimeout: 1000)
-            #expect(try SQLiteStateStore.userVersion(connection) == 3)
+            #expect(try SQLiteStateStore.userVersion(connection) == SQLiteStateStore.schemaVersion)
             #expect(try GuardDatabase(path: path, owner: nil).row(Array("bob".utf8))?.count == 3)
         }
     }

@@ -134,6 +134,9 @@ extension CredentialStore {
             guard secondFactor.appended else {
                 let result = try verifyUnguarded(username: username, password: password, upgradeOnSuccess: false)
                 guard result.granted else { return result }
+                if secondFactor.separateStep {
+                    return Verification(granted: false, upgraded: false, upgradeError: nil, awaitsCode: true)
+                }
                 return Verification(granted: false, upgraded: false, upgradeError: nil, denial: .secondFactorRequired)
             }
             let (typed, code) = Self.splitCode(password)

@@ -184,7 +184,10 @@ public final class LoginGuard: Sendable {
             try? database.release(key, policy: policy)
             throw error
         }
-        if result.granted {
+        if result.awaitsCode {
+            // A right password whose code comes next (SPEC §14): the code's attempt counts.
+            try? database.release(key, policy: policy)
+        } else if result.granted {
             do {
                 try database.clear(key)
             } catch {

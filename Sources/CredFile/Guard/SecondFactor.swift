@@ -24,6 +24,11 @@ public struct SecondFactor: Sendable {
     public let otpFile: String
     /// `otp-append`: the last 6 characters of a password are the code.
     public var appended: Bool
+    /// The caller asks for the code in a step of its own (the sign-in page's second step,
+    /// SPEC §14): a right password of a user with a second factor is answered
+    /// ``CredentialStore/Verification/awaitsCode`` instead of denied, and the code is checked
+    /// by `verifyCode(usernameBytes:code:client:)`. Ignored with ``appended``.
+    public var separateStep = false
     /// The credential file, whose default state database keeps the codes' steps.
     let credentialFile: String
     /// `state` as given; nil for the default beside the credential file.
@@ -132,6 +137,10 @@ public struct SecondFactor: Sendable {
         let secret: SecretBytes
         /// The issuer shown by the authenticator app.
         public let issuer: String
+
+        /// The secret in RFC 4648 base32 without padding, the key a person types into an
+        /// app that cannot scan (show it once, never log it).
+        public var key: String { secret.withUnsafeBytes { OATH.base32(Array($0)) } ?? "" }
 
         /// The `otpauth://totp/ISSUER:USER?secret=BASE32&issuer=ISSUER` URI an
         /// authenticator app scans (holds the secret: show it once, never log it).

@@ -39,6 +39,8 @@ public final class CachedSessionStorage: SessionStorage {
         let entryDigest: [UInt8]
         let started: Int64
         var lastSeen: Int64
+        /// Whether its sign-in checked a second factor (§13's `two-factor`).
+        let secondFactor: Bool
         /// The change counter when it was read (nil: the storage keeps none).
         let counter: UInt64?
         /// When it was read (monotonic seconds).
@@ -47,7 +49,7 @@ public final class CachedSessionStorage: SessionStorage {
         func record(_ tokenDigest: [UInt8]) -> SessionRecord {
             SessionRecord(
                 tokenDigest: tokenDigest, user: user, entryDigest: entryDigest, started: started, lastSeen: lastSeen,
-                client: nil, userAgent: nil)
+                client: nil, userAgent: nil, secondFactor: secondFactor)
         }
     }
 
@@ -107,7 +109,7 @@ public final class CachedSessionStorage: SessionStorage {
             }
             state.held[tokenDigest] = Held(
                 user: record.user, entryDigest: record.entryDigest, started: record.started, lastSeen: record.lastSeen,
-                counter: counter, read: now)
+                secondFactor: record.secondFactor, counter: counter, read: now)
         }
         return record
     }

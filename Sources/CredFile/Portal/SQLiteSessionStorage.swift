@@ -9,6 +9,9 @@ public final class SQLiteSessionStorage: SessionStorage {
     private let store: any StateStore
     private let keys = Mutex<[String: SecretBytes]>([:])
 
+    /// The state store, shared with §14's pending sign-ins (``PendingSignIns``).
+    var stateStore: any StateStore { store }
+
     /// The state database's file.
     public var path: String { store.location }
 

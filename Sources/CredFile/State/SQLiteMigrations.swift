@@ -45,6 +45,23 @@ extension SQLiteStateStore {
         """
         CREATE TABLE code_steps (user BLOB PRIMARY KEY NOT NULL, step INTEGER NOT NULL) WITHOUT ROWID;
         """,
+        // step 4 is register's (the lead fills the gap at merge)
+        "SELECT 1;",
+        // step 5 is passkeys' (the lead fills the gap at merge)
+        "SELECT 1;",
+        // 6: SPEC §14's sign-ins waiting for their code (SQLitePendingSignInTable): only the
+        // token's SHA-256; and whether a session's sign-in had a second factor (§13's `two-factor`).
+        """
+        CREATE TABLE pending_sign_ins (
+            token_sha256 BLOB PRIMARY KEY NOT NULL,
+            user BLOB NOT NULL,
+            entry_digest BLOB NOT NULL,
+            expires INTEGER NOT NULL,
+            target BLOB NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX pending_sign_ins_by_age ON pending_sign_ins (expires);
+        ALTER TABLE sessions ADD COLUMN second_factor INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The schema version this credfile writes: the number of ``migrations``.

@@ -162,6 +162,7 @@ final class SQLiteTables: StateTables {
     let identity: StateFile.Identity?
     let sqliteSessions: SQLiteSessionTable
     let sqliteCodeSteps: SQLiteCodeStepTable
+    let sqlitePendingSignIns: SQLitePendingSignInTable
     /// `PRAGMA data_version`, prepared once (``changeCounter()``).
     private let dataVersion: SQLiteStatement
     /// Random bits told apart from every other connection's (``changeCounter()``).
@@ -173,6 +174,7 @@ final class SQLiteTables: StateTables {
         sqliteFailures = try SQLiteFailureTable(connection)
         sqliteSessions = try SQLiteSessionTable(connection)
         sqliteCodeSteps = try SQLiteCodeStepTable(connection)
+        sqlitePendingSignIns = try SQLitePendingSignInTable(connection)
         dataVersion = try connection.prepare("PRAGMA data_version")
         epoch = UInt64.random(in: 0...UInt64(UInt32.max)) << 32
     }
@@ -191,6 +193,7 @@ final class SQLiteTables: StateTables {
     var failures: any FailureTable { sqliteFailures }
     var sessions: any SessionTable { sqliteSessions }
     var codeSteps: any CodeStepTable { sqliteCodeSteps }
+    var pendingSignIns: any PendingSignInTable { sqlitePendingSignIns }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns,
     /// rolled back when it throws.

@@ -33,4 +33,6 @@ protocol StateTables: AnyObject {
     var sessions: any SessionTable { get }
     /// §14's last accepted code step per user.
     var codeSteps: any CodeStepTable { get }
+    /// §14's sign-ins waiting for their one-time code.
+    var pendingSignIns: any PendingSignInTable { get }
 }

@@ -171,6 +171,10 @@ final class LoginService: Sendable {
         /// What turns the login's answer into the request's (the sign-in form's session and
         /// page, SPEC §11); nil: the answer as it is.
         var finish: (@Sendable (ServeAnswer) -> ServeAnswer)? = nil
+        /// The sign-in form's second step (SPEC §14): the answer to a right password of a
+        /// user with a second factor, given the name (the code page); nil: such a login is
+        /// denied (`second-factor-required`) unless `otp-append` carries the code.
+        var codeStep: (@Sendable (String) -> ServeAnswer)? = nil
         /// The known device the sign-in comes from (SPEC §11), counted on its own.
         var device: KnownDevice? = nil
     }
@@ -246,16 +250,21 @@ final class LoginService: Sendable {
 
     /// Decides one login, Basic's or the sign-in form's (the one login path): answered at
     /// once by the cache of good logins when it can, else a job for a hashing thread.
-    /// `device`: the known device of a sign-in (SPEC §11), counted by the guard on its own.
+    /// `codeStep`: see ``Job/codeStep``; `device`: the known device of a sign-in (SPEC §11),
+    /// counted by the guard on its own.
     func decideLogin(
-        usernameBytes: [UInt8], password: Password, request: ServeRequest, device: KnownDevice? = nil
+        usernameBytes: [UInt8], password: Password, request: ServeRequest, device: KnownDevice? = nil,
+        codeStep: (@Sendable (String) -> ServeAnswer)? = nil
     ) -> Decision {
         // No name that could be in FILE: nothing to hash or count.
         guard let name = String(validating: usernameBytes, as: UTF8.self) else { return .answer(.denied) }
         let generation = self.generation
         let rhost = clientAddress(request, generation)
         var uncached: CredentialStore.UncachedLogin? = nil
-        if let cache = generation.cache {
+        // A login with a step for the code is checked by the store itself, whose answer
+        // says when the code comes next (the cache knows only granted and denied).
+        let separateStep = codeStep != nil && generation.store.secondFactor != nil
+        if let cache = generation.cache, !separateStep {
             do {
                 // The library's cache admission (SPEC §10): an answer without a hash (a cached
                 // login, or a throttled or locked-out name's denial), or the login to check.
@@ -275,7 +284,7 @@ final class LoginService: Sendable {
         return .check(
             Job(
                 username: usernameBytes, password: password, uncached: uncached, name: name, rhost: rhost,
-                generation: generation, queued: .now, device: device))
+                generation: generation, queued: .now, codeStep: separateStep ? codeStep : nil, device: device))
     }
 
     /// Queues `job` fairly between client addresses and checks it on a hashing thread when
@@ -335,21 +344,22 @@ final class LoginService: Sendable {
     /// denied before any hash, every decision is logged with the client's address as
     /// rhost), remembered in the cache when granted.
     private func check(_ job: Job) -> ServeAnswer {
-        let store = job.generation.store
-        let granted: Bool
+        var store = job.generation.store
+        if job.codeStep != nil { store.secondFactor?.separateStep = true }
+        let result: CredentialStore.Verification
         do {
-            granted =
+            result =
                 if let uncached = job.uncached {
-                    try store.verify(uncached, upgradeOnSuccess: false).granted
+                    try store.verify(uncached, upgradeOnSuccess: false)
                 } else {
                     try store.verify(
                         usernameBytes: job.username, password: job.password, upgradeOnSuccess: false,
-                        client: job.rhost?.description, device: job.device
-                    ).granted
+                        client: job.rhost?.description, device: job.device)
                 }
         } catch {
             return .unavailable(reason: "\(error)")
         }
-        return granted ? .granted(user: job.name) : .denied
+        if result.awaitsCode, let codeStep = job.codeStep { return codeStep(job.name) }
+        return result.granted ? .granted(user: job.name) : .denied
     }
 }

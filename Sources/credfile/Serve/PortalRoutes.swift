@@ -87,6 +87,9 @@ final class Portal: Sendable {
     let antiForgery: AntiForgery
     /// Failed logins by client address (SPEC §11's `address-free-failures`).
     let throttle: AddressThrottle
+    /// §14's sign-ins waiting for their code, and the seal of an enrolment's form.
+    let pendingSignIns: PendingSignIns
+    let enrolmentSeal: EnrolmentSeal
     /// The device cookies of known devices (SPEC §11).
     let devices: DeviceCookies
 
@@ -101,10 +104,13 @@ final class Portal: Sendable {
     init(_ settings: PortalSettings) throws {
         self.settings = settings
         // Held in memory, checked against the database's change counter (SPEC §11 "Fast").
-        let storage = CachedSessionStorage(SQLiteSessionStorage(path: settings.statePath))
+        let database = SQLiteSessionStorage(path: settings.statePath)
+        let storage = CachedSessionStorage(database)
         sessions = try PortalSessions(storage: storage, limits: settings.limits)
         antiForgery = AntiForgery(key: try storage.key(named: AntiForgery.keyName))
         throttle = AddressThrottle(freeFailures: settings.addressFreeFailures, maximumDelay: settings.maximumDelay)
+        pendingSignIns = try PendingSignIns(storage: database)
+        enrolmentSeal = EnrolmentSeal(key: try storage.key(named: EnrolmentSeal.keyName))
         devices = DeviceCookies(key: try storage.key(named: DeviceCookies.keyName))
     }
 
@@ -165,7 +171,9 @@ enum PortalRoutes {
                             headers: [HTTPResponse.Header(name: "Content-Type", value: "text/css; charset=utf-8")]
                                 + PortalPage.securityHeaders.map { HTTPResponse.Header(name: $0.name, value: $0.value) },
                             body: Array(portal.settings.stylesheet.utf8))))
-            default: return .answer(.response(.notFound))
+            default:
+                return try PortalSecondFactor.decide(route: route, request, body: body, service, generation, portal)
+                    ?? .answer(.response(.notFound))
             }
         } catch {
             return .answer(.unavailable(reason: "the state database cannot be used: \(error)"))
@@ -181,8 +189,11 @@ enum PortalRoutes {
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation, _ portal: Portal,
         forward: Bool
     ) throws -> LoginService.Decision {
-        if let user = try sessionUser(request, generation, portal) {
-            return .answer(.response(ServeAccess.signedIn(user, request, service, generation)))
+        if let record = try session(request, generation, portal) {
+            return .answer(
+                .response(
+                    ServeAccess.signedIn(
+                        record.user, request, service, generation, secondFactor: record.secondFactor)))
         }
         let checked: ServeAccess.Checked
         switch ServeAccess.beforeSignIn(request, service, generation) {
@@ -205,7 +216,7 @@ enum PortalRoutes {
     /// A login through the one login path, throttled by client address (SPEC §11): while
     /// the address must wait, denied unchecked; otherwise decided by `decide`, and its
     /// answer counted for the address before `finish` makes the request's answer.
-    private static func throttled(
+    static func throttled(
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation, _ portal: Portal,
         knownDevice: Bool = false, finish: @escaping @Sendable (ServeAnswer) -> ServeAnswer,
         decide: () -> LoginService.Decision
@@ -275,10 +286,18 @@ enum PortalRoutes {
     static func sessionUser(
         _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal
     ) throws -> String? {
+        try session(request, generation, portal)?.user
+    }
+
+    /// The valid session of the request's cookie, with what its record knows (whether its
+    /// sign-in had a second factor, ``SessionRecord/secondFactor``, for §13's `two-factor`).
+    static func session(
+        _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal
+    ) throws -> SessionRecord? {
         for value in CookieHeader.values(named: portal.cookieName, in: request.header("cookie")) {
             guard let token = SessionToken(cookieValue: value) else { continue }
-            let check = try portal.sessions.check(token, now: now()) { try generation.store.entryLine(named: $0) }
-            if case .signedIn(let user) = check { return user }
+            let record = try portal.sessions.signedIn(token, now: now()) { try generation.store.entryLine(named: $0) }
+            if let record { return record }
         }
         return nil
     }
@@ -286,7 +305,7 @@ enum PortalRoutes {
     // MARK: The pages
 
     /// `GET {prefix}/login`, and the page again after a denial.
-    private static func loginPage(
+    static func loginPage(
         _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal, failed: Bool,
         username: String? = nil, rd: String? = nil
     ) throws -> HTTPResponse {
@@ -307,10 +326,11 @@ enum PortalRoutes {
             return .redirect(303, to: portal.settings.prefix + "/login")
         }
         let (preSession, cookie) = try preSession(request)
+        let csrf = portal.antiForgery.token(for: Array(preSession.utf8))
         let page = PortalPage.signedIn(
             language: language(request, portal), siteTitle: portal.settings.title, prefix: portal.settings.prefix,
-            csrf: portal.antiForgery.token(for: Array(preSession.utf8)), user: user,
-            groups: ServeAccess.files(generation).groups?.groups(of: user) ?? [])
+            csrf: csrf, user: user, groups: ServeAccess.files(generation).groups?.groups(of: user) ?? [],
+            secondFactor: try PortalSecondFactor.section(request, generation, portal, user: user, csrf: csrf))
         return .page(200, page, cookies: cookie.map { [$0] } ?? [])
     }
 
@@ -352,11 +372,13 @@ enum PortalRoutes {
             default: return answer
             }
         }
+        let codeStep = PortalSecondFactor.codeStep(
+            generation, portal, target: rd.flatMap { redirect(Array($0.utf8), request, generation, portal) })
         return throttled(request, service, generation, portal, knownDevice: device != nil, finish: finish) {
             password.withUnsafeBytes { bytes in
                 service.decideLogin(
                     usernameBytes: Array(username.utf8), password: Password(utf8: bytes), request: request,
-                    device: device)
+                    device: device, codeStep: codeStep)
             }
         }
     }
@@ -382,7 +404,7 @@ enum PortalRoutes {
 
     /// The form of a POST from the own origin carrying its anti-forgery token; nil (403)
     /// otherwise. A body that is not a well-formed form has no token either.
-    private static func acceptedForm(
+    static func acceptedForm(
         _ request: ServeRequest, body: [UInt8], _ generation: LoginService.Generation, _ portal: Portal
     ) throws -> FormFields? {
         guard let host = ownHost(request, generation),
@@ -400,7 +422,7 @@ enum PortalRoutes {
     // MARK: Helpers
 
     /// The request's own host (a trusted peer's `X-Forwarded-Host`, else `Host`).
-    private static func ownHost(_ request: ServeRequest, _ generation: LoginService.Generation) -> String? {
+    static func ownHost(_ request: ServeRequest, _ generation: LoginService.Generation) -> String? {
         OriginalURL.host(
             host: request.header("host"), forwardedHost: request.header("x-forwarded-host"),
             peerIsTrusted: request.peerIsTrusted(generation.settings.trustedProxies))
@@ -418,7 +440,7 @@ enum PortalRoutes {
     }
 
     /// The browser's pre-session cookie, or a new one with its `Set-Cookie`.
-    private static func preSession(_ request: ServeRequest) throws -> (String, String?) {
+    static func preSession(_ request: ServeRequest) throws -> (String, String?) {
         for value in CookieHeader.values(named: Portal.preSessionCookie, in: request.header("cookie"))
         where SessionToken(cookieValue: value) != nil {  // 43 characters of base64url, 32 bytes
             return (String(decoding: value, as: UTF8.self), nil)
@@ -427,7 +449,7 @@ enum PortalRoutes {
         return (fresh, "\(Portal.preSessionCookie)=\(fresh); Path=/; Secure; HttpOnly; SameSite=Lax")
     }
 
-    private static func language(_ request: ServeRequest, _ portal: Portal) -> PortalLanguage {
+    static func language(_ request: ServeRequest, _ portal: Portal) -> PortalLanguage {
         PortalLanguage.negotiate(request.header("accept-language"), fixed: portal.settings.language)
     }
 

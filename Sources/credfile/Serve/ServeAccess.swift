@@ -90,8 +90,9 @@ enum ServeAccess {
 
     /// The answer for `user`, signed in or Basic-authenticated: 200 with `Remote-User`,
     /// `Remote-Groups` and `X-Credfile-User` when the rules allow it, 403 otherwise.
-    /// `two-factor` needs a second factor in this session (§14), which no session
-    /// records yet: it is 403 (Decisions.md §13).
+    /// `two-factor` needs a second factor in this session (§14): a portal session whose
+    /// sign-in took a code (`secondFactor`); a Basic login never has one here, so it is
+    /// 403 (Decisions.md §13).
     static func signedIn(
         _ user: String, _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation,
         checked: Checked? = nil, secondFactor: Bool = false

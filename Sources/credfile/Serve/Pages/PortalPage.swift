@@ -75,9 +75,11 @@ enum PortalPage {
     }
 
     /// The signed-in page (`GET {prefix}/`): the name, its groups, "✅ Acceso permitido",
-    /// sign out, and sign out everywhere (each a POST with the anti-forgery token).
+    /// sign out, and sign out everywhere (each a POST with the anti-forgery token);
+    /// `secondFactor`: §14's section on one-time codes, before them.
     static func signedIn(
-        language: PortalLanguage, siteTitle: String?, prefix: String, csrf: String, user: String, groups: [String]
+        language: PortalLanguage, siteTitle: String?, prefix: String, csrf: String, user: String, groups: [String],
+        secondFactor: HTML = .empty
     ) -> HTML {
         let words = PortalWords(language: language)
         let site: HTML = siteTitle.map { "<p class=\"site\">\($0)</p>\n" } ?? .empty
@@ -87,7 +89,7 @@ enum PortalPage {
             <p class="granted">\(words.accessGranted)</p>
             <p>\(words.signedInAs) <strong class="user">\(user)</strong></p>
             <p>\(words.groups): <span class="groups">\(groupList)</span></p>
-            <form method="post" action="\(prefix)/logout">
+            \(secondFactor)<form method="post" action="\(prefix)/logout">
             <input type="hidden" name="csrf" value="\(csrf)">
             <button type="submit" class="primary">\(words.signOut)</button>
             </form>
@@ -116,6 +118,9 @@ enum PortalPage {
         button.primary { background: #0062cc; color: #fff; }
         button.secondary { background: #e5e5ea; color: #1c1c1e; margin-top: .75rem; }
         .granted { color: #1f7a35; font-weight: 600; }
+        .hint { color: #6e6e73; font-size: .875rem; }
+        h2 { font-size: 1.25rem; margin: 1.25rem 0 .25rem; }
+        .qr svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
         .register { text-align: center; margin-top: 1rem; }
         a { color: #0062cc; }
 
