@@ -46,6 +46,7 @@ build_packages=(
     libsqlite3-dev                              # the guard database (SPEC §9)
     libmicrohttpd-dev libsystemd-dev            # serve's HTTP, socket activation (SPEC §10)
     liboath-dev libqrencode-dev                 # TOTP second factor and its QR code (SPEC §14)
+    libpq-dev                                   # libpq: the state in PostgreSQL (SPEC §15)
 )
 # Test part: the real programs the integration tests and peer-hash cross-checks run.
 test_packages=(
@@ -66,6 +67,8 @@ test_packages=(
     lintian dpkg-dev man-db bash-completion     # packaging checks
     python3 python3-venv                        # /usr/bin/python3 and the peers' venv
     oathtool qrencode                           # reference TOTP codes and QR codes (SPEC §14)
+    postgresql-15                               # the shared state database of several hosts (SPEC §15)
+    prometheus                                  # promtool check metrics on serve's /metrics (SPEC §16)
 )
 # PyPI: the peers that made the test vectors, used as reference verifiers.
 pip_packages=(passlib==1.7.4 'Django==5.2.*' 'Werkzeug==3.1.*' bcrypt==4.0.1 argon2-cffi)

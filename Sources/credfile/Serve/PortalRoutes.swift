@@ -74,7 +74,7 @@ struct PortalSettings: Sendable {
     /// `lang`: nil for `auto`.
     var language: PortalLanguage?
     /// The state database (the guard's, `FILE.guard.db` or `state`) that keeps the sessions.
-    var statePath: String
+    var state: StateLocation
     /// `address-free-failures`, and the guard's `max-delay` that bounds the address's wait.
     var addressFreeFailures = AddressThrottle.defaultFreeFailures
     var maximumDelay = GuardPolicy.defaultMaximumDelay
@@ -98,7 +98,7 @@ final class Portal: Sendable {
     /// - Throws: what the state database throws making its keys.
     init(_ settings: PortalSettings) throws {
         self.settings = settings
-        let storage = SQLiteSessionStorage(path: settings.statePath)
+        let storage = SQLiteSessionStorage(location: settings.state)
         sessions = try PortalSessions(storage: storage, limits: settings.limits)
         antiForgery = AntiForgery(key: try storage.key(named: AntiForgery.keyName))
         throttle = AddressThrottle(freeFailures: settings.addressFreeFailures, maximumDelay: settings.maximumDelay)

@@ -191,11 +191,10 @@ extension CommandContext {
         let limits = try SessionLimits(
             idle: invocation.number(.sessionIdle) ?? 3600, maximum: invocation.number(.sessionMax) ?? 86_400,
             perUser: invocation.number(.sessionLimit) ?? 16)
-        let statePath = try LoginGuard(credentialFile: file, state: invocation.state, log: .none, service: "serve")
-            .databasePath
+        let state = try StateLocation(state: invocation.state, credentialFile: file)
         return PortalSettings(
             prefix: prefix, basic: invocation.basic, cookieDomain: domain?.lowercased(), limits: limits,
-            title: invocation.text(.portalTitle), stylesheet: stylesheet, language: language, statePath: statePath,
+            title: invocation.text(.portalTitle), stylesheet: stylesheet, language: language, state: state,
             addressFreeFailures: invocation.number(.addressFreeFailures) ?? AddressThrottle.defaultFreeFailures,
             maximumDelay: try invocation.guardPolicy().maximumDelay)
     }
