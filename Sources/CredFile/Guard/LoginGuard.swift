@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,6 +51,8 @@ public final class LoginGuard: Sendable {
     public let countsFailures: Bool
 
     let database: GuardDatabase
+    /// When this guard last logged an unusable database (milliseconds since the epoch).
+    private let lastUnusableLog = Atomic<Int64>(0)
 
     /// A guard for the logins of `credentialFile`.
     /// - Parameters:
@@ -208,15 +212,25 @@ public final class LoginGuard: Sendable {
         return CredentialStore.Verification(granted: false, upgraded: false, upgradeError: nil, denial: reason)
     }
 
-    /// Logs that the database is unusable; the error to throw, naming `state`.
+    /// Logs that the database is unusable (at most once a second per guard: a database
+    /// that is down would otherwise log every request of a busy `serve`); the error to
+    /// throw, naming `state`.
     func unusable(_ error: CredFileError, user: [UInt8], client: String?) -> CredFileError {
         let cause = error.cause.map { String(cString: strerror($0.errno)) } ?? error.message
-        log.write(
-            "guard database unusable, login refused; service=\(GuardLog.value(service)) user=\(GuardLog.value(user)) "
-                + "rhost=\(GuardLog.value(client ?? "")) file=\(GuardLog.value(credentialFile)) "
-                + "state=\(GuardLog.value(databasePath)) error=\(GuardLog.value(cause)) uid=\(geteuid()) "
-                + "(set state to a database this user may write)",
-            priority: .error)
+        let now = Self.now()
+        let last = lastUnusableLog.load(ordering: .relaxed)
+        if now - last >= 1000,
+            lastUnusableLog.compareExchange(
+                expected: last, desired: now, ordering: .relaxed
+            ).exchanged
+        {
+            log.write(
+                "guard database unusable, login refused; service=\(GuardLog.value(service)) user=\(GuardLog.value(user)) "
+                    + "rhost=\(GuardLog.value(client ?? "")) file=\(GuardLog.value(credentialFile)) "
+                    + "state=\(GuardLog.value(databasePath)) error=\(GuardLog.value(cause)) uid=\(geteuid()) "
+                    + "(set state to a database this user may write)",
+                priority: .error)
+        }
         var refused = error
         refused.message =
             "\(error.message); the login was not checked (set `state` to a guard database uid \(geteuid()) may write)"
