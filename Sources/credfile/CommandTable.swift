@@ -224,7 +224,9 @@ extension Command {
             run: { try $0.helper() }),
         Command(
             "serve", arguments: [.file],
-            options: [.listen, .socketMode, .socketGroup, .listenPublic, .realm, .cacheSeconds, .trustedProxy]
+            options: [
+                .listen, .socketMode, .socketGroup, .listenPublic, .metricsListen, .realm, .cacheSeconds, .trustedProxy,
+            ]
                 + Setting.portalKeys + Setting.guardKeys,
             summary: "an HTTP login service for nginx auth_request, Caddy forward_auth, Traefik",
             details: """

@@ -225,6 +225,8 @@ struct Invocation {
     /// `serve --socket-group GROUP`.
     var socketGroup: String? { text(.socketGroup) }
     var listenPublic: Bool { flag(.listenPublic) }
+    /// `serve --metrics-listen ADDRESS` (SPEC §16).
+    var metricsListen: String? { text(.metricsListen) }
     /// `serve --realm TEXT`.
     var realm: String? { text(.realm) }
     /// `serve --cache-seconds N`.

@@ -168,6 +168,8 @@ final class LoginService: Sendable {
         /// What turns the login's answer into the request's (the sign-in form's session and
         /// page, SPEC §11); nil: the answer as it is.
         var finish: (@Sendable (ServeAnswer) -> ServeAnswer)? = nil
+        /// How the login came, for §16's metrics.
+        var method = ServeMetrics.Method.basic
     }
 
     /// What to do with a request.
@@ -239,9 +241,14 @@ final class LoginService: Sendable {
             trustedProxies: generation.settings.trustedProxies)
     }
 
+    /// Logins waiting for a hashing thread or being hashed (§16's `credfile_hash_queue`).
+    var hashQueue: Int { queue.withLock { $0.waiting.count + $0.hashing } }
+
     /// Decides one login, Basic's or the sign-in form's (the one login path): answered at
     /// once by the cache of good logins when it can, else a job for a hashing thread.
     func decideLogin(usernameBytes: [UInt8], password: Password, request: ServeRequest) -> Decision {
+        let started = ContinuousClock.now
+        let method: ServeMetrics.Method = request.authorization == nil ? .form : .basic
         // No name that could be in FILE: nothing to hash or count.
         guard let name = String(validating: usernameBytes, as: UTF8.self) else { return .answer(.denied) }
         let generation = self.generation
@@ -254,10 +261,15 @@ final class LoginService: Sendable {
                 switch try generation.store.cachedAnswer(
                     usernameBytes: usernameBytes, password: password, client: rhost?.description, cache: cache)
                 {
-                case .answered(let answer): return .answer(answer.granted ? .granted(user: name) : .denied)
+                case .answered(let answer):
+                    if answer.granted { ServeMetrics.shared.cacheHit() }
+                    ServeMetrics.shared.login(
+                        method, ServeMetrics.result(of: answer), seconds: (ContinuousClock.now - started).inSeconds)
+                    return .answer(answer.granted ? .granted(user: name) : .denied)
                 case .uncached(let login): uncached = login
                 }
             } catch {
+                ServeMetrics.shared.login(method, .unavailable, seconds: (ContinuousClock.now - started).inSeconds)
                 return .answer(.unavailable(reason: "the guard database cannot be used: \(error)"))
             }
         }
@@ -266,7 +278,7 @@ final class LoginService: Sendable {
         return .check(
             Job(
                 username: usernameBytes, password: password, uncached: uncached, name: name, rhost: rhost,
-                generation: generation, queued: .now))
+                generation: generation, queued: started, method: method))
     }
 
     /// Queues `job` fairly between client addresses and checks it on a hashing thread when
@@ -292,9 +304,12 @@ final class LoginService: Sendable {
         case .queued: break
         case .queuedEvicting(let evicted):
             evicted.countUncached()
+            ServeMetrics.shared.login(
+                evicted.job.method, .unavailable, seconds: (ContinuousClock.now - evicted.job.queued).inSeconds)
             evicted.completion(.unavailable(reason: "a login gave its place to another client's (\(client) had fewer)"))
         case .refused:
             Waiting(job: job, completion: completion).countUncached()
+            ServeMetrics.shared.login(job.method, .unavailable, seconds: 0)
             completion(.unavailable(reason: "the queue of logins is full and \(client) has the most waiting"))
         }
         if let first { hash(first) }
@@ -308,6 +323,8 @@ final class LoginService: Sendable {
             while let current = next {
                 if ContinuousClock.now - current.job.queued > limits.queueWait {
                     current.countUncached()
+                    ServeMetrics.shared.login(
+                        current.job.method, .unavailable, seconds: (ContinuousClock.now - current.job.queued).inSeconds)
                     current.completion(
                         .unavailable(reason: "a login waited more than \(limits.queueWait) to start"))
                 } else {
@@ -327,20 +344,22 @@ final class LoginService: Sendable {
     /// rhost), remembered in the cache when granted.
     private func check(_ job: Job) -> ServeAnswer {
         let store = job.generation.store
-        let granted: Bool
+        let verification: CredentialStore.Verification
         do {
-            granted =
+            verification =
                 if let uncached = job.uncached {
-                    try store.verify(uncached, upgradeOnSuccess: false).granted
+                    try store.verify(uncached, upgradeOnSuccess: false)
                 } else {
                     try store.verify(
                         usernameBytes: job.username, password: job.password, upgradeOnSuccess: false,
-                        client: job.rhost?.description
-                    ).granted
+                        client: job.rhost?.description)
                 }
         } catch {
+            ServeMetrics.shared.login(job.method, .unavailable, seconds: (ContinuousClock.now - job.queued).inSeconds)
             return .unavailable(reason: "\(error)")
         }
-        return granted ? .granted(user: job.name) : .denied
+        ServeMetrics.shared.login(
+            job.method, ServeMetrics.result(of: verification), seconds: (ContinuousClock.now - job.queued).inSeconds)
+        return verification.granted ? .granted(user: job.name) : .denied
     }
 }
