@@ -40,7 +40,8 @@ import Glibc
             let url = "http://127.0.0.1:\(port)/auth"
             let (alice, password) = Serve.alice
             var statuses: [String] = []
-            for _ in 0..<3 { statuses.append(try Serve.ask(session, url, user: (alice, password)).status) }  // 1 checked, 2 cached
+            // 1 checked, 2 cached.
+            for _ in 0..<3 { statuses.append(try Serve.ask(session, url, user: (alice, password)).status) }
             for n in 0..<3 { statuses.append(try Serve.ask(session, url, user: ("mallory", "guess-\(n)")).status) }
             // mallory: 2 free failures, the 3rd throttles for 1 s: the next is throttled.
             statuses.append(try Serve.ask(session, url, user: ("mallory", "guess-x")).status)
