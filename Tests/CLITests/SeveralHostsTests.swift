@@ -95,6 +95,38 @@ import Glibc
     }
 
     @Test(
+        "8 processes × 50 failures on one PostgreSQL database lose no count",
+        .enabled(if: PostgreSQLServer.isInstalled, Comment(rawValue: PostgreSQLServer.skipNote)))
+    func eightProcesses() throws {
+        try withSession { session in
+            let file = try Serve.users(session)
+            let state = try PostgreSQLServer.shared().freshDatabase()
+            let credfile = try Integration.credfile(in: session)
+            // Each process: 25 failures on its own name, 25 on shared-(N mod 2): four
+            // processes race on each shared name's row, 100 attempts, exactly max-failures.
+            let script = """
+                i=0
+                while [ $i -lt 25 ]; do
+                    echo wrong | "$1" verify "$2" "own-$3" --state "$4" --max-delay 0 --log none --iterations 1000
+                    echo wrong | "$1" verify "$2" "shared-$(($3 % 2))" --state "$4" --max-delay 0 --log none --iterations 1000
+                    i=$((i + 1))
+                done >/dev/null 2>&1
+                """
+            let processes = try (0..<8).map { n in
+                try ChildProcess.start("/bin/sh", ["-c", script, "sh", credfile, file, "\(n)", state])
+            }
+            for process in processes { _ = try process.wait(timeout: .seconds(300)) }
+            let listing = try CLI.run(["failures", file, "--state", state, "--json"])
+            let records = try #require(
+                try JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]])
+            let counts = Dictionary(
+                uniqueKeysWithValues: records.map { ($0["user"] as? String ?? "", $0["failures"] as? Int ?? 0) })
+            for n in 0..<8 { #expect(counts["own-\(n)"] == 25, "\(listing.stdout)") }
+            #expect(counts["shared-0"] == 100 && counts["shared-1"] == 100, "\(listing.stdout)")
+        }
+    }
+
+    @Test(
         "FILE replaced by rename while serve runs: the next request uses the new file",
         .enabled(if: ExternalTool.runnable("curl"), Comment(rawValue: ExternalTool.skipNote("curl"))))
     func replacedByRename() throws {
