@@ -95,6 +95,50 @@ import Glibc
     }
 
     @Test(
+        "a sign-out on one serve ends the session on the other at its next request",
+        .enabled(if: PostgreSQLServer.isInstalled, Comment(rawValue: PostgreSQLServer.skipNote)))
+    func signOutEverywhere() throws {
+        typealias Portal = IntegrationPortalTests
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Portal.alice])
+            let state = try PostgreSQLServer.shared().freshDatabase()
+            let ports = [try Integration.freePort(), try Integration.freePort()]
+            let serves = try ports.map { try Portal.service(session, file, port: $0, ["--state", state]) }
+            var onA = Portal.Browser(port: ports[0])
+            _ = try onA.open()
+            #expect(try onA.signIn("alice", Portal.alice.1).status == 303)
+            // The load balancer sends the same browser to host B: same cookies.
+            let onB = Portal.Browser(port: ports[1], preSession: onA.preSession, csrf: onA.csrf, session: onA.session)
+            #expect(try onB.auth().status == 200, "\(serves[1].log)")
+            let out = try Portal.send(
+                ports[0], "POST", "/.credfile/logout",
+                headers: [("Origin", "https://\(Portal.host)"), ("Cookie", onA.cookie)],
+                body: Portal.form([("csrf", onA.csrf)]))
+            #expect(out.status == 303)
+            #expect(try onB.auth().status == 401, "\(serves[1].log)")
+        }
+    }
+
+    @Test(
+        "a one-time code used on one serve fails on the other",
+        .enabled(
+            if: PostgreSQLServer.isInstalled && ExternalTool.runnable("oathtool", "curl"),
+            Comment(rawValue: PostgreSQLServer.skipNote)))
+    func codeOnce() throws {
+        try withSession { session in
+            let file = try SecondFactorCLITests.files(session)
+            let state = try PostgreSQLServer.shared().freshDatabase()
+            let serves = try Self.twoServes(
+                session, file: file, state: state, ["--otp-append", "--cache-seconds", "0"])
+            let code = try SecondFactorCLITests.oathtoolCode(session)
+            let typed = SecondFactorCLITests.password + code
+            #expect(try Serve.ask(session, serves[0].1, user: ("bob", typed)).status == "200", "\(serves[0].0.log)")
+            #expect(try Serve.ask(session, serves[1].1, user: ("bob", typed)).status == "401", "\(serves[1].0.log)")
+            #expect(serves[1].0.log.contains("reason=wrong-code"), "\(serves[1].0.log)")
+        }
+    }
+
+    @Test(
         "8 processes × 50 failures on one PostgreSQL database lose no count",
         .enabled(if: PostgreSQLServer.isInstalled, Comment(rawValue: PostgreSQLServer.skipNote)))
     func eightProcesses() throws {
