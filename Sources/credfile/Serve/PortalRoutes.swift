@@ -176,7 +176,11 @@ enum PortalRoutes {
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation, _ portal: Portal,
         forward: Bool
     ) throws -> LoginService.Decision {
-        if let user = try sessionUser(request, generation, portal) { return .answer(.response(granted(user))) }
+        let started = ContinuousClock.now
+        if let user = try sessionUser(request, generation, portal) {
+            ServeMetrics.shared.login(.session, .granted, seconds: (ContinuousClock.now - started).inSeconds)  // §16
+            return .answer(.response(granted(user)))
+        }
         let denial = denied(request, generation, portal, forward: forward)
         guard portal.settings.basic, request.authorization != nil else { return .answer(.response(denial)) }
         let finish: @Sendable (ServeAnswer) -> ServeAnswer = { answer in
