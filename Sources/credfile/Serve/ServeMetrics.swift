@@ -117,7 +117,7 @@ final class ServeMetrics: Sendable {
         guard request.path == "/metrics" else { return HTTPResponse(status: 404) }
         guard request.method == "GET" || request.method == "HEAD" else { return HTTPResponse(status: 405) }
         let sessions = (try? service.generation.portal?.sessions.list(user: nil).count) ?? 0
-        let body = shared.text(sessions: sessions ?? 0, hashQueue: service.hashQueue)
+        let body = shared.text(sessions: sessions, hashQueue: service.hashQueue)
         return HTTPResponse(
             status: 200,
             headers: [
