@@ -56,6 +56,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libpq: the state database in PostgreSQL of SPEC §15 (`state = postgresql://…`).
+        // Headers only, never linked (no pkgConfig): Sources/CCredFile/postgresql.c opens
+        // libpq.so.5 at the first use of such a state, as CICU above.
+        .systemLibrary(name: "CPostgreSQL", providers: [.apt(["libpq-dev"])]),
         // liboath: RFC 6238 TOTP codes, the second factor of SPEC §14 (it links libc only).
         .systemLibrary(
             name: "COath",
@@ -70,8 +74,9 @@ let package = Package(
             providers: [.apt(["libqrencode-dev"])]
         ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop,
-        // SQLite's variadic sqlite3_db_config, ICU's usprep for LDAP's string preparation).
-        .target(name: "CCredFile", dependencies: ["COpenSSL", "CSQLite", "CICU"]),
+        // SQLite's variadic sqlite3_db_config, ICU's usprep for LDAP's string preparation,
+        // libpq opened at first use).
+        .target(name: "CCredFile", dependencies: ["COpenSSL", "CSQLite", "CICU", "CPostgreSQL"]),
         // credfile serve's own C: libmicrohttpd's variadic MHD_get_connection_info, which
         // Swift cannot call (CLI only; the library never links libmicrohttpd).
         .target(name: "CServe", dependencies: ["CMicroHTTPD"]),
@@ -80,7 +85,9 @@ let package = Package(
         .target(name: "CredFileBlocklist", exclude: ["README.md", "LICENSE.django"]),
         .target(
             name: "CredFile",
-            dependencies: ["COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "COath", "CredFileBlocklist"]),
+            dependencies: [
+                "COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "CPostgreSQL", "COath", "CredFileBlocklist",
+            ]),
         .executableTarget(
             name: "credfile",
             dependencies: [

@@ -46,6 +46,7 @@ build_packages=(
     libsqlite3-dev                              # the guard database (SPEC §9)
     libmicrohttpd-dev libsystemd-dev            # serve's HTTP, socket activation (SPEC §10)
     liboath-dev libqrencode-dev                 # TOTP second factor and its QR code (SPEC §14)
+    libpq-dev                                   # libpq: the state in PostgreSQL (SPEC §15)
 )
 # Test part: the real programs the integration tests and peer-hash cross-checks run.
 test_packages=(
@@ -68,6 +69,8 @@ test_packages=(
     oathtool qrencode                           # reference TOTP codes and QR codes (SPEC §14)
     chromium chromium-driver libnss3-tools      # a real browser for the sign-in page (SPEC §11), certutil for its test CA
     fonts-dejavu-core fonts-noto-color-emoji    # the browser's text (and "✅") in the screenshots
+    postgresql-15                               # the shared state database of several hosts (SPEC §15)
+    prometheus                                  # promtool check metrics on serve's /metrics (SPEC §16)
 )
 # PyPI: the peers that made the test vectors, used as reference verifiers.
 # selenium drives chromium (through Debian's chromedriver) and selenium-axe-python runs

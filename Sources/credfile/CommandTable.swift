@@ -226,7 +226,9 @@ extension Command {
             run: { try $0.helper() }),
         Command(
             "serve", arguments: [.file],
-            options: [.listen, .socketMode, .socketGroup, .listenPublic, .realm, .cacheSeconds, .trustedProxy]
+            options: [
+                .listen, .socketMode, .socketGroup, .listenPublic, .metricsListen, .realm, .cacheSeconds, .trustedProxy,
+            ]
                 + Setting.portalKeys + Setting.guardKeys + [.groups, .rules],
             summary: "an HTTP login service for nginx auth_request, Caddy forward_auth, Traefik",
             details: """
@@ -267,6 +269,18 @@ extension Command {
                 next request.
                 """,
             run: { try $0.sessions() }),
+        // SPEC §15: the state database, SQLite or PostgreSQL.
+        Command(
+            "state", arguments: [.file],
+            options: [.initialize, .state],
+            summary: "where FILE's state database is; --init creates or upgrades its tables",
+            details: """
+                Prints where the state database of FILE is (the SQLite file, or the PostgreSQL \
+                connection string of `state`) and its schema version. --init creates its tables, or \
+                brings them to this credfile's schema (serve and the login checks also do so at first \
+                use); a PostgreSQL role that may not create tables then needs it run once by one that may.
+                """,
+            run: { try $0.stateDatabase() }),
         // SPEC §13: groups and access rules.
         Command(
             "group",

@@ -49,6 +49,9 @@ extension Setting {
     static let reset = Setting("reset", .flag, summary: "clear the failures of USER, or of every name", key: false)
     /// `sessions --end`.
     static let end = Setting("end", .flag, summary: "end the web sessions of USER, or every session", key: false)
+    /// `state --init` (SPEC §15).
+    static let initialize = Setting(
+        "init", .flag, summary: "create the state database's tables, or bring them to this version", key: false)
     /// `otp --enroll` (SPEC §14).
     static let enroll = Setting(
         "enroll", .flag, summary: "print a new TOTP secret's otpauth:// URI; save it after one good code", key: false)
@@ -90,8 +93,8 @@ extension Setting {
     /// Every option of the command line, in the order help lists them.
     static let options: [Setting] =
         keys + [
-            json, help, version, config, dryRun, existing, hashed, from, to, reset, end, enroll, remove, issuer,
-            `protocol`, url, accessUser, group, address, method, generateMan, generateCompletion,
+            json, help, version, config, dryRun, existing, hashed, from, to, reset, end, initialize, enroll, remove,
+            issuer, `protocol`, url, accessUser, group, address, method, generateMan, generateCompletion,
         ]
 
     /// The option spelled `spelling` (`--json`, `-h`, `--no-guard`), if any.
@@ -226,6 +229,8 @@ struct Invocation {
     /// `serve --socket-group GROUP`.
     var socketGroup: String? { text(.socketGroup) }
     var listenPublic: Bool { flag(.listenPublic) }
+    /// `serve --metrics-listen ADDRESS` (SPEC §16).
+    var metricsListen: String? { text(.metricsListen) }
     /// `serve --realm TEXT`.
     var realm: String? { text(.realm) }
     /// `serve --cache-seconds N`.

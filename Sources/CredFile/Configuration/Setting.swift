@@ -283,6 +283,12 @@ extension Setting {
     /// `serve --listen-public`.
     public static let listenPublic = Setting(
         "listen-public", .flag, summary: "allow --listen on a TCP address that is not loopback")
+    /// `serve --metrics-listen ADDRESS` (SPEC §16): where `GET /metrics` is answered.
+    public static let metricsListen = Setting(
+        "metrics-listen", .text, placeholder: "ADDRESS",
+        summary:
+            "answer GET /metrics (Prometheus) on HOST:PORT or unix:PATH (loopback unless --listen-public); off by default"
+    )
     /// `serve --realm TEXT`.
     public static let realm = Setting(
         "realm", .text, placeholder: "TEXT", summary: "the realm of the Basic challenge of a 401", default: "credfile")
@@ -424,6 +430,6 @@ extension Setting {
             iterations, algorithm, memory, time, lanes, maximumWork, maximumMemory, lockTimeout, minimumLength,
             blocklist,
             plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
-            listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
+            listen, socketMode, socketGroup, listenPublic, metricsListen, realm, cacheSeconds, trustedProxy,
         ] + portalKeys + guardKeys + [groups, rules]
 }

@@ -12,13 +12,19 @@ public final class SQLiteSessionStorage: SessionStorage {
     /// The state store, shared with §14's pending sign-ins (``PendingSignIns``).
     var stateStore: any StateStore { store }
 
-    /// The state database's file.
+    /// The state database's file (or, in PostgreSQL, its connection string).
     public var path: String { store.location }
 
     /// Sessions in the SQLite state database at `path`, opened (and created, mode 0600,
     /// when missing) at first use.
     public convenience init(path: String) {
         self.init(store: SQLiteStateStore(path: path, owner: nil))
+    }
+
+    /// Sessions in the state database at `location` (SQLite or PostgreSQL, SPEC §15; the
+    /// name is the first backend's), opened (and created) at first use.
+    public convenience init(location: StateLocation) {
+        self.init(store: location.store())
     }
 
     /// Sessions in `store`.

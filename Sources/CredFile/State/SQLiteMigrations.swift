@@ -9,8 +9,20 @@
 ///
 /// **Adding a table** (§11's sessions, §12's invitations, §14's code steps): append one
 /// step; never change a released one (databases in the field have run it). The table's
-/// own type (as ``SQLiteFailureTable``) holds its statements, and a second backend
-/// (PostgreSQL, SPEC §15) keeps its own list of the same steps in its own dialect.
+/// own type (as ``SQLiteFailureTable``) holds its statements. PostgreSQL (SPEC §15) has the
+/// twin of every step, in the same commit:
+/// 1. append step N to ``PostgreSQLStateStore/migrations`` (PostgreSQLMigrations.swift) in
+///    its dialect: `BLOB` → `bytea`, `INTEGER` → `bigint`, a 0/1 flag → `boolean`, no
+///    `WITHOUT ROWID`, a column `user` written `"user"`;
+/// 2. add the table's protocol to ``StateTables`` and give it two types, `SQLite…Table`
+///    (created in ``SQLiteTables``) and `PostgreSQL…Table` (PostgreSQLTables.swift, created
+///    in ``PostgreSQLTables``): `$1` for `?1`, `INSERT … ON CONFLICT … DO UPDATE … RETURNING`
+///    or one conditional statement for a rule that must hold under racing hosts (as
+///    ``PostgreSQLCodeStepTable/accept(user:step:)``), `PostgreSQLRows.changed` for
+///    `connection.changes`;
+/// 3. run its tests over ``StateBackend`` (Tests/CredFileTests/StateBackendTests.swift):
+///    `arguments: StateBackend.allCases` and `backend.location(directory).store()`.
+/// `StateBackendTests/schema` fails while the two lists differ in length.
 extension SQLiteStateStore {
     /// The schema's steps: step i takes a database from version i to version i + 1.
     static let migrations: [String] = [

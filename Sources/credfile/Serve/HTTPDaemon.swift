@@ -25,6 +25,8 @@ final class HTTPDaemon {
     final class Context: @unchecked Sendable {  // its mutable state is behind mutexes and atomics
         let service: LoginService
         let isUnixSocket: Bool
+        /// Whether this listener answers only `GET /metrics` (SPEC §16).
+        let isMetrics: Bool
         /// Requests between their first call and their completion (SIGTERM waits for them).
         let active = Atomic<Int>(0)
         /// The open connections and how many each client holds.
@@ -32,9 +34,10 @@ final class HTTPDaemon {
         /// Set when the daemon stops: the watchdog thread ends.
         let stopping = Atomic<Bool>(false)
 
-        init(service: LoginService, isUnixSocket: Bool) {
+        init(service: LoginService, isUnixSocket: Bool, isMetrics: Bool) {
             self.service = service
             self.isUnixSocket = isUnixSocket
+            self.isMetrics = isMetrics
         }
 
         /// Shuts down the socket of every connection past its deadline (a request sent too
@@ -96,9 +99,9 @@ final class HTTPDaemon {
 
     /// Starts answering on `listener` (a listening socket this daemon now owns).
     /// - Throws: ``CredFileError/Code/io`` when libmicrohttpd cannot start.
-    init(listener: Listener, service: LoginService) throws {
+    init(listener: Listener, service: LoginService, metrics: Bool = false) throws {
         let limits = service.limits
-        let context = Context(service: service, isUnixSocket: listener.isUnixSocket)
+        let context = Context(service: service, isUnixSocket: listener.isUnixSocket, isMetrics: metrics)
         let contextPointer = Unmanaged.passRetained(context).toOpaque()
         let completed:
             @convention(c) (
@@ -326,6 +329,11 @@ final class HTTPDaemon {
         var request = readRequest(connection, context)
         request.method = method.map { String(cString: $0) } ?? "GET"
         request.path = url.map { String(cString: $0) } ?? "/"
+        if context.isMetrics {
+            let answer = ServeAnswer.response(ServeMetrics.answer(request, service: context.service))
+            state.answer.withLock { $0 = answer }
+            return .YES  // answered once the request is whole
+        }
         if let portal = context.service.generation.portal, PortalRoutes.isPortalPath(request.path, portal) {
             if let count = request.bodyCount, count > UInt64(context.service.limits.body) {
                 state.answer.withLock { $0 = .tooLarge }

@@ -177,6 +177,8 @@ final class LoginService: Sendable {
         var codeStep: (@Sendable (String) -> ServeAnswer)? = nil
         /// The known device the sign-in comes from (SPEC §11), counted on its own.
         var device: KnownDevice? = nil
+        /// How the login came, for §16's metrics.
+        var method = ServeMetrics.Method.basic
     }
 
     /// What to do with a request.
@@ -248,6 +250,9 @@ final class LoginService: Sendable {
             trustedProxies: generation.settings.trustedProxies)
     }
 
+    /// Logins waiting for a hashing thread or being hashed (§16's `credfile_hash_queue`).
+    var hashQueue: Int { queue.withLock { $0.waiting.count + $0.hashing } }
+
     /// Decides one login, Basic's or the sign-in form's (the one login path): answered at
     /// once by the cache of good logins when it can, else a job for a hashing thread.
     /// `codeStep`: see ``Job/codeStep``; `device`: the known device of a sign-in (SPEC §11),
@@ -256,6 +261,8 @@ final class LoginService: Sendable {
         usernameBytes: [UInt8], password: Password, request: ServeRequest, device: KnownDevice? = nil,
         codeStep: (@Sendable (String) -> ServeAnswer)? = nil
     ) -> Decision {
+        let started = ContinuousClock.now
+        let method: ServeMetrics.Method = request.authorization == nil ? .form : .basic
         // No name that could be in FILE: nothing to hash or count.
         guard let name = String(validating: usernameBytes, as: UTF8.self) else { return .answer(.denied) }
         let generation = self.generation
@@ -272,10 +279,15 @@ final class LoginService: Sendable {
                     usernameBytes: usernameBytes, password: password, client: rhost?.description, cache: cache,
                     device: device)
                 {
-                case .answered(let answer): return .answer(answer.granted ? .granted(user: name) : .denied)
+                case .answered(let answer):
+                    if answer.granted { ServeMetrics.shared.cacheHit() }
+                    ServeMetrics.shared.login(
+                        method, ServeMetrics.result(of: answer), seconds: (ContinuousClock.now - started).inSeconds)
+                    return .answer(answer.granted ? .granted(user: name) : .denied)
                 case .uncached(let login): uncached = login
                 }
             } catch {
+                ServeMetrics.shared.login(method, .unavailable, seconds: (ContinuousClock.now - started).inSeconds)
                 return .answer(.unavailable(reason: "the guard database cannot be used: \(error)"))
             }
         }
@@ -284,7 +296,8 @@ final class LoginService: Sendable {
         return .check(
             Job(
                 username: usernameBytes, password: password, uncached: uncached, name: name, rhost: rhost,
-                generation: generation, queued: .now, codeStep: separateStep ? codeStep : nil, device: device))
+                generation: generation, queued: started, codeStep: separateStep ? codeStep : nil, device: device,
+                method: method))
     }
 
     /// Queues `job` fairly between client addresses and checks it on a hashing thread when
@@ -310,9 +323,12 @@ final class LoginService: Sendable {
         case .queued: break
         case .queuedEvicting(let evicted):
             evicted.countUncached()
+            ServeMetrics.shared.login(
+                evicted.job.method, .unavailable, seconds: (ContinuousClock.now - evicted.job.queued).inSeconds)
             evicted.completion(.unavailable(reason: "a login gave its place to another client's (\(client) had fewer)"))
         case .refused:
             Waiting(job: job, completion: completion).countUncached()
+            ServeMetrics.shared.login(job.method, .unavailable, seconds: 0)
             completion(.unavailable(reason: "the queue of logins is full and \(client) has the most waiting"))
         }
         if let first { hash(first) }
@@ -326,6 +342,8 @@ final class LoginService: Sendable {
             while let current = next {
                 if ContinuousClock.now - current.job.queued > limits.queueWait {
                     current.countUncached()
+                    ServeMetrics.shared.login(
+                        current.job.method, .unavailable, seconds: (ContinuousClock.now - current.job.queued).inSeconds)
                     current.completion(
                         .unavailable(reason: "a login waited more than \(limits.queueWait) to start"))
                 } else {
@@ -357,8 +375,11 @@ final class LoginService: Sendable {
                         client: job.rhost?.description, device: job.device)
                 }
         } catch {
+            ServeMetrics.shared.login(job.method, .unavailable, seconds: (ContinuousClock.now - job.queued).inSeconds)
             return .unavailable(reason: "\(error)")
         }
+        ServeMetrics.shared.login(
+            job.method, ServeMetrics.result(of: result), seconds: (ContinuousClock.now - job.queued).inSeconds)
         if result.awaitsCode, let codeStep = job.codeStep { return codeStep(job.name) }
         return result.granted ? .granted(user: job.name) : .denied
     }

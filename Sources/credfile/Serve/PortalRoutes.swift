@@ -74,7 +74,7 @@ struct PortalSettings: Sendable {
     /// `lang`: nil for `auto`.
     var language: PortalLanguage?
     /// The state database (the guard's, `FILE.guard.db` or `state`) that keeps the sessions.
-    var statePath: String
+    var state: StateLocation
     /// `address-free-failures`, and the guard's `max-delay` that bounds the address's wait.
     var addressFreeFailures = AddressThrottle.defaultFreeFailures
     var maximumDelay = GuardPolicy.defaultMaximumDelay
@@ -103,9 +103,11 @@ final class Portal: Sendable {
     /// - Throws: what the state database throws making its keys.
     init(_ settings: PortalSettings) throws {
         self.settings = settings
-        // Held in memory, checked against the database's change counter (SPEC §11 "Fast").
-        let database = SQLiteSessionStorage(path: settings.statePath)
-        let storage = CachedSessionStorage(database)
+        // Held in memory, checked against SQLite's change counter (SPEC §11 "Fast"). In
+        // PostgreSQL (§15) another host's sign-out must hold here at the next request, and
+        // no counter tells this process of it: every request reads the database there.
+        let database = SQLiteSessionStorage(location: settings.state)
+        let storage: any SessionStorage = settings.state.path == nil ? database : CachedSessionStorage(database)
         sessions = try PortalSessions(storage: storage, limits: settings.limits)
         antiForgery = AntiForgery(key: try storage.key(named: AntiForgery.keyName))
         throttle = AddressThrottle(freeFailures: settings.addressFreeFailures, maximumDelay: settings.maximumDelay)
@@ -189,7 +191,9 @@ enum PortalRoutes {
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation, _ portal: Portal,
         forward: Bool
     ) throws -> LoginService.Decision {
+        let started = ContinuousClock.now
         if let record = try session(request, generation, portal) {
+            ServeMetrics.shared.login(.session, .granted, seconds: (ContinuousClock.now - started).inSeconds)  // §16
             return .answer(
                 .response(
                     ServeAccess.signedIn(
