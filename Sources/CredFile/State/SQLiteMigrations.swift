@@ -45,6 +45,21 @@ extension SQLiteStateStore {
         """
         CREATE TABLE code_steps (user BLOB PRIMARY KEY NOT NULL, step INTEGER NOT NULL) WITHOUT ROWID;
         """,
+        // 4: SPEC §12's invitations (only each code's SHA-256) and the registrations of the
+        // last hour that `register-per-hour` and `register-per-hour-total` count (SQLiteInvitationTable).
+        """
+        CREATE TABLE invitations (
+            id INTEGER PRIMARY KEY,
+            code_sha256 BLOB UNIQUE NOT NULL,
+            user BLOB NOT NULL,
+            created INTEGER NOT NULL,
+            expires INTEGER NOT NULL,
+            used INTEGER NOT NULL
+        );
+        CREATE TABLE registrations (at INTEGER NOT NULL, client BLOB NOT NULL);
+        CREATE INDEX registrations_by_client ON registrations (client);
+        CREATE INDEX registrations_by_time ON registrations (at);
+        """,
     ]
 
     /// The schema version this credfile writes: the number of ``migrations``.

@@ -162,6 +162,7 @@ final class SQLiteTables: StateTables {
     let identity: StateFile.Identity?
     let sqliteSessions: SQLiteSessionTable
     let sqliteCodeSteps: SQLiteCodeStepTable
+    let sqliteInvitations: SQLiteInvitationTable
 
     init(_ connection: SQLiteConnection, identity: StateFile.Identity?) throws(SQLiteError) {
         self.connection = connection
@@ -169,11 +170,13 @@ final class SQLiteTables: StateTables {
         sqliteFailures = try SQLiteFailureTable(connection)
         sqliteSessions = try SQLiteSessionTable(connection)
         sqliteCodeSteps = try SQLiteCodeStepTable(connection)
+        sqliteInvitations = try SQLiteInvitationTable(connection)
     }
 
     var failures: any FailureTable { sqliteFailures }
     var sessions: any SessionTable { sqliteSessions }
     var codeSteps: any CodeStepTable { sqliteCodeSteps }
+    var invitations: any InvitationTable { sqliteInvitations }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns,
     /// rolled back when it throws.

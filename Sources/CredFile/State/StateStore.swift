@@ -33,4 +33,6 @@ protocol StateTables: AnyObject {
     var sessions: any SessionTable { get }
     /// §14's last accepted code step per user.
     var codeSteps: any CodeStepTable { get }
+    /// §12's invitations and the registrations of the last hour.
+    var invitations: any InvitationTable { get }
 }
