@@ -61,7 +61,8 @@ extension CommandContext {
             let state =
                 record.used != nil
                 ? (messages.spanish ? "usada" : "used")
-                : record.expires <= now ? (messages.spanish ? "caducada" : "expired") : (messages.spanish ? "abierta" : "open")
+                : record.expires <= now
+                    ? (messages.spanish ? "caducada" : "expired") : (messages.spanish ? "abierta" : "open")
             say(
                 [
                     "\(record.id)", Self.rfc3339(Double(record.created)), Self.rfc3339(Double(record.expires)),

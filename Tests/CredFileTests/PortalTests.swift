@@ -498,8 +498,8 @@ import Testing
             let token = try sessions.start(user: "bob", line: Self.bytes("bob,x"), now: 10)
             #expect(try sessions.check(token, now: 11, line: { _ in Self.bytes("bob,x") }) == .signedIn(user: "bob"))
             let connection = try SQLiteConnection(path: path, busyTimeout: 1000)
-            // Migration 3 (SPEC §14's code steps) runs in the same open.
-            #expect(try SQLiteStateStore.userVersion(connection) == 3 && SQLiteStateStore.schemaVersion == 3)
+            // Migrations 3 (SPEC §14's code steps) and 4 (§12's invitations) run in the same open.
+            #expect(try SQLiteStateStore.userVersion(connection) == 4 && SQLiteStateStore.schemaVersion == 4)
             let failures = try connection.prepare("SELECT count FROM failures WHERE name = x'626f62'")
             #expect(try failures.step() && failures.int64(0) == 3, "the guard's rows survive the migration")
             let guardDatabase = GuardDatabase(path: path, owner: nil)

@@ -38,15 +38,16 @@ protocol InvitationTable {
 /// The `invitations` and `registrations` tables in SQLite: one connection's prepared statements.
 final class SQLiteInvitationTable: InvitationTable {
     private let connection: SQLiteConnection
-    private let insertStatement, redeemStatement, unredeemStatement, deleteStatement, deleteEvery, selectAll:
-        SQLiteStatement
+    private let insertStatement, redeemStatement, unredeemStatement, deleteStatement, deleteEvery,
+        selectAll: SQLiteStatement
     private let peekStatement: SQLiteStatement
     private let forgetOld, countClient, countAll, insertEvent, deleteEvent: SQLiteStatement
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         self.connection = connection
         insertStatement = try connection.prepare(
-            "INSERT INTO invitations (code_sha256, user, created, expires, used) VALUES (?1, ?2, ?3, ?4, 0) RETURNING id")
+            "INSERT INTO invitations (code_sha256, user, created, expires, used) VALUES (?1, ?2, ?3, ?4, 0) RETURNING id"
+        )
         // One statement: two processes redeeming the same code cannot both change the row.
         redeemStatement = try connection.prepare(
             """

@@ -168,6 +168,9 @@ final class LoginService: Sendable {
         /// What turns the login's answer into the request's (the sign-in form's session and
         /// page, SPEC §11); nil: the answer as it is.
         var finish: (@Sendable (ServeAnswer) -> ServeAnswer)? = nil
+        /// Work that takes a hash and is not a login (SPEC §12's registration and password
+        /// change), run on a hashing thread in the login's place, in the same fair queue.
+        var work: (@Sendable () -> ServeAnswer)? = nil
     }
 
     /// What to do with a request.
@@ -326,6 +329,7 @@ final class LoginService: Sendable {
     /// denied before any hash, every decision is logged with the client's address as
     /// rhost), remembered in the cache when granted.
     private func check(_ job: Job) -> ServeAnswer {
+        if let work = job.work { return work() }
         let store = job.generation.store
         let granted: Bool
         do {

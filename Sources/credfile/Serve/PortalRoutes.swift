@@ -78,6 +78,10 @@ struct PortalSettings: Sendable {
     /// `address-free-failures`, and the guard's `max-delay` that bounds the address's wait.
     var addressFreeFailures = AddressThrottle.defaultFreeFailures
     var maximumDelay = GuardPolicy.defaultMaximumDelay
+    /// SPEC §12: `register`, its hourly limits, and the rules of new passwords (§8).
+    var register = RegisterMode.no
+    var registerLimits = RegistrationLimits()
+    var passwordPolicy = PasswordPolicy.standard
 }
 
 /// The sign-in page's sessions and keys for one generation of settings.
@@ -87,6 +91,8 @@ final class Portal: Sendable {
     let antiForgery: AntiForgery
     /// Failed logins by client address (SPEC §11's `address-free-failures`).
     let throttle: AddressThrottle
+    /// SPEC §12's invitations and registration counts, in the same state database.
+    let registrations: Registrations
 
     /// The pre-session cookie the anti-forgery token is bound to (Decisions §11).
     static let preSessionCookie = "__Host-credfile-form"
@@ -102,6 +108,7 @@ final class Portal: Sendable {
         sessions = try PortalSessions(storage: storage, limits: settings.limits)
         antiForgery = AntiForgery(key: try storage.key(named: AntiForgery.keyName))
         throttle = AddressThrottle(freeFailures: settings.addressFreeFailures, maximumDelay: settings.maximumDelay)
+        registrations = Registrations(statePath: settings.statePath)
     }
 
     /// `Set-Cookie` for a new session's token (SPEC §11's attributes, exactly).
@@ -153,6 +160,8 @@ enum PortalRoutes {
             case "/logout" where request.method == "POST":
                 return .answer(.response(try signOut(request, body: body, generation, portal)))
             case "/", "": return .answer(.response(try home(request, generation, portal)))
+            case "/register", "/password":  // SPEC §12 (PortalRegistration.swift)
+                return try PortalRegistration.decide(route, request, body: body, service, generation, portal)
             case "/style.css":
                 return .answer(
                     .response(
@@ -275,7 +284,7 @@ enum PortalRoutes {
         let page = PortalPage.login(
             language: language(request, portal), siteTitle: portal.settings.title, prefix: portal.settings.prefix,
             csrf: portal.antiForgery.token(for: Array(preSession.utf8)), rd: target, username: username,
-            failed: failed, registerLink: false)
+            failed: failed, registerLink: portal.settings.register != .no)
         return .page(200, page, cookies: cookie.map { [$0] } ?? [])
     }
 
@@ -357,7 +366,7 @@ enum PortalRoutes {
 
     /// The form of a POST from the own origin carrying its anti-forgery token; nil (403)
     /// otherwise. A body that is not a well-formed form has no token either.
-    private static func acceptedForm(
+    static func acceptedForm(
         _ request: ServeRequest, body: [UInt8], _ generation: LoginService.Generation, _ portal: Portal
     ) throws -> FormFields? {
         guard let host = ownHost(request, generation),
@@ -382,7 +391,7 @@ enum PortalRoutes {
     }
 
     /// `rd` when §11 allows following it; nil when it would be `{prefix}/`.
-    private static func redirect(
+    static func redirect(
         _ rd: [UInt8], _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal
     ) -> String? {
         let fallback = portal.settings.prefix + "/"
@@ -393,7 +402,7 @@ enum PortalRoutes {
     }
 
     /// The browser's pre-session cookie, or a new one with its `Set-Cookie`.
-    private static func preSession(_ request: ServeRequest) throws -> (String, String?) {
+    static func preSession(_ request: ServeRequest) throws -> (String, String?) {
         for value in CookieHeader.values(named: Portal.preSessionCookie, in: request.header("cookie"))
         where SessionToken(cookieValue: value) != nil {  // 43 characters of base64url, 32 bytes
             return (String(decoding: value, as: UTF8.self), nil)
@@ -402,7 +411,7 @@ enum PortalRoutes {
         return (fresh, "\(Portal.preSessionCookie)=\(fresh); Path=/; Secure; HttpOnly; SameSite=Lax")
     }
 
-    private static func language(_ request: ServeRequest, _ portal: Portal) -> PortalLanguage {
+    static func language(_ request: ServeRequest, _ portal: Portal) -> PortalLanguage {
         PortalLanguage.negotiate(request.header("accept-language"), fixed: portal.settings.language)
     }
 

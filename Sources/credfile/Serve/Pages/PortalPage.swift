@@ -96,6 +96,7 @@ enum PortalPage {
             <input type="hidden" name="scope" value="all">
             <button type="submit" class="secondary">\(words.signOutEverywhere)</button>
             </form>
+            <p class="register"><a href="\(prefix)/password">\(words.changePassword)</a></p>
             """
         return document(language: language, title: words.accessGranted, prefix: prefix, body: body)
     }
@@ -111,6 +112,7 @@ enum PortalPage {
         .error { color: #ff3b30; margin: .75rem 0 0; }
         button { box-sizing: border-box; width: 100%; margin-top: 1.25rem; padding: .75rem; font-size: 1rem; font-weight: 600; border: 0; border-radius: 10px; cursor: pointer; }
         button.primary { background: #007aff; color: #fff; }
+        button.register { background: #34c759; color: #fff; }
         button.secondary { background: #e5e5ea; color: #1c1c1e; margin-top: .75rem; }
         .granted { color: #34c759; font-weight: 600; }
         .register { text-align: center; margin-top: 1rem; }
