@@ -203,6 +203,9 @@ enum PortalRegistration {
         let client = service.clientAddress(request, generation)?.description
         let userAgent = request.header("user-agent").map { String(decoding: $0, as: UTF8.self) }
         let wrongPage = try passwordPage(request, portal, user: user, error: words.wrongCurrentPassword)
+        // The session was opened with every factor; the current password is checked alone (§14's
+        // code is the sign-in's, not this form's).
+        store.secondFactor = nil
         let writer = store
         let work: @Sendable () -> ServeAnswer = {
             do {
