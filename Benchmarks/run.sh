@@ -6,7 +6,8 @@
 # and with OpenSSL's SHA extensions masked) on the objects built here. `serve` runs
 # Benchmarks/serve.py instead (credfile serve beside nginx and Caddy; as root), and
 # `cache-oracle` Benchmarks/cache-oracle.py (serve's throttled and locked-out answers, a
-# cached password's ÷ another's).
+# cached password's ÷ another's), and `portal` Benchmarks/portal.py (serve --portal: SPEC
+# §11's five figures; `portal --quick` for a short run).
 #
 # credfile is built as the .deb ships it (Scripts/deb.sh, README "Install"): with the
 # Swift standard library linked in, which starts in ~7 ms where the dynamically linked
@@ -18,6 +19,7 @@ static=(-c release --static-swift-stdlib --scratch-path .build/release-static)
 swift build "${static[@]}" --product credfile 2>&1 | tail -1
 bin="$(swift build "${static[@]}" --show-bin-path)/credfile"
 if [ "${1:-}" = serve ]; then exec python3 Benchmarks/serve.py "$bin"; fi
+if [ "${1:-}" = portal ]; then exec .build/peers-venv/bin/python3 Benchmarks/portal.py "$bin" "${@:2}"; fi
 if [ "${1:-}" = cache-oracle ]; then exec .build/peers-venv/bin/python3 Benchmarks/cache-oracle.py "$bin"; fi
 swift build -c release --product credfile-server-example 2>&1 | tail -1
 # The peers' venv (Scripts/setup.sh test) where there is one: bench.py's bcrypt row needs pyca/bcrypt.

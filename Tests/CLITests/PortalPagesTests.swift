@@ -105,11 +105,12 @@ import Testing
         #expect(headers["Cache-Control"] == "no-store")
     }
 
-    @Test("The stylesheet: the seed's look (blue full-width button, red error, green access), no external asset")
+    @Test(
+        "The stylesheet: the seed's look (blue button, red error, green access) at WCAG AA contrast, no external asset")
     func stylesheet() {
         let css = PortalPage.stylesheet
-        #expect(css.contains("button.primary { background: #007aff") && css.contains("width: 100%"))
-        #expect(css.contains(".error { color: #ff3b30") && css.contains(".granted { color: #34c759"))
+        #expect(css.contains("button.primary { background: #0062cc") && css.contains("width: 100%"))
+        #expect(css.contains(".error { color: #d70015") && css.contains(".granted { color: #1f7a35"))
         #expect(!css.contains("url(") && !css.contains("@import"))
     }
 }

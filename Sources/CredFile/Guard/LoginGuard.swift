@@ -145,13 +145,19 @@ public final class LoginGuard: Sendable {
     /// throttled since is counted all the same (SPEC §10: every comparison, hashed or
     /// cached, counts; see ``cachedLogin(username:client:cache:)``).
     @available(*, noasync, message: "it blocks its thread while `check` hashes; call it from the hashing threads")
+    ///
+    /// `device`: a known device of the name (SPEC §11): the attempt is judged and counted on
+    /// the device's own count instead of the name's, and a good login clears that count only
+    /// (the name's stays, so the attempts of everyone else stay under the limits). A device
+    /// of another name is ignored.
     func attempt(
-        username: some Collection<UInt8>, client: String?, afterCacheMiss: Bool,
+        username: some Collection<UInt8>, client: String?, afterCacheMiss: Bool, device: KnownDevice? = nil,
         _ check: () throws -> CredentialStore.Verification
     ) throws -> CredentialStore.Verification {
         guard countsFailures else { return try loggedOnly(username: username, client: client, check) }
         let name = Array(username)
-        let key = FileSyntax.nameKey(name)
+        let nameKey = FileSyntax.nameKey(name)
+        let key = device?.guardKey(forName: nameKey) ?? nameKey
         // No credential file, no login to guard: `check` fails as it would unguarded, and
         // no database is created beside a file that is not there.
         guard (try? Syscall.status(of: credentialFile)) != nil else { return try check() }
@@ -249,11 +255,14 @@ public final class LoginGuard: Sendable {
         try database.row(FileSyntax.nameKey(of: username)).map { FailureRecord($0, policy: policy, now: Self.now()) }
     }
 
-    /// Clears one name's failures, ending its lockout (`failures --reset USER`, `unlock`).
+    /// Clears one name's failures, ending its lockout (`failures --reset USER`, `unlock`),
+    /// and those of its known devices (SPEC §11).
     /// - Returns: whether it had any.
     @discardableResult
     public func resetFailures(username: String) throws -> Bool {
-        try database.clear(FileSyntax.nameKey(of: username))
+        let key = FileSyntax.nameKey(of: username)
+        let devices = try database.clearDevices(ofName: key)
+        return try database.clear(key) || devices > 0
     }
 
     /// Clears every name's failures (`failures --reset`). - Returns: how many names had some.

@@ -43,6 +43,13 @@ public final class SQLiteSessionStorage: SessionStorage {
         }
     }
 
+    /// See ``SessionStorage/changeCounter()``: SQLite's `data_version` of this storage's
+    /// connection (another connection's commit changes it, this one's own do not); nil
+    /// while the database does not exist.
+    public func changeCounter() throws -> UInt64? {
+        try store.read { tables in try (tables as? SQLiteTables)?.changeCounter() } ?? nil
+    }
+
     /// See ``SessionStorage/insert(_:limit:)``.
     public func insert(_ record: SessionRecord, limit: Int) throws {
         let user = Array(record.user.utf8)

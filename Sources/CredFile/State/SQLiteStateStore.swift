@@ -163,6 +163,10 @@ final class SQLiteTables: StateTables {
     let sqliteSessions: SQLiteSessionTable
     let sqliteCodeSteps: SQLiteCodeStepTable
     let sqliteInvitations: SQLiteInvitationTable
+    /// `PRAGMA data_version`, prepared once (``changeCounter()``).
+    private let dataVersion: SQLiteStatement
+    /// Random bits told apart from every other connection's (``changeCounter()``).
+    private let epoch: UInt64
 
     init(_ connection: SQLiteConnection, identity: StateFile.Identity?) throws(SQLiteError) {
         self.connection = connection
@@ -171,6 +175,19 @@ final class SQLiteTables: StateTables {
         sqliteSessions = try SQLiteSessionTable(connection)
         sqliteCodeSteps = try SQLiteCodeStepTable(connection)
         sqliteInvitations = try SQLiteInvitationTable(connection)
+        dataVersion = try connection.prepare("PRAGMA data_version")
+        epoch = UInt64.random(in: 0...UInt64(UInt32.max)) << 32
+    }
+
+    /// The database's change counter as this connection sees it: SQLite's `data_version`,
+    /// which changes whenever another connection (this process's guard, another process)
+    /// commits, and not for this connection's own commits; in the high bits, this
+    /// connection's own random epoch, so a reopened file never repeats an old value. It
+    /// reads the log's index in shared memory, no page of the database.
+    func changeCounter() throws(SQLiteError) -> UInt64 {
+        defer { dataVersion.reset() }
+        guard try dataVersion.step() else { return epoch }
+        return epoch | UInt64(UInt32(truncatingIfNeeded: dataVersion.int64(0)))
     }
 
     var failures: any FailureTable { sqliteFailures }

@@ -171,6 +171,8 @@ final class LoginService: Sendable {
         /// Work that takes a hash and is not a login (SPEC §12's registration and password
         /// change), run on a hashing thread in the login's place, in the same fair queue.
         var work: (@Sendable () -> ServeAnswer)? = nil
+        /// The known device the sign-in comes from (SPEC §11), counted on its own.
+        var device: KnownDevice? = nil
     }
 
     /// What to do with a request.
@@ -244,7 +246,10 @@ final class LoginService: Sendable {
 
     /// Decides one login, Basic's or the sign-in form's (the one login path): answered at
     /// once by the cache of good logins when it can, else a job for a hashing thread.
-    func decideLogin(usernameBytes: [UInt8], password: Password, request: ServeRequest) -> Decision {
+    /// `device`: the known device of a sign-in (SPEC §11), counted by the guard on its own.
+    func decideLogin(
+        usernameBytes: [UInt8], password: Password, request: ServeRequest, device: KnownDevice? = nil
+    ) -> Decision {
         // No name that could be in FILE: nothing to hash or count.
         guard let name = String(validating: usernameBytes, as: UTF8.self) else { return .answer(.denied) }
         let generation = self.generation
@@ -255,7 +260,8 @@ final class LoginService: Sendable {
                 // The library's cache admission (SPEC §10): an answer without a hash (a cached
                 // login, or a throttled or locked-out name's denial), or the login to check.
                 switch try generation.store.cachedAnswer(
-                    usernameBytes: usernameBytes, password: password, client: rhost?.description, cache: cache)
+                    usernameBytes: usernameBytes, password: password, client: rhost?.description, cache: cache,
+                    device: device)
                 {
                 case .answered(let answer): return .answer(answer.granted ? .granted(user: name) : .denied)
                 case .uncached(let login): uncached = login
@@ -269,7 +275,7 @@ final class LoginService: Sendable {
         return .check(
             Job(
                 username: usernameBytes, password: password, uncached: uncached, name: name, rhost: rhost,
-                generation: generation, queued: .now))
+                generation: generation, queued: .now, device: device))
     }
 
     /// Queues `job` fairly between client addresses and checks it on a hashing thread when
@@ -339,7 +345,7 @@ final class LoginService: Sendable {
                 } else {
                     try store.verify(
                         usernameBytes: job.username, password: job.password, upgradeOnSuccess: false,
-                        client: job.rhost?.description
+                        client: job.rhost?.description, device: job.device
                     ).granted
                 }
         } catch {

@@ -93,6 +93,8 @@ final class Portal: Sendable {
     let throttle: AddressThrottle
     /// SPEC §12's invitations and registration counts, in the same state database.
     let registrations: Registrations
+    /// The device cookies of known devices (SPEC §11).
+    let devices: DeviceCookies
 
     /// The pre-session cookie the anti-forgery token is bound to (Decisions §11).
     static let preSessionCookie = "__Host-credfile-form"
@@ -104,11 +106,13 @@ final class Portal: Sendable {
     /// - Throws: what the state database throws making its keys.
     init(_ settings: PortalSettings) throws {
         self.settings = settings
-        let storage = SQLiteSessionStorage(path: settings.statePath)
+        // Held in memory, checked against the database's change counter (SPEC §11 "Fast").
+        let storage = CachedSessionStorage(SQLiteSessionStorage(path: settings.statePath))
         sessions = try PortalSessions(storage: storage, limits: settings.limits)
         antiForgery = AntiForgery(key: try storage.key(named: AntiForgery.keyName))
         throttle = AddressThrottle(freeFailures: settings.addressFreeFailures, maximumDelay: settings.maximumDelay)
         registrations = Registrations(statePath: settings.statePath)
+        devices = DeviceCookies(key: try storage.key(named: DeviceCookies.keyName))
     }
 
     /// `Set-Cookie` for a new session's token (SPEC §11's attributes, exactly).
@@ -203,9 +207,12 @@ enum PortalRoutes {
     /// answer counted for the address before `finish` makes the request's answer.
     private static func throttled(
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation, _ portal: Portal,
-        finish: @escaping @Sendable (ServeAnswer) -> ServeAnswer, decide: () -> LoginService.Decision
+        knownDevice: Bool = false, finish: @escaping @Sendable (ServeAnswer) -> ServeAnswer,
+        decide: () -> LoginService.Decision
     ) -> LoginService.Decision {
-        let address = service.clientAddress(request, generation).map { ClientKey($0).description }
+        // A known device's sign-in is counted on its own by the guard, not by address (SPEC §11).
+        let address =
+            knownDevice ? nil : service.clientAddress(request, generation).map { ClientKey($0).description }
         if let address, !portal.throttle.admits(address, now: Double(now())) {
             ServeLog.limited("a sign-in from \(address) denied unchecked: too many failures from that address")
             return .answer(finish(.denied))
@@ -240,22 +247,26 @@ enum PortalRoutes {
 
     /// 401 (with the Basic challenge when Basic is accepted), or for `forward-auth` and a
     /// request that accepts `text/html`, 302 to the sign-in page with the original URL as `rd`.
+    /// `auth`'s 401 names that page, absolute, in `Location` when a trusted peer gave the
+    /// original URL: nginx's `error_page 401 =302 $credfile_login` sends the browser there
+    /// (Authelia's way), since nginx cannot percent-encode `rd` itself (Decisions §11).
     private static func denied(
         _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal, forward: Bool
     ) -> HTTPResponse {
         let acceptsHTML = request.header("accept").map { String(decoding: $0, as: UTF8.self).contains("text/html") }
-        if forward, acceptsHTML == true {
-            let trusted = request.peerIsTrusted(generation.settings.trustedProxies)
-            let original = OriginalURL.url(
-                .init(
-                    originalURL: request.header("x-original-url"), forwardedProto: request.header("x-forwarded-proto"),
-                    forwardedHost: request.header("x-forwarded-host"), forwardedURI: request.header("x-forwarded-uri")),
-                peerIsTrusted: trusted)
-            let location = portal.settings.prefix + "/login" + (original.map { "?rd=" + percentEncoded($0) } ?? "")
-            return .redirect(302, to: location)
-        }
+        let trusted = request.peerIsTrusted(generation.settings.trustedProxies)
+        let original = OriginalURL.url(
+            .init(
+                originalURL: request.header("x-original-url"), forwardedProto: request.header("x-forwarded-proto"),
+                forwardedHost: request.header("x-forwarded-host"), forwardedURI: request.header("x-forwarded-uri")),
+            peerIsTrusted: trusted)
+        let login = portal.settings.prefix + "/login" + (original.map { "?rd=" + percentEncoded($0) } ?? "")
+        if forward, acceptsHTML == true { return .redirect(302, to: login) }
         var headers: [HTTPResponse.Header] = [.init(name: "Cache-Control", value: "no-store")]
         if portal.settings.basic { headers.append(.init(name: "WWW-Authenticate", value: generation.challenge)) }
+        if !forward, original != nil, let host = ownHost(request, generation) {
+            headers.append(.init(name: "Location", value: "https://" + host + login))
+        }
         return HTTPResponse(status: 401, headers: headers)
     }
 
@@ -322,6 +333,7 @@ enum PortalRoutes {
         let userAgent = request.header("user-agent").map { String(decoding: $0, as: UTF8.self) }
         let target =
             rd.flatMap { redirect(Array($0.utf8), request, generation, portal) } ?? portal.settings.prefix + "/"
+        let device = portal.device(request, username: username)
         let finish: @Sendable (ServeAnswer) -> ServeAnswer = { answer in
             switch answer {
             case .granted(let user):
@@ -329,7 +341,9 @@ enum PortalRoutes {
                     let line = try generation.store.entryLine(named: user) ?? []
                     let token = try portal.sessions.start(
                         user: user, line: line, now: now(), client: client, userAgent: userAgent)
-                    return .response(.redirect(303, to: target, cookies: [portal.sessionCookie(token)]))
+                    let deviceCookie = portal.deviceCookie(try portal.devices.issue(username: user.utf8, now: now()))
+                    return .response(
+                        .redirect(303, to: target, cookies: [portal.sessionCookie(token), deviceCookie]))
                 } catch {
                     return .unavailable(reason: "a session could not be stored: \(error)")
                 }
@@ -337,10 +351,11 @@ enum PortalRoutes {
             default: return answer
             }
         }
-        return throttled(request, service, generation, portal, finish: finish) {
+        return throttled(request, service, generation, portal, knownDevice: device != nil, finish: finish) {
             password.withUnsafeBytes { bytes in
                 service.decideLogin(
-                    usernameBytes: Array(username.utf8), password: Password(utf8: bytes), request: request)
+                    usernameBytes: Array(username.utf8), password: Password(utf8: bytes), request: request,
+                    device: device)
             }
         }
     }
