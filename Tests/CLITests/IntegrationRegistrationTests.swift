@@ -66,7 +66,7 @@ import Glibc
             let login = try browser.open("?rd=%2Fapp")
             #expect(try browser.signIn("alice", session.password(Self.alice.1)).status == 303, "\(service.log)")
             // 2. "Registrarse" under the sign-in button leads to the register page.
-            #expect(login.body.contains("<a href=\"/.credfile/register\">Registrarse</a>"))
+            #expect(login.body.contains("<a href=\"/.credfile/register?rd=%2Fapp\">Registrarse</a>"))
             var newcomer = Portal.Browser(port: port)
             _ = try newcomer.open()
             let page = try Portal.send(port, "GET", "/.credfile/register", headers: [("Cookie", newcomer.cookie)])

@@ -56,7 +56,9 @@ enum PortalPage {
             failed ? "<p class=\"error\" role=\"alert\">\(words.wrongCredentials)</p>\n" : .empty
         let next: HTML = rd.map { "<input type=\"hidden\" name=\"rd\" value=\"\($0)\">\n" } ?? .empty
         let register: HTML =
-            registerLink ? "<p class=\"register\"><a href=\"\(prefix)/register\">\(words.register)</a></p>\n" : .empty
+            registerLink
+            ? "<p class=\"register\"><a href=\"\(prefix)/register\(rd.map { "?rd=" + PortalRoutes.percentEncoded($0) } ?? "")\">\(words.register)</a></p>\n"
+            : .empty
         let body: HTML = """
             \(site)<h1>\(words.loginTitle)</h1>
             <form method="post" action="\(prefix)/login">
