@@ -139,7 +139,11 @@ enum PortalRegistration {
                     try? registrations.release(ticket)
                     throw error
                 }
-                let line = try writer.entryLine(named: username) ?? []
+                // The new line for the session's entry digest, by a scan that stops at it (the
+                // caching store would parse and index the whole new file for it: a login does
+                // that anyway when one comes, a burst of sign-ups need not, once each).
+                let line =
+                    try CredentialStore(path: writer.path, policy: writer.policy).entryLine(named: username) ?? []
                 let token = try portal.sessions.start(
                     user: username, line: line, now: PortalRoutes.now(), client: client, userAgent: userAgent)
                 return .response(.redirect(303, to: target, cookies: [portal.sessionCookie(token)]))
