@@ -108,8 +108,9 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: ["credfile", "CredFile", "CredFileTestSupport"],
-            // C sources of test harnesses, compiled by the tests with gcc (not by SwiftPM).
-            exclude: ["Fixtures"]
+            // C sources of test harnesses, compiled by the tests with gcc (not by SwiftPM), and
+            // the browser scenarios (Python, run by BrowserHarness from the source tree).
+            exclude: ["Fixtures", "Browser"]
         ),
     ],
     swiftLanguageModes: [.v6]
