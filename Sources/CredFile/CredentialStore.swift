@@ -282,6 +282,16 @@ public struct CredentialStore: Sendable {
     /// Adds a user, hashed or in the legacy plaintext form.
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func register(username: String, password: Password, storage: SecretForm) throws {
+        try register(username: username, password: password, storage: storage, onceFree: nil)
+    }
+
+    /// The one registration (`add`, `register`, the portal's page, an invitation's): the
+    /// name and password checked, the secret made before the lock, then under the lock the
+    /// name looked up and, when it is free, `onceFree` run (an invitation redeemed) before
+    /// the line is appended by one atomic rewrite.
+    func register(
+        username: String, password: Password, storage: SecretForm, onceFree: (() throws -> Void)?
+    ) throws {
         try Username.validate(username)
         try passwordPolicy.validate(password, username: username, path: path)
         let secret = try makeSecret(password, storage: storage)
@@ -289,6 +299,7 @@ public struct CredentialStore: Sendable {
             if file.firstEntry(named: username) != nil {
                 throw CredFileError(.userExists, "user already exists")
             }
+            try onceFree?()
             var changes = CredentialFile.Changes()
             try changes.append(username: username, secret: secret)
             return (changes, ())

@@ -28,6 +28,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case secondFactor = "FuzzSecondFactor"
     case groupFile = "FuzzGroupFile"
     case accessRules = "FuzzAccessRules"
+    case registration = "FuzzRegistration"
 }
 
 /// The fuzz targets' checks, one entry point per target.
@@ -49,6 +50,7 @@ public enum FuzzChecks {
         case .secondFactor: try secondFactor(input)
         case .groupFile: try groupFile(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
         case .accessRules: try accessRules(input)
+        case .registration: try registration(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
         }
     }
 

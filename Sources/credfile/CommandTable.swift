@@ -281,6 +281,20 @@ extension Command {
                 use); a PostgreSQL role that may not create tables then needs it run once by one that may.
                 """,
             run: { try $0.stateDatabase() }),
+        Command(
+            "invite", arguments: [.file],
+            options: [.count, .expires, .accessUser, .listInvitations, .revoke, .state],
+            summary: "invitations to register on the sign-in page; --list, --revoke",
+            details: """
+                Prints --count N new invitation codes (default 1), one a line, for serve's register \
+                page in register = invite mode (SPEC §12): 24 characters in groups of four (120 bits), \
+                each working once, for --expires DURATION (default 7d; s, m, h, d, w), and with --user \
+                NAME only for that name. The state database keeps only each code's SHA-256: a code \
+                is shown once. --list shows id, created, expires, bound name and state (open, used, \
+                expired), never a code; --json prints [{"id", "created", "expires", "user", "used"}]. \
+                --revoke ID (or all) makes a code answer as a wrong one.
+                """,
+            run: { try $0.invite() }),
         // SPEC §13: groups and access rules.
         Command(
             "group",

@@ -47,7 +47,8 @@ import Testing
         #expect(page.contains("<form method=\"post\" action=\"/.credfile/login\">"))
         #expect(page.contains("name=\"csrf\" value=\"tok\""))
         #expect(page.contains("name=\"rd\" value=\"https://app.example.com/x?a=1&amp;b=2\""))
-        #expect(page.contains("href=\"/.credfile/register\""))
+        // The register link carries rd (SPEC §12: registering lands on the page asked for).
+        #expect(page.contains("href=\"/.credfile/register?rd=https%3A%2F%2Fapp.example.com%2Fx%3Fa%3D1%26b%3D2\""))
         #expect(!page.contains("<script") && !page.contains("http://") && !page.contains("//cdn"))
         #expect(!page.contains("incorrect"), "no error before a denial")
         let links = page.components(separatedBy: "href=\"").dropFirst().map { $0.prefix { $0 != "\"" } }

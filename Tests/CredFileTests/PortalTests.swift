@@ -502,7 +502,7 @@ import Testing
             let token = try sessions.start(user: "bob", line: Self.bytes("bob,x"), now: 10)
             #expect(try sessions.check(token, now: 11, line: { _ in Self.bytes("bob,x") }) == .signedIn(user: "bob"))
             let connection = try SQLiteConnection(path: path, busyTimeout: 1000)
-            // Migrations 3 to 6 (SPEC §14's code steps and pending sign-ins) run in the same open.
+            // Migrations 3 to 6 (§14's code steps, §12's invitations, step 5, §14's pending sign-ins) run in the same open.
             #expect(try SQLiteStateStore.userVersion(connection) == 6 && SQLiteStateStore.schemaVersion == 6)
             let failures = try connection.prepare("SELECT count FROM failures WHERE name = x'626f62'")
             #expect(try failures.step() && failures.int64(0) == 3, "the guard's rows survive the migration")

@@ -47,8 +47,21 @@ extension PostgreSQLStateStore {
         """
         CREATE TABLE code_steps ("user" bytea PRIMARY KEY, step bigint NOT NULL);
         """,
-        // step 4 is register's (the lead fills the gap at merge)
-        "SELECT 1;",
+        // 4: SPEC §12's invitations (only each code's SHA-256) and the registrations of the
+        // last hour (PostgreSQLInvitationTable).
+        """
+        CREATE TABLE invitations (
+            id bigserial PRIMARY KEY,
+            code_sha256 bytea UNIQUE NOT NULL,
+            "user" bytea NOT NULL,
+            created bigint NOT NULL,
+            expires bigint NOT NULL,
+            used bigint NOT NULL
+        );
+        CREATE TABLE registrations (id bigserial PRIMARY KEY, at bigint NOT NULL, client bytea NOT NULL);
+        CREATE INDEX registrations_by_client ON registrations (client);
+        CREATE INDEX registrations_by_time ON registrations (at);
+        """,
         // step 5 is passkeys' (the lead fills the gap at merge)
         "SELECT 1;",
         // 6: SPEC §14's sign-ins waiting for their code (PostgreSQLPendingSignInTable); and

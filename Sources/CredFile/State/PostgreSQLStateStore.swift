@@ -137,6 +137,7 @@ final class PostgreSQLTables: StateTables, @unchecked Sendable {
     private let postgreSQLSessions: PostgreSQLSessionTable
     private let postgreSQLCodeSteps: PostgreSQLCodeStepTable
     private let postgreSQLPendingSignIns: PostgreSQLPendingSignInTable
+    private let postgreSQLInvitations: PostgreSQLInvitationTable
 
     init(_ connection: PostgreSQLConnection) {
         self.connection = connection
@@ -144,12 +145,14 @@ final class PostgreSQLTables: StateTables, @unchecked Sendable {
         postgreSQLSessions = PostgreSQLSessionTable(connection)
         postgreSQLCodeSteps = PostgreSQLCodeStepTable(connection)
         postgreSQLPendingSignIns = PostgreSQLPendingSignInTable(connection)
+        postgreSQLInvitations = PostgreSQLInvitationTable(connection)
     }
 
     var failures: any FailureTable { postgreSQLFailures }
     var sessions: any SessionTable { postgreSQLSessions }
     var codeSteps: any CodeStepTable { postgreSQLCodeSteps }
     var pendingSignIns: any PendingSignInTable { postgreSQLPendingSignIns }
+    var invitations: any InvitationTable { postgreSQLInvitations }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     func transaction<R>(_ body: () throws -> R) throws -> R {

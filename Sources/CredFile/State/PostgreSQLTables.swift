@@ -269,3 +269,90 @@ final class PostgreSQLPendingSignInTable: PendingSignInTable {
         try connection.query("DELETE FROM pending_sign_ins WHERE token_sha256 = $1", [.bytes(tokenDigest)]).changed > 0
     }
 }
+
+/// The `invitations` and `registrations` tables in PostgreSQL (step 4): SPEC §12. A code is
+/// redeemed by one conditional `UPDATE … RETURNING`, so two hosts given the same code see
+/// one registration; the hourly counts are read under a transaction lock
+/// (`pg_advisory_xact_lock`) that every host's registration takes, so two hosts cannot both
+/// count the last free registration of the hour.
+final class PostgreSQLInvitationTable: InvitationTable {
+    private let connection: PostgreSQLConnection
+    /// The key of the registrations' advisory lock.
+    static let lockClass: Int64 = 0x6366_7267  // "cfrg"
+
+    init(_ connection: PostgreSQLConnection) {
+        self.connection = connection
+    }
+
+    func insert(codeDigest: [UInt8], user: [UInt8], created: Int64, expires: Int64) throws -> Int64 {
+        try connection.query(
+            """
+            INSERT INTO invitations (code_sha256, "user", created, expires, used) VALUES ($1, $2, $3, $4, 0)
+            RETURNING id
+            """, [.bytes(codeDigest), .bytes(user), .int(created), .int(expires)]
+        ).rows.first?[0].int ?? 0
+    }
+
+    func redeem(codeDigest: [UInt8], user: [UInt8], now: Int64) throws -> Int64? {
+        try connection.query(
+            """
+            UPDATE invitations SET used = $3
+                WHERE code_sha256 = $1 AND used = 0 AND expires > $3 AND ("user" = '\\x'::bytea OR "user" = $2)
+                RETURNING id
+            """, [.bytes(codeDigest), .bytes(user), .int(now)]
+        ).rows.first?[0].int
+    }
+
+    func isRedeemable(codeDigest: [UInt8], user: [UInt8], now: Int64) throws -> Bool {
+        try !connection.query(
+            """
+            SELECT id FROM invitations
+                WHERE code_sha256 = $1 AND used = 0 AND expires > $3 AND ("user" = '\\x'::bytea OR "user" = $2)
+            """, [.bytes(codeDigest), .bytes(user), .int(now)]
+        ).rows.isEmpty
+    }
+
+    func unredeem(id: Int64) throws {
+        _ = try connection.query("UPDATE invitations SET used = 0 WHERE id = $1", [.int(id)])
+    }
+
+    func delete(id: Int64) throws -> Bool {
+        try connection.query("DELETE FROM invitations WHERE id = $1", [.int(id)]).changed > 0
+    }
+
+    func deleteAll() throws -> Int {
+        try connection.query("DELETE FROM invitations").changed
+    }
+
+    func all() throws -> [InvitationRecord] {
+        try connection.query("SELECT id, \"user\", created, expires, used FROM invitations ORDER BY id").rows.map {
+            values in
+            let user = values[1].bytes
+            let used = values[4].int
+            return InvitationRecord(
+                id: values[0].int, user: user.isEmpty ? nil : String(decoding: user, as: UTF8.self),
+                created: values[2].int, expires: values[3].int, used: used == 0 ? nil : used)
+        }
+    }
+
+    func recentRegistrations(client: [UInt8], after before: Int64) throws -> (client: Int, total: Int) {
+        if connection.inTransaction {
+            _ = try connection.query("SELECT pg_advisory_xact_lock($1)", [.int(Self.lockClass)])
+        }
+        _ = try connection.query("DELETE FROM registrations WHERE at <= $1", [.int(before)])
+        let row = try connection.query(
+            "SELECT count(*) FILTER (WHERE client = $1), count(*) FROM registrations", [.bytes(client)]
+        ).rows.first
+        return (Int(row?[0].int ?? 0), Int(row?[1].int ?? 0))
+    }
+
+    func insertRegistration(client: [UInt8], at: Int64) throws -> Int64 {
+        try connection.query(
+            "INSERT INTO registrations (at, client) VALUES ($1, $2) RETURNING id", [.int(at), .bytes(client)]
+        ).rows.first?[0].int ?? 0
+    }
+
+    func deleteRegistration(row: Int64) throws {
+        _ = try connection.query("DELETE FROM registrations WHERE id = $1", [.int(row)])
+    }
+}

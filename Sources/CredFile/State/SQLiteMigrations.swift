@@ -57,8 +57,21 @@ extension SQLiteStateStore {
         """
         CREATE TABLE code_steps (user BLOB PRIMARY KEY NOT NULL, step INTEGER NOT NULL) WITHOUT ROWID;
         """,
-        // step 4 is register's (the lead fills the gap at merge)
-        "SELECT 1;",
+        // 4: SPEC §12's invitations (only each code's SHA-256) and the registrations of the
+        // last hour that `register-per-hour` and `register-per-hour-total` count (SQLiteInvitationTable).
+        """
+        CREATE TABLE invitations (
+            id INTEGER PRIMARY KEY,
+            code_sha256 BLOB UNIQUE NOT NULL,
+            user BLOB NOT NULL,
+            created INTEGER NOT NULL,
+            expires INTEGER NOT NULL,
+            used INTEGER NOT NULL
+        );
+        CREATE TABLE registrations (at INTEGER NOT NULL, client BLOB NOT NULL);
+        CREATE INDEX registrations_by_client ON registrations (client);
+        CREATE INDEX registrations_by_time ON registrations (at);
+        """,
         // step 5 is passkeys' (the lead fills the gap at merge)
         "SELECT 1;",
         // 6: SPEC §14's sign-ins waiting for their code (SQLitePendingSignInTable): only the

@@ -163,6 +163,7 @@ final class SQLiteTables: StateTables {
     let sqliteSessions: SQLiteSessionTable
     let sqliteCodeSteps: SQLiteCodeStepTable
     let sqlitePendingSignIns: SQLitePendingSignInTable
+    let sqliteInvitations: SQLiteInvitationTable
     /// `PRAGMA data_version`, prepared once (``changeCounter()``).
     private let dataVersion: SQLiteStatement
     /// Random bits told apart from every other connection's (``changeCounter()``).
@@ -175,6 +176,7 @@ final class SQLiteTables: StateTables {
         sqliteSessions = try SQLiteSessionTable(connection)
         sqliteCodeSteps = try SQLiteCodeStepTable(connection)
         sqlitePendingSignIns = try SQLitePendingSignInTable(connection)
+        sqliteInvitations = try SQLiteInvitationTable(connection)
         dataVersion = try connection.prepare("PRAGMA data_version")
         epoch = UInt64.random(in: 0...UInt64(UInt32.max)) << 32
     }
@@ -194,6 +196,7 @@ final class SQLiteTables: StateTables {
     var sessions: any SessionTable { sqliteSessions }
     var codeSteps: any CodeStepTable { sqliteCodeSteps }
     var pendingSignIns: any PendingSignInTable { sqlitePendingSignIns }
+    var invitations: any InvitationTable { sqliteInvitations }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns,
     /// rolled back when it throws.

@@ -175,6 +175,9 @@ final class LoginService: Sendable {
         /// user with a second factor, given the name (the code page); nil: such a login is
         /// denied (`second-factor-required`) unless `otp-append` carries the code.
         var codeStep: (@Sendable (String) -> ServeAnswer)? = nil
+        /// Work that takes a hash and is not a login (SPEC §12's registration and password
+        /// change), run on a hashing thread in the login's place, in the same fair queue.
+        var work: (@Sendable () -> ServeAnswer)? = nil
         /// The known device the sign-in comes from (SPEC §11), counted on its own.
         var device: KnownDevice? = nil
         /// How the login came, for §16's metrics.
@@ -362,6 +365,7 @@ final class LoginService: Sendable {
     /// denied before any hash, every decision is logged with the client's address as
     /// rhost), remembered in the cache when granted.
     private func check(_ job: Job) -> ServeAnswer {
+        if let work = job.work { return work() }
         var store = job.generation.store
         if job.codeStep != nil { store.secondFactor?.separateStep = true }
         let result: CredentialStore.Verification

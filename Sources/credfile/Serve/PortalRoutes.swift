@@ -78,6 +78,10 @@ struct PortalSettings: Sendable {
     /// `address-free-failures`, and the guard's `max-delay` that bounds the address's wait.
     var addressFreeFailures = AddressThrottle.defaultFreeFailures
     var maximumDelay = GuardPolicy.defaultMaximumDelay
+    /// SPEC §12: `register`, its hourly limits, and the rules of new passwords (§8).
+    var register = RegisterMode.no
+    var registerLimits = RegistrationLimits()
+    var passwordPolicy = PasswordPolicy.standard
 }
 
 /// The sign-in page's sessions and keys for one generation of settings.
@@ -90,6 +94,8 @@ final class Portal: Sendable {
     /// §14's sign-ins waiting for their code, and the seal of an enrolment's form.
     let pendingSignIns: PendingSignIns
     let enrolmentSeal: EnrolmentSeal
+    /// SPEC §12's invitations and registration counts, in the same state database.
+    let registrations: Registrations
     /// The device cookies of known devices (SPEC §11).
     let devices: DeviceCookies
 
@@ -113,6 +119,7 @@ final class Portal: Sendable {
         throttle = AddressThrottle(freeFailures: settings.addressFreeFailures, maximumDelay: settings.maximumDelay)
         pendingSignIns = try PendingSignIns(storage: database)
         enrolmentSeal = EnrolmentSeal(key: try storage.key(named: EnrolmentSeal.keyName))
+        registrations = Registrations(location: settings.state)
         devices = DeviceCookies(key: try storage.key(named: DeviceCookies.keyName))
     }
 
@@ -165,6 +172,8 @@ enum PortalRoutes {
             case "/logout" where request.method == "POST":
                 return .answer(.response(try signOut(request, body: body, generation, portal)))
             case "/", "": return .answer(.response(try home(request, generation, portal)))
+            case "/register", "/password":  // SPEC §12 (PortalRegistration.swift)
+                return try PortalRegistration.decide(route, request, body: body, service, generation, portal)
             case "/style.css":
                 return .answer(
                     .response(
@@ -318,7 +327,7 @@ enum PortalRoutes {
         let page = PortalPage.login(
             language: language(request, portal), siteTitle: portal.settings.title, prefix: portal.settings.prefix,
             csrf: portal.antiForgery.token(for: Array(preSession.utf8)), rd: target, username: username,
-            failed: failed, registerLink: false)
+            failed: failed, registerLink: portal.settings.register != .no)
         return .page(200, page, cookies: cookie.map { [$0] } ?? [])
     }
 
@@ -433,7 +442,7 @@ enum PortalRoutes {
     }
 
     /// `rd` when §11 allows following it; nil when it would be `{prefix}/`.
-    private static func redirect(
+    static func redirect(
         _ rd: [UInt8], _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal
     ) -> String? {
         let fallback = portal.settings.prefix + "/"

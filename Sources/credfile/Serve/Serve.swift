@@ -206,7 +206,12 @@ extension CommandContext {
             prefix: prefix, basic: invocation.basic, cookieDomain: domain?.lowercased(), limits: limits,
             title: invocation.text(.portalTitle), stylesheet: stylesheet, language: language, state: state,
             addressFreeFailures: invocation.number(.addressFreeFailures) ?? AddressThrottle.defaultFreeFailures,
-            maximumDelay: try invocation.guardPolicy().maximumDelay)
+            maximumDelay: try invocation.guardPolicy().maximumDelay,
+            register: invocation.text(.register).flatMap(RegisterMode.init(rawValue:)) ?? .no,
+            registerLimits: RegistrationLimits(
+                perAddress: invocation.number(.registerPerHour) ?? RegistrationLimits.defaultPerAddress,
+                total: invocation.number(.registerPerHourTotal) ?? RegistrationLimits.defaultTotal),
+            passwordPolicy: try invocation.passwordPolicy())
     }
 }
 

@@ -56,7 +56,9 @@ enum PortalPage {
             failed ? "<p class=\"error\" role=\"alert\">\(words.wrongCredentials)</p>\n" : .empty
         let next: HTML = rd.map { "<input type=\"hidden\" name=\"rd\" value=\"\($0)\">\n" } ?? .empty
         let register: HTML =
-            registerLink ? "<p class=\"register\"><a href=\"\(prefix)/register\">\(words.register)</a></p>\n" : .empty
+            registerLink
+            ? "<p class=\"register\"><a href=\"\(prefix)/register\(rd.map { "?rd=" + PortalRoutes.percentEncoded($0) } ?? "")\">\(words.register)</a></p>\n"
+            : .empty
         let body: HTML = """
             \(site)<h1>\(words.loginTitle)</h1>
             <form method="post" action="\(prefix)/login">
@@ -98,6 +100,7 @@ enum PortalPage {
             <input type="hidden" name="scope" value="all">
             <button type="submit" class="secondary">\(words.signOutEverywhere)</button>
             </form>
+            <p class="register"><a href="\(prefix)/password">\(words.changePassword)</a></p>
             """
         return document(language: language, title: words.accessGranted, prefix: prefix, body: body)
     }
@@ -116,6 +119,7 @@ enum PortalPage {
         .error { color: #d70015; margin: .75rem 0 0; }
         button { box-sizing: border-box; width: 100%; margin-top: 1.25rem; padding: .75rem; font-size: 1rem; font-weight: 600; border: 0; border-radius: 10px; cursor: pointer; }
         button.primary { background: #0062cc; color: #fff; }
+        button.register { background: #1f7a35; color: #fff; }
         button.secondary { background: #e5e5ea; color: #1c1c1e; margin-top: .75rem; }
         .granted { color: #1f7a35; font-weight: 600; }
         .hint { color: #6e6e73; font-size: .875rem; }
