@@ -129,6 +129,74 @@ struct StateBackendTests {
         }
     }
 
+    @Test(
+        "invitations (§12): single use also when 8 threads race with one code, expiring, bound, revoked",
+        arguments: StateBackend.allCases)
+    func invitations(_ backend: StateBackend) throws {
+        try withTemporaryDirectory { directory in
+            let location = try backend.location(directory)
+            let registrations = Registrations(location: location)
+            let issued = try registrations.issue(count: 2, lifetime: 100, user: nil, now: 1000)
+            let bound = try registrations.issue(count: 1, lifetime: 100, user: "dora", now: 1000)[0]
+            #expect(try registrations.accepts(issued[0].code, username: "x", now: 1099))
+            #expect(try !registrations.accepts(issued[0].code, username: "x", now: 1100), "expired at its second")
+            #expect(try registrations.accepts(bound.code, username: "dora", now: 1000))
+            #expect(try !registrations.accepts(bound.code, username: "carla", now: 1000))
+            let redeemed = Atomic<Int>(0)
+            DispatchQueue.concurrentPerform(iterations: 8) { n in
+                // Each thread its own store: another process, or another host on PostgreSQL.
+                let racer = Registrations(location: location)
+                if (try? racer.redeem(issued[0].code, username: "racer\(n)", now: 1001)) ?? nil != nil {
+                    redeemed.add(1, ordering: .relaxed)
+                }
+            }
+            #expect(redeemed.load(ordering: .relaxed) == 1)
+            #expect(try registrations.revoke(id: issued[1].id))
+            #expect(try !registrations.accepts(issued[1].code, username: "x", now: 1000))
+            #expect(try registrations.invitations().map(\.id) == [issued[0].id, bound.id])
+            #expect(try registrations.invitations().first?.used == 1001)
+        }
+    }
+
+    @Test(
+        "registration limits (§12): 8 threads racing for the last free places of the hour get exactly them",
+        arguments: StateBackend.allCases)
+    func registrationLimits(_ backend: StateBackend) throws {
+        try withTemporaryDirectory { directory in
+            let location = try backend.location(directory)
+            let limits = RegistrationLimits(perAddress: 100, total: 3)
+            let admitted = Atomic<Int>(0)
+            DispatchQueue.concurrentPerform(iterations: 8) { n in
+                let racer = Registrations(location: location)
+                if (try? racer.admit(client: "client-\(n)", limits: limits, now: 10)) ?? nil != nil {
+                    admitted.add(1, ordering: .relaxed)
+                }
+            }
+            #expect(admitted.load(ordering: .relaxed) == 3)
+            let later = Registrations(location: location)
+            #expect(try later.admit(client: "late", limits: limits, now: 20) == nil)
+            #expect(try later.admit(client: "late", limits: limits, now: 3611) != nil, "an hour later")
+        }
+    }
+
+    @Test("pending sign-ins (§14's second step): stored, read, used up once", arguments: StateBackend.allCases)
+    func pendingSignIns(_ backend: StateBackend) throws {
+        try withTemporaryDirectory { directory in
+            let store = try backend.location(directory).store()
+            let pending = PendingSignIn(
+                tokenDigest: Array(repeating: 7, count: 32), user: "bob", entryDigest: [1, 2, 3], expires: 400,
+                target: "https://app.example/x")
+            let old = PendingSignIn(
+                tokenDigest: Array(repeating: 8, count: 32), user: "eve", entryDigest: [4], expires: 100, target: nil)
+            try store.write { try $0.pendingSignIns.insert(old, now: 50) }
+            try store.write { try $0.pendingSignIns.insert(pending, now: 100) }
+            #expect(try store.read { try $0.pendingSignIns.pending(tokenDigest: old.tokenDigest) } ?? nil == nil)
+            #expect(try store.read { try $0.pendingSignIns.pending(tokenDigest: pending.tokenDigest) } == pending)
+            #expect(try store.write { try $0.pendingSignIns.delete(tokenDigest: pending.tokenDigest) })
+            #expect(try !store.write { try $0.pendingSignIns.delete(tokenDigest: pending.tokenDigest) })
+        }
+    }
+
     @Test("both backends have the same schema steps; state --init reports the version")
     func schema() throws {
         #expect(PostgreSQLStateStore.migrations.count == SQLiteStateStore.migrations.count)
