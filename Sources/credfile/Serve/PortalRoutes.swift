@@ -361,8 +361,12 @@ enum PortalRoutes {
         }
         let username = form.text("username")
         let rd = form.text("rd")
-        let deniedPage = try loginPage(request, generation, portal, failed: true, username: username, rd: rd)
-        guard let username, let password = form.secret("password") else { return .answer(.response(deniedPage)) }
+        // The page of a denial is made only for a denial: under a flood of bad sign-ins most
+        // posts are answered 503 by the full queue, and none of them needs it.
+        let deniedPage = { @Sendable () throws -> HTTPResponse in
+            try loginPage(request, generation, portal, failed: true, username: username, rd: rd)
+        }
+        guard let username, let password = form.secret("password") else { return .answer(.response(try deniedPage())) }
         let client = service.clientAddress(request, generation)?.description
         let userAgent = request.header("user-agent").map { String(decoding: $0, as: UTF8.self) }
         let target =
@@ -381,7 +385,10 @@ enum PortalRoutes {
                 } catch {
                     return .unavailable(reason: "a session could not be stored: \(error)")
                 }
-            case .denied: return .response(deniedPage)
+            case .denied:
+                do { return .response(try deniedPage()) } catch {
+                    return .unavailable(reason: "the sign-in page could not be made: \(error)")
+                }
             default: return answer
             }
         }
