@@ -56,6 +56,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libpq: the state database in PostgreSQL of SPEC §15 (`state = postgresql://…`).
+        // Headers only, never linked (no pkgConfig): Sources/CCredFile/postgresql.c opens
+        // libpq.so.5 at the first use of such a state, as CICU above.
+        .systemLibrary(name: "CPostgreSQL", providers: [.apt(["libpq-dev"])]),
         // liboath: RFC 6238 TOTP codes, the second factor of SPEC §14 (it links libc only).
         .systemLibrary(
             name: "COath",
@@ -82,8 +86,9 @@ let package = Package(
             providers: [.apt(["libqrencode-dev"])]
         ),
         // credfile's own C code (what must be C: glibc-only calls, the fast PBKDF2 loop,
-        // SQLite's variadic sqlite3_db_config, ICU's usprep for LDAP's string preparation).
-        .target(name: "CCredFile", dependencies: ["COpenSSL", "CSQLite", "CICU"]),
+        // SQLite's variadic sqlite3_db_config, ICU's usprep for LDAP's string preparation,
+        // libpq opened at first use).
+        .target(name: "CCredFile", dependencies: ["COpenSSL", "CSQLite", "CICU", "CPostgreSQL"]),
         // credfile serve's own C: libmicrohttpd's variadic MHD_get_connection_info, which
         // Swift cannot call (CLI only; the library never links libmicrohttpd).
         .target(name: "CServe", dependencies: ["CMicroHTTPD"]),
@@ -93,7 +98,7 @@ let package = Package(
         .target(
             name: "CredFile",
             dependencies: [
-                "COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "COath", "CFido2", "CCbor",
+                "COpenSSL", "CCredFile", "CLibcrypt", "CArgon2", "CSQLite", "CPostgreSQL", "COath", "CFido2", "CCbor",
                 "CredFileBlocklist",
             ]),
         .executableTarget(
@@ -105,6 +110,8 @@ let package = Package(
         // figures of SPEC §6: `bash Benchmarks/run.sh apps`.
         .executableTarget(
             name: "credfile-server-example", dependencies: ["CredFile"], path: "Examples/ServerLogins"),
+        // SPEC §13's decision timed in-process: `bash Benchmarks/run.sh access`.
+        .executableTarget(name: "credfile-access-bench", dependencies: ["CredFile"], path: "Benchmarks/access"),
         // The README's library example, as it stands there (ReadmeExampleTests runs it).
         .executableTarget(
             name: "credfile-getting-started", dependencies: ["CredFile"], path: "Examples/GettingStarted"),
@@ -125,8 +132,9 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: ["credfile", "CredFile", "CredFileTestSupport"],
-            // C sources of test harnesses, compiled by the tests with gcc (not by SwiftPM).
-            exclude: ["Fixtures"]
+            // C sources of test harnesses, compiled by the tests with gcc, and the browser
+            // tests' Python scenarios, run by the venv's python: neither is SwiftPM's.
+            exclude: ["Fixtures", "Browser"]
         ),
     ],
     swiftLanguageModes: [.v6]

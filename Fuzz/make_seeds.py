@@ -298,6 +298,31 @@ for name, sel, data in [
 ]:
     write("FuzzPortalRequests", name + ".bin", bytes([sel]) + data.encode())
 
+# FuzzRegistration (SPEC §12): first byte even = an invitation code as typed; odd = the
+# register page's form body (bit 1: invite mode, a code of GOOD stands for a fresh code).
+for name, sel, data in [
+    ("code-printed", 0, "7K3M-Q9XD-2ZTB-WV4N-8RHA-0C1E"),
+    ("code-typed-lower-spaces", 0, "7k3m q9xd 2ztb wv4n 8rha 0c1e"),
+    ("code-confusables", 0, "7K3M-Q9XD-2ZTB-WV4N-8RHA-OCLI"),
+    ("code-short", 0, "7K3M-Q9XD-2ZTB-WV4N-8RHA-0C1"),
+    ("code-long", 0, "7K3M-Q9XD-2ZTB-WV4N-8RHA-0C1EE"),
+    ("code-u-not-in-alphabet", 0, "7K3M-Q9XD-2ZTB-WV4N-8RHA-0C1U"),
+    ("code-padded-over-200", 0, "-" * 180 + "7K3MQ9XD2ZTBWV4N8RHA0C1E"),
+    ("form-yes-seed", 1, "csrf=" + TOKEN + "&rd=%2Fapp&username=valencia&password=naranjo-en-flor-2026"),
+    ("form-yes-taken", 1, "username=alice&password=naranjo-en-flor-2026"),
+    ("form-yes-nfd-alice", 1, "username=alic%65&password=x"),
+    ("form-yes-comma", 1, "username=a%2Cb&password=naranjo-en-flor-2026"),
+    ("form-yes-hash-name", 1, "username=%23root&password=naranjo-en-flor-2026"),
+    ("form-yes-space-edge", 1, "username=+bob&password=naranjo-en-flor-2026"),
+    ("form-yes-crlf-password", 1, "username=bob&password=a%0D%0Ab"),
+    ("form-yes-nfd-name", 1, "username=jose%CC%81&password=contrase%C3%B1a-larga-2026"),
+    ("form-invite-good", 3, "username=bruno&password=naranjo-en-flor-2026&code=GOOD"),
+    ("form-invite-good-taken", 3, "username=alice&password=naranjo-en-flor-2026&code=GOOD"),
+    ("form-invite-wrong", 3, "username=alice&password=naranjo-en-flor-2026&code=7K3M-Q9XD-2ZTB-WV4N-8RHA-0C1E"),
+    ("form-invite-wrong-bad-name", 3, "username=a%2Cb&password=x&code=7K3M-Q9XD-2ZTB-WV4N-8RHA-0C1E"),
+]:
+    write("FuzzRegistration", name + ".bin", bytes([sel]) + data.encode())
+
 # FuzzSecondFactor (SPEC §14): first byte even = a users file (liboath's users.oath), odd =
 # a password with an otp-append code.
 RFC_HEX = "3132333435363738393031323334353637383930"

@@ -200,15 +200,18 @@ objects="$(swift build -c release --static-swift-stdlib --scratch-path .build/re
 {
     printf '#include <stdarg.h>\n#include <sys/types.h>\n#include <sys/socket.h>\n#include <unistd.h>\n'
     printf '#include <microhttpd.h>\n#include <systemd/sd-daemon.h>\n#include <unicode/usprep.h>\n#include <unicode/ustring.h>\n'
+    printf '#include <postgresql/libpq-fe.h>\n'
     echo 'void *credfile_opened_at_first_use[] = {'
     nm -u --format=just-symbols "$objects"/*.o | grep -E '^(MHD|sd)_' | sort -u | sed 's/.*/    (void *)\&&,/'
     grep -oE 'NAME\((u|usprep)_[A-Za-z0-9]+\)' Sources/CCredFile/ldapprep.c | sed -E 's/NAME\((.*)\)/    (void *)\&\1,/'
+    # libpq (a PostgreSQL state, SPEC §15): the names postgresql.c looks up.
+    grep -oE 'LOOK_UP\(PQ[A-Za-z]+\)' Sources/CCredFile/postgresql.c | sort -u | sed -E 's/LOOK_UP\((.*)\)/    (void *)\&\1,/'
     echo '};'
 } > "$work/opened.c"
 grep -q 'MHD_start_daemon_va' "$work/opened.c" || { echo "deb.sh: found no libmicrohttpd calls in $objects" >&2; exit 1; }
-gcc -shared -fPIC -o "$work/src/opened.so" "$work/opened.c" -lmicrohttpd -lsystemd -licuuc
+gcc -shared -fPIC -o "$work/src/opened.so" "$work/opened.c" -lmicrohttpd -lsystemd -licuuc -lpq
 depends="$(cd "$work/src" && dpkg-shlibdeps -O "$root/usr/bin/credfile" opened.so 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
-for package in libmicrohttpd12 libsystemd0 "libicu[0-9]"; do
+for package in libmicrohttpd12 libsystemd0 "libicu[0-9]" libpq5; do
     grep -q "$package" <<<"$depends" || { echo "deb.sh: Depends lacks $package: $depends" >&2; exit 1; }
 done
 

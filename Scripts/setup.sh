@@ -47,6 +47,7 @@ build_packages=(
     libmicrohttpd-dev libsystemd-dev            # serve's HTTP, socket activation (SPEC §10)
     liboath-dev libqrencode-dev                 # TOTP second factor and its QR code (SPEC §14)
     libfido2-dev libcbor-dev                    # passkeys: WebAuthn verification, CBOR/COSE (SPEC §14)
+    libpq-dev                                   # libpq: the state in PostgreSQL (SPEC §15)
 )
 # Test part: the real programs the integration tests and peer-hash cross-checks run.
 test_packages=(
@@ -67,10 +68,17 @@ test_packages=(
     lintian dpkg-dev man-db bash-completion     # packaging checks
     python3 python3-venv                        # /usr/bin/python3 and the peers' venv
     oathtool qrencode                           # reference TOTP codes and QR codes (SPEC §14)
+    chromium chromium-driver libnss3-tools      # a real browser for the sign-in page (SPEC §11), certutil for its test CA
+    fonts-dejavu-core fonts-noto-color-emoji    # the browser's text (and "✅") in the screenshots
+    postgresql-15                               # the shared state database of several hosts (SPEC §15)
+    prometheus                                  # promtool check metrics on serve's /metrics (SPEC §16)
 )
 # PyPI: the peers that made the test vectors, used as reference verifiers.
 # python-fido2: an independent WebAuthn client for the passkey tests (SPEC §14).
-pip_packages=(passlib==1.7.4 'Django==5.2.*' 'Werkzeug==3.1.*' bcrypt==4.0.1 argon2-cffi fido2==1.1.3)
+# selenium drives chromium (through Debian's chromedriver) and selenium-axe-python runs
+# axe-core 4.9 in the page (Tests/CLITests/Browser/): axe-selenium-python, its origin, bundles
+# axe-core 3.1 (2018), and its 3.0 needs Python 3.12 (Debian 12 has 3.11).
+pip_packages=(passlib==1.7.4 'Django==5.2.*' 'Werkzeug==3.1.*' bcrypt==4.0.1 argon2-cffi 'selenium==4.*' selenium-axe-python==2.2.0 pyotp==2.9.0 fido2==1.1.3)
 peers_venv=.build/peers-venv
 
 command -v swift >/dev/null || {
@@ -136,7 +144,7 @@ install_missing --hold-services "${test_packages[@]}"
 # The peers' venv, made again when it is missing, broken or pinned differently.
 stamp="$peers_venv/credfile-peers.txt"
 if [ "$(cat "$stamp" 2>/dev/null)" != "${pip_packages[*]}" ] ||
-    ! "$peers_venv/bin/python3" -c 'import passlib, django, werkzeug, bcrypt, argon2, fido2' >/dev/null 2>&1; then
+    ! "$peers_venv/bin/python3" -c 'import passlib, django, werkzeug, bcrypt, argon2, selenium, selenium_axe_python, pyotp, fido2' >/dev/null 2>&1; then
     echo "setup: installing ${pip_packages[*]} into $peers_venv" >&2
     rm -rf "$peers_venv"
     /usr/bin/python3 -m venv "$peers_venv"

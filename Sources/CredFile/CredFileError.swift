@@ -30,6 +30,9 @@ public struct CredFileError: Error, Equatable, CustomStringConvertible, Sendable
         /// checked: a temporary failure (exit 5, checkpassword 111, Squid `BH`, HTTP 503),
         /// never an unguarded login.
         public static let guardDatabase = Code(rawValue: "guardDatabase")
+        /// An invitation code (SPEC §12) that is wrong, used, expired, revoked or bound to
+        /// another name: one code for all of them, so the answer tells nothing more (exit 1).
+        public static let invitationRefused = Code(rawValue: "invitationRefused")
         /// The description of the code, e.g. `io`.
         public var description: String { rawValue }
     }

@@ -36,6 +36,11 @@ public struct CredentialStore: Sendable {
     /// path (``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3``). Nil (the
     /// default): passwords alone.
     public var secondFactor: SecondFactor?
+    /// The group every login of the one login path must be in (SPEC §13's `--group` of
+    /// `pam`, `checkpassword` and `helper`): a good password of a user who is not a member
+    /// is denied (``LoginDenial/notInGroup``), counted and logged as every denial. Nil
+    /// (the default): any user of the file.
+    public var requiredGroup: GroupRequirement?
 
     /// The parsed file kept between logins, when the store caches (see ``init(path:policy:keepsBackup:caching:)``).
     let cache: FileCache?
@@ -141,6 +146,11 @@ public struct CredentialStore: Sendable {
         /// Why the login was denied (nil when granted): for logs, never for the caller's
         /// answer, which must be the same for every denial.
         public var denial: LoginDenial? = nil
+        /// The password was right and the user has a second factor, which the caller asks
+        /// for in a step of its own (``SecondFactor/separateStep``, the sign-in page): not
+        /// granted yet, and neither counted as a failure nor logged; the code goes to
+        /// `verifyCode(usernameBytes:code:client:)`.
+        public var awaitsCode = false
     }
 
     /// Checks a login: true only when `username`'s first entry is well-formed and
@@ -272,6 +282,16 @@ public struct CredentialStore: Sendable {
     /// Adds a user, hashed or in the legacy plaintext form.
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
     public func register(username: String, password: Password, storage: SecretForm) throws {
+        try register(username: username, password: password, storage: storage, onceFree: nil)
+    }
+
+    /// The one registration (`add`, `register`, the portal's page, an invitation's): the
+    /// name and password checked, the secret made before the lock, then under the lock the
+    /// name looked up and, when it is free, `onceFree` run (an invitation redeemed) before
+    /// the line is appended by one atomic rewrite.
+    func register(
+        username: String, password: Password, storage: SecretForm, onceFree: (() throws -> Void)?
+    ) throws {
         try Username.validate(username)
         try passwordPolicy.validate(password, username: username, path: path)
         let secret = try makeSecret(password, storage: storage)
@@ -279,6 +299,7 @@ public struct CredentialStore: Sendable {
             if file.firstEntry(named: username) != nil {
                 throw CredFileError(.userExists, "user already exists")
             }
+            try onceFree?()
             var changes = CredentialFile.Changes()
             try changes.append(username: username, secret: secret)
             return (changes, ())

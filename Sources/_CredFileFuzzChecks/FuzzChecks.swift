@@ -29,6 +29,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case groupFile = "FuzzGroupFile"
     case accessRules = "FuzzAccessRules"
     case passkeys = "FuzzPasskeys"
+    case registration = "FuzzRegistration"
 }
 
 /// The fuzz targets' checks, one entry point per target.
@@ -51,6 +52,7 @@ public enum FuzzChecks {
         case .groupFile: try groupFile(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
         case .accessRules: try accessRules(input)
         case .passkeys: try passkeys(input)
+        case .registration: try registration(input, directory: storeDirectory ?? StoreHarness.processDirectory.path)
         }
     }
 

@@ -22,6 +22,7 @@ extension FuzzChecks {
     // MARK: Cookie
 
     static let sessionCookie = "__Host-credfile"
+    static let deviceCookies = DeviceCookies(key: SecretBytes(Array(repeating: 0x5A, count: 32)))
 
     /// The values found for a name are those of a naive reading: pairs split at `;`,
     /// spaces and tabs trimmed, a pair over 4,096 bytes skipped, the name before the first
@@ -32,6 +33,12 @@ extension FuzzChecks {
             let found = CookieHeader.values(named: name, in: header).map { Array($0) }
             try expect(found == naiveCookies(name, header), "Cookie: values of a \(name.utf8.count)-byte name differ")
             try expect(found.count <= CookieHeader.maximumValues, "Cookie: more than four values")
+        }
+        // A device cookie's value (SPEC §11) from the header, or the header itself: no trap,
+        // and only a value of the right length, signed under the key, is a device.
+        for value in CookieHeader.values(named: DeviceCookies.cookieName, in: header).map({ Array($0) }) + [header] {
+            let device = deviceCookies.device(cookieValue: value, username: "bob".utf8, now: 1_800_000_000)
+            try expect(device == nil || value.count == DeviceCookies.textCount, "Cookie: a device of the wrong length")
         }
         guard atLimits else { return }
         let material = header.filter { $0 > 0x20 && $0 != UInt8(ascii: ";") && $0 != 0x22 && $0 < 0x7F }

@@ -27,6 +27,7 @@ enum ExitStatus: Int32 {
         case .usage: self = .usage
         case .userExists, .userNotFound: self = .userConflict
         case .malformedFile: self = .unusableFile
+        case .invitationRefused: self = .failure
         default: self = .io  // io, lock, crypto, guardDatabase
         }
     }

@@ -35,7 +35,19 @@ struct CommandContext {
         var store = try store()
         store.loginGuard = try loginGuard(service: service)
         store.secondFactor = try secondFactor()
+        store.requiredGroup = try requiredGroup()
         return store
+    }
+
+    /// `--group NAME` with `groups = GROUPFILE` (SPEC §13), nil without `--group`.
+    /// - Throws: ``CredFileError/Code/usage`` for `--group` without a group file, or a bad
+    ///   group file (GROUPFILE:LINE); ``CredFileError/Code/io`` when it cannot be read.
+    func requiredGroup() throws -> GroupRequirement? {
+        guard let group = invocation.text(.group) else { return nil }
+        guard let path = invocation.groups else {
+            throw CredFileError.usage("--group needs the group file: --groups GROUPFILE (or groups = GROUPFILE)")
+        }
+        return GroupRequirement(groups: try WatchedFile(groupFile: path), group: group)
     }
 
     /// FILE's second factor (SPEC §14) from `otp-file`, `otp-append` and `state`.

@@ -187,14 +187,15 @@ extension Command {
                 """,
             run: { try $0.export() }),
         Command(
-            "pam", arguments: [.file], options: [.upgrade] + Setting.guardKeys,
+            "pam", arguments: [.file], options: [.upgrade] + Setting.guardKeys + [.group, .groups],
             summary: "a login check for pam_exec.so expose_authtok",
             details: """
                 A login check for Linux-PAM's pam_exec.so expose_authtok: the user is $PAM_USER, \
                 the password is standard input read to its end (a final NUL, LF or CRLF removed). \
                 Exit 0 granted, 1 denied (nothing printed), 2 misuse (PAM_TYPE other than auth, \
                 no PAM_USER, a password over 4096 bytes), 5 I/O error or a guard database it cannot \
-                write; pam_exec denies on any non-zero exit. The log's rhost is $PAM_RHOST.
+                write; pam_exec denies on any non-zero exit. The log's rhost is $PAM_RHOST. \
+                --group NAME admits only members of NAME in the group file (--groups).
                 """,
             run: { try $0.pam() }),
         Command(
@@ -202,7 +203,7 @@ extension Command {
             arguments: [
                 .file, ArgumentSpec(name: "PROG", kind: .program), ArgumentSpec(name: "ARG", kind: .programArguments),
             ],
-            options: Setting.guardKeys,
+            options: Setting.guardKeys + [.group, .groups],
             summary: "the qmail checkpassword interface (Dovecot 2.3)",
             details: """
                 The qmail checkpassword interface as Dovecot 2.3 calls it: reads \
@@ -213,7 +214,8 @@ extension Command {
                 """,
             run: { $0.checkpassword() }),
         Command(
-            "helper", arguments: [.file], options: [.protocol, .jobs] + Setting.guardKeys, required: [.protocol],
+            "helper", arguments: [.file], options: [.protocol, .jobs] + Setting.guardKeys + [.group, .groups],
+            required: [.protocol],
             summary: "a long-running Squid basic-auth helper",
             details: """
                 A Squid basic-auth helper: one `user password` line per request (URL-escaped), \
@@ -224,8 +226,10 @@ extension Command {
             run: { try $0.helper() }),
         Command(
             "serve", arguments: [.file],
-            options: [.listen, .socketMode, .socketGroup, .listenPublic, .realm, .cacheSeconds, .trustedProxy]
-                + Setting.portalKeys + Setting.guardKeys + Setting.passkeyKeys,
+            options: [
+                .listen, .socketMode, .socketGroup, .listenPublic, .metricsListen, .realm, .cacheSeconds, .trustedProxy,
+            ]
+                + Setting.portalKeys + Setting.guardKeys + [.groups, .rules] + Setting.passkeyKeys,
             summary: "an HTTP login service for nginx auth_request, Caddy forward_auth, Traefik",
             details: """
                 Answers forward-authentication requests (nginx auth_request, Caddy forward_auth, \
@@ -234,7 +238,10 @@ extension Command {
                 Listens on each --listen, or on the sockets systemd passes; hashes on its own \
                 threads; keeps good logins for --cache-seconds as HMACs, never passwords. With \
                 --portal it also serves the sign-in page under --portal-path (auth, forward-auth, \
-                login, logout) with sessions kept in the state database. SIGHUP re-reads the \
+                login, logout) with sessions kept in the state database. With --rules (and --groups) \
+                the original URL a trusted proxy forwards is decided by the rules (SPEC §13): bypass \
+                200 without a login, not allowed 403, Remote-Groups upstream; both files are re-read \
+                when they change, a bad one keeps the last good copy. SIGHUP re-reads the \
                 configuration, SIGTERM answers the requests in flight and exits 0.
                 """,
             run: { try $0.serve() }),
@@ -262,6 +269,32 @@ extension Command {
                 next request.
                 """,
             run: { try $0.sessions() }),
+        // SPEC §15: the state database, SQLite or PostgreSQL.
+        Command(
+            "state", arguments: [.file],
+            options: [.initialize, .state],
+            summary: "where FILE's state database is; --init creates or upgrades its tables",
+            details: """
+                Prints where the state database of FILE is (the SQLite file, or the PostgreSQL \
+                connection string of `state`) and its schema version. --init creates its tables, or \
+                brings them to this credfile's schema (serve and the login checks also do so at first \
+                use); a PostgreSQL role that may not create tables then needs it run once by one that may.
+                """,
+            run: { try $0.stateDatabase() }),
+        Command(
+            "invite", arguments: [.file],
+            options: [.count, .expires, .accessUser, .listInvitations, .revoke, .state],
+            summary: "invitations to register on the sign-in page; --list, --revoke",
+            details: """
+                Prints --count N new invitation codes (default 1), one a line, for serve's register \
+                page in register = invite mode (SPEC §12): 24 characters in groups of four (120 bits), \
+                each working once, for --expires DURATION (default 7d; s, m, h, d, w), and with --user \
+                NAME only for that name. The state database keeps only each code's SHA-256: a code \
+                is shown once. --list shows id, created, expires, bound name and state (open, used, \
+                expired), never a code; --json prints [{"id", "created", "expires", "user", "used"}]. \
+                --revoke ID (or all) makes a code answer as a wrong one.
+                """,
+            run: { try $0.invite() }),
         // SPEC §13: groups and access rules.
         Command(
             "group",

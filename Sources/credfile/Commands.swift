@@ -19,26 +19,7 @@ extension CommandContext {
     func verify() throws -> ExitStatus {
         var store = try loginStore(service: "verify")
         if invocation.upgrade { store.policy = try writingPolicy() }
-        var password = try readPassword(new: false)
-        // SPEC §14: an enrolled user's code is asked on a terminal, or read as a second line
-        // of standard input, unless otp-append puts it after the password.
-        if var factor = store.secondFactor, !factor.appended, try factor.isEnrolled(usernameBytes: Array(user.utf8)) {
-            let tooLong = CredFileError.usage("a code is 6 digits")
-            let code =
-                terminal.inputIsTerminal
-                ? try terminal.readSecret("Code: ", tooLong) : try terminal.readLine(limit: 64, tooLong: tooLong) ?? []
-            // Anything but 6 digits is no code: the login is then denied as one without a
-            // code (second-factor-required), never tried as part of the password.
-            if code.count == SecondFactor.digits, code.allSatisfy({ (0x30...0x39).contains($0) }) {
-                password = password.bytes.withUnsafeBytes { bytes in
-                    var joined = Array(bytes) + code
-                    defer { for index in joined.indices { joined[index] = 0 } }
-                    return Password(utf8: joined)
-                }
-                factor.appended = true
-                store.secondFactor = factor
-            }
-        }
+        let password = try askCode(&store, user: user, password: try readPassword(new: false), prompt: "Code: ")
         let result = try store.verify(
             username: user, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
         guard result.granted else {
@@ -218,18 +199,31 @@ extension CommandContext {
             }
         }
         let accessErrors = accessFileErrors()
+        // SPEC §14: the secrets file's own problems, as OTPFILE:LINE: severity: message.
+        let factor = try secondFactor()
+        let otpProblems = try factor.fileProblems { try store.hasEntry(named: String(decoding: $0, as: UTF8.self)) }
+        let otpLines = otpProblems.map { problem in
+            let place = Escaped.path(factor.otpFile) + (problem.line > 0 ? ":\(problem.line)" : "")
+            return "\(place): \(problem.severity.rawValue): \(problem.message)"
+        }
+        let otpErrors = otpProblems.filter { $0.severity == .error }.count
         if invocation.json {
             say(
-                "]," + JSON.string("errors") + ":\(counts.errors + accessErrors.count)," + JSON.string("warnings")
-                    + ":\(counts.warnings)"
+                "]," + JSON.string("errors") + ":\(counts.errors + accessErrors.count + otpErrors),"
+                    + JSON.string("warnings") + ":\(counts.warnings + otpProblems.count - otpErrors)"
+                    + (otpLines.isEmpty
+                        ? ""
+                        : "," + JSON.string("otp_findings") + ":[" + otpLines.map(JSON.string).joined(separator: ",")
+                            + "]")
                     + (accessErrors.isEmpty
                         ? ""
                         : "," + JSON.string("access_errors") + ":["
                             + accessErrors.map(JSON.string).joined(separator: ",") + "]") + "}")
         } else {
             for error in accessErrors { say(error) }
+            for line in otpLines { say(line) }
         }
-        return counts.errors + accessErrors.count > 0 ? .failure : .success
+        return counts.errors + accessErrors.count + otpErrors > 0 ? .failure : .success
     }
 
     func upgrade() throws -> ExitStatus {

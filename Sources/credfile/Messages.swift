@@ -18,6 +18,8 @@ struct Messages {
     var registerTitle: String { t("Register", "Registro") }
     var usernamePrompt: String { t("Username: ", "Usuario: ") }
     var passwordPrompt: String { t("Password: ", "Contraseña: ") }
+    /// SPEC §14: the one-time code of a user with a second factor.
+    var codePrompt: String { t("Code: ", "Código: ") }
     var newPasswordPrompt: String { t("New password: ", "Nueva contraseña: ") }
     var repeatPasswordPrompt: String { t("Repeat password: ", "Repita la contraseña: ") }
     var accessGranted: String { t("✅ Access granted", "✅ Acceso permitido") }

@@ -49,6 +49,9 @@ extension Setting {
     static let reset = Setting("reset", .flag, summary: "clear the failures of USER, or of every name", key: false)
     /// `sessions --end`.
     static let end = Setting("end", .flag, summary: "end the web sessions of USER, or every session", key: false)
+    /// `state --init` (SPEC §15).
+    static let initialize = Setting(
+        "init", .flag, summary: "create the state database's tables, or bring them to this version", key: false)
     /// `otp --enroll` (SPEC §14).
     static let enroll = Setting(
         "enroll", .flag, summary: "print a new TOTP secret's otpauth:// URI; save it after one good code", key: false)
@@ -66,9 +69,17 @@ extension Setting {
     /// `access --url URL` (SPEC §13).
     static let url = Setting(
         "url", .text, placeholder: "URL", summary: "the request's URL (https://host/path?query)", key: false)
-    /// `access --user NAME`: who is signed in (none: an anonymous request).
+    /// `access --user NAME`: who is signed in (none: an anonymous request); `invite --user
+    /// NAME`: the only name the new invitations let register.
     static let accessUser = Setting(
-        "user", .text, placeholder: "NAME", summary: "the signed-in user of the request (none: anonymous)", key: false)
+        "user", .text, placeholder: "NAME",
+        summary: "access: the signed-in user of the request (none: anonymous); invite: the only name the codes admit",
+        key: false)
+    /// `pam|checkpassword|helper --group NAME` (SPEC §13): only members of the group (in
+    /// `groups = GROUPFILE`) log in.
+    static let group = Setting(
+        "group", .text, placeholder: "NAME", summary: "log in only members of this group of the group file (--groups)",
+        key: false)
     /// `access --address IP`: the client's address.
     static let address = Setting("address", .text, placeholder: "IP", summary: "the client's address", key: false)
     /// `access --method M`.
@@ -82,11 +93,28 @@ extension Setting {
         summary: "print the completion script for the shell",
         common: true, key: false, hidden: true)
 
+    /// `invite --count N` (SPEC §12).
+    static let count = Setting(
+        "count", .wholeNumber(1...Registrations.largestCount), placeholder: "N",
+        summary: "how many invitation codes to make", default: "1", key: false)
+    /// `invite --expires DURATION`.
+    static let expires = Setting(
+        "expires", .text, placeholder: "DURATION",
+        summary: "how long new invitation codes work: seconds, or a number with s, m, h, d or w", default: "7d",
+        key: false)
+    /// `invite --list`.
+    static let listInvitations = Setting(
+        "list", .flag, summary: "list the invitations (ids, expiry, bound name; never a code)", key: false)
+    /// `invite --revoke ID|all`.
+    static let revoke = Setting(
+        "revoke", .text, placeholder: "ID|all", summary: "revoke one invitation, or all", key: false)
+
     /// Every option of the command line, in the order help lists them.
     static let options: [Setting] =
         keys + [
-            json, help, version, config, dryRun, existing, hashed, from, to, reset, end, enroll, remove, issuer,
-            `protocol`, url, accessUser, address, method, generateMan, generateCompletion,
+            json, help, version, config, dryRun, existing, hashed, from, to, reset, end, initialize, enroll, remove,
+            issuer, `protocol`, url, accessUser, group, address, method, count, expires, listInvitations, revoke,
+            generateMan, generateCompletion,
         ]
 
     /// The option spelled `spelling` (`--json`, `-h`, `--no-guard`), if any.
@@ -227,6 +255,8 @@ struct Invocation {
     /// `serve --socket-group GROUP`.
     var socketGroup: String? { text(.socketGroup) }
     var listenPublic: Bool { flag(.listenPublic) }
+    /// `serve --metrics-listen ADDRESS` (SPEC §16).
+    var metricsListen: String? { text(.metricsListen) }
     /// `serve --realm TEXT`.
     var realm: String? { text(.realm) }
     /// `serve --cache-seconds N`.
@@ -242,6 +272,11 @@ struct Invocation {
     var url: String? { text(.url) }
     /// `access --user NAME`.
     var accessUser: String? { text(.accessUser) }
+    /// `invite --count N`, `--expires DURATION`, `--list`, `--revoke ID|all` (SPEC §12).
+    var inviteCount: Int { number(.count) ?? 1 }
+    var inviteExpires: String? { text(.expires) }
+    var listInvitations: Bool { flag(.listInvitations) }
+    var revoke: String? { text(.revoke) }
     /// `access --address IP`.
     var address: String? { text(.address) }
     /// `access --method M`.

@@ -10,18 +10,17 @@ extension CommandContext {
     /// database (oldest first), or `--end` to end them. Never a token: the database holds
     /// none. A database that does not exist yet has no sessions and is not created.
     func sessions() throws -> ExitStatus {
-        let path = try LoginGuard(credentialFile: file, state: invocation.state, log: .none, service: "admin")
-            .databasePath
+        let state = try StateLocation(state: invocation.state, credentialFile: file)
         let name = invocation.positionals.count > 1 ? invocation.positionals[1] : nil
         let records: [SessionRecord]
-        if access(path, F_OK) != 0 {
+        if let path = state.path, access(path, F_OK) != 0 {
             records = []
             if invocation.end {
                 say(messages.sessionsEnded(0))
                 return .success
             }
         } else {
-            let storage = SQLiteSessionStorage(path: path)
+            let storage = SQLiteSessionStorage(location: state)
             if invocation.end {
                 say(messages.sessionsEnded(try storage.removeAll(user: name)))
                 return .success

@@ -6,9 +6,11 @@ extension CommandContext {
     func login() throws -> ExitStatus {
         say(messages.loginTitle)
         let username = try readUsername()
-        let password = try readPassword(new: false, prompt: messages.passwordPrompt)
         var store = try loginStore(service: "login")
         if invocation.upgrade { store.policy = try writingPolicy() }
+        let password = try askCode(
+            &store, user: username, password: try readPassword(new: false, prompt: messages.passwordPrompt),
+            prompt: messages.codePrompt)
         let result = try store.verify(
             username: username, password: password, upgradeOnSuccess: invocation.upgrade, client: nil)
         guard result.granted else {

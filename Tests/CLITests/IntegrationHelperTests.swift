@@ -274,6 +274,37 @@ import Glibc
         }
     }
 
+    @Test(
+        "--group (SPEC §13): checkpassword runs PROG only for a member; the Squid helper answers ERR for a non-member and sees the group file change"
+    )
+    func group() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(
+                in: session, users: [Self.alice, ("bob", "B0b-Pass-2026!~")])
+            let groups = try session.write("app.htgroup", "mail: alice\n")
+            let options = ["--iterations", "\(Integration.rounds)", "--groups", groups, "--group", "mail"]
+            let member = try Self.checkpassword(
+                options + [file, "/bin/true"], request: Self.request("alice", "Alice-Pass-2026!"), in: session)
+            #expect(member.status == 0, "\(member)")
+            let outsider = try Self.checkpassword(
+                options + ["--log", "stderr", file, "/bin/true"], request: Self.request("bob", "B0b-Pass-2026!~"),
+                in: session)
+            #expect(outsider.status == 1 && outsider.stderr.contains("reason=not-in-group"), "\(outsider)")
+
+            let helper = try SquidHelperProcess(options + [file])
+            func ask(_ line: String) throws -> String {
+                try helper.send("3 " + line)
+                return try helper.answer()
+            }
+            #expect(try ask("alice Alice-Pass-2026%21") == "3 OK")
+            #expect(try ask("bob B0b-Pass-2026%21~") == "3 ERR")
+            try session.write("app.htgroup.new", "mail: alice bob\n")
+            #expect(rename(session.path("app.htgroup.new"), groups) == 0)
+            #expect(try ask("bob B0b-Pass-2026%21~") == "3 OK", "a member added to the group file was not seen")
+            #expect(helper.finish() == 0)
+        }
+    }
+
     @Test("FILE changed while running: seen at the next request (added, changed, removed user)")
     func squidReload() throws {
         try withSession { session in

@@ -135,6 +135,61 @@ import Glibc
         }
     }
 
+    @Test(
+        "pamtester with --group (SPEC §13): a member logs in, a non-member with the right password is denied",
+        .enabled(
+            if: ExternalTool.runnable("pamtester") && (canWriteSystemPAM || ExternalTool.isCI),
+            Comment(rawValue: ExternalTool.skipNote("pamtester") + " (and root, to write /etc/pam.d)")))
+    func pamtesterGroup() throws {
+        try withSession { session in
+            let pamtester = try ExternalTool.path("pamtester")
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
+            let groups = try session.write("app.htgroup", "staff: alice\n")
+            chmod(groups, 0o644)
+            let text = try Self.service(session, file: file, preamble: "groups = \(groups)\n")
+            try #require(text.contains(" pam \(file)"))
+            let service = try SystemPAMService(
+                text: text.replacingOccurrences(of: " pam \(file)", with: " pam --group staff \(file)"))
+            defer { service.remove() }
+            let member = try Integration.run(
+                pamtester, [service.name, Self.alice.0, "authenticate"], stdin: Array((Self.alice.1 + "\n").utf8),
+                in: session)
+            #expect(member.status == 0 && member.stdout.contains("successfully authenticated"), "\(member)")
+            let outsider = try Integration.run(
+                pamtester, [service.name, Self.jose.0, "authenticate"], stdin: Array((Self.jose.1 + "\n").utf8),
+                in: session)
+            #expect(outsider.status != 0 && (outsider.stdout + outsider.stderr).contains("System error"), "\(outsider)")
+        }
+    }
+
+    @Test("pam --group: exit 1 and reason=not-in-group for a non-member; --group without a group file is misuse")
+    func groupOption() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
+            let groups = try session.write("app.htgroup", "staff: alice\n")
+            let common = ["pam", file, "--iterations", "\(Integration.rounds)", "--group", "staff", "--log", "stderr"]
+            let member = try BuiltBinary.run(
+                common + ["--groups", groups], stdin: Array(Self.alice.1.utf8), in: session,
+                environment: Self.pamEnvironment(user: Self.alice.0))
+            #expect(member.status == 0, "\(member)")
+            let outsider = try BuiltBinary.run(
+                common + ["--groups", groups], stdin: Array(Self.jose.1.utf8), in: session,
+                environment: Self.pamEnvironment(user: Self.jose.0))
+            #expect(outsider.status == 1 && outsider.stdout.isEmpty, "\(outsider)")
+            #expect(
+                outsider.stderr.contains("authentication failure; service=pam user=jos")
+                    && outsider.stderr.contains("reason=not-in-group"), "\(outsider)")
+            let wrong = try BuiltBinary.run(
+                common + ["--groups", groups], stdin: Array("Alice-Pass-2027!".utf8), in: session,
+                environment: Self.pamEnvironment(user: Self.alice.0))
+            #expect(wrong.status == 1 && wrong.stderr.contains("reason=wrong-password"), "\(wrong)")
+            let noFile = try BuiltBinary.run(
+                common, stdin: Array(Self.alice.1.utf8), in: session, environment: Self.pamEnvironment(user: "alice"))
+            expectUsageError(noFile)
+            #expect(noFile.stderr.contains("--groups"), "\(noFile)")
+        }
+    }
+
     // MARK: The command alone, as pam_exec runs it
 
     static func pamEnvironment(user: String?, type: String? = "auth") -> [String: String] {

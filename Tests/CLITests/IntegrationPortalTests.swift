@@ -90,9 +90,11 @@ import Glibc
         var preSession = ""
         var csrf = ""
         var session: String?
+        var device: String?
 
         var cookie: String {
             "__Host-credfile-form=\(preSession)" + (session.map { "; __Host-credfile=\($0)" } ?? "")
+                + (device.map { "; __Host-credfile-device=\($0)" } ?? "")
         }
 
         /// `GET {prefix}/login`: the pre-session cookie and the form's token.
@@ -116,6 +118,7 @@ import Glibc
                     + (client.map { [("X-Forwarded-For", $0)] } ?? []),
                 body: IntegrationPortalTests.form(fields))
             if let token = answer.cookie("__Host-credfile") { session = token }
+            if let token = answer.cookie("__Host-credfile-device") { device = token }
             return answer
         }
 
@@ -450,4 +453,62 @@ import Glibc
             #expect(try owner.signIn("alice", Self.alice.1, from: "198.51.100.7").status == 303)
         }
     }
+
+    @Test(
+        "known devices: the owner signs in while her name is locked out; a wrong device cookie is ignored; failures under one lock that device only"
+    )
+    func knownDevices() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice])
+            let port = try Integration.freePort()
+            let service = try Self.service(
+                session, file, port: port,
+                [
+                    "--free-failures", "100", "--max-failures", "100", "--max-delay", "0", "--cache-seconds", "0",
+                    "--address-free-failures", "1000", "--trusted-proxy", "127.0.0.1",
+                ])
+            var owner = Browser(port: port)
+            _ = try owner.open()
+            let first = try owner.signIn("alice", Self.alice.1, from: "198.51.100.7")
+            #expect(first.status == 303, "\(service.log)")
+            let set = try #require(first.all("Set-Cookie").first { $0.hasPrefix("__Host-credfile-device=") })
+            let device = try #require(owner.device)
+            #expect(
+                set == "__Host-credfile-device=\(device); Path=/; Max-Age=31536000; Secure; HttpOnly; SameSite=Strict")
+            #expect(device != owner.session)
+            // A session cookie's value is no device cookie, and a device cookie opens no session.
+            let deviceAsSession = try Self.send(
+                port, "GET", "/.credfile/auth", headers: [("Cookie", "__Host-credfile=\(device)")])
+            #expect(deviceAsSession.status == 401)
+
+            // 100 failures from another address lock the name out.
+            var attacker = Browser(port: port)
+            _ = try attacker.open()
+            for _ in 0..<100 { _ = try attacker.signIn("alice", "guess", from: "203.0.113.9") }
+            var stranger = Browser(port: port)
+            _ = try stranger.open()
+            #expect(try stranger.signIn("alice", Self.alice.1, from: "198.51.100.8").status == 200)
+            #expect(service.log.contains("reason=locked-out"))
+            // The owner's browser, with its device cookie, is not shut out.
+            #expect(try owner.signIn("alice", Self.alice.1, from: "198.51.100.7").status == 303, "\(service.log)")
+            // A stolen-but-wrong cookie is ignored: one with a bad MAC, and one cut short.
+            for wrong in [String(device.dropLast()) + (device.last == "A" ? "B" : "A"), String(device.dropLast(4))] {
+                var thief = Browser(port: port)
+                _ = try thief.open()
+                thief.device = wrong
+                #expect(try thief.signIn("alice", Self.alice.1, from: "198.51.100.9").status == 200)
+            }
+            // Failures under a device cookie lock that device; nothing else is unlocked.
+            var stolen = Browser(port: port)
+            _ = try stolen.open()
+            stolen.device = device
+            for _ in 0..<100 { _ = try stolen.signIn("alice", "guess", from: "203.0.113.10") }
+            #expect(try stolen.signIn("alice", Self.alice.1, from: "203.0.113.10").status == 200)
+            #expect(try stranger.signIn("alice", Self.alice.1, from: "198.51.100.8").status == 200)
+            // `credfile unlock` clears the name and its devices.
+            #expect(session.run(["unlock", file, "alice"]).status == 0)
+            #expect(try stranger.signIn("alice", Self.alice.1, from: "198.51.100.8").status == 303, "\(service.log)")
+        }
+    }
+
 }

@@ -25,15 +25,18 @@ import Glibc
         return session.path("html")
     }
 
-    /// nginx from `Examples/nginx/credfile-serve.conf`, workers as www-data, on `port`.
-    static func startNginx(_ session: CLISession, port: Int, socket: String) throws -> Daemon {
+    /// nginx from `Examples/nginx/credfile-serve.conf` (or another `recipe` of the same
+    /// shape), workers as www-data, on `port`.
+    static func startNginx(
+        _ session: CLISession, port: Int, socket: String, recipe: String = "nginx/credfile-serve.conf"
+    ) throws -> Daemon {
         let nginx = try ExternalTool.path("nginx")
         let root = try webRoot(session)
         let prefix = session.path("nginx")
         for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
         // Plain http on loopback (the TLS of the recipe: RecipeTests).
         let site = try Recipe.nginxSite(
-            "nginx/credfile-serve.conf", port: port, httpPort: try Integration.freePort(), tls: false, root: root,
+            recipe, port: port, httpPort: try Integration.freePort(), tls: false, root: root,
             certificates: try Recipe.certificates(in: session),
             more: [("unix:/run/credfile/web.sock", "unix:\(socket)")])
         try session.write("nginx/site.conf", site)

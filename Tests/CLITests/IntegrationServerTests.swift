@@ -176,6 +176,36 @@ import Glibc
         }
     }
 
+    @Test(
+        "Dovecot checkpassword --group (as the dovecot user): a member succeeds, a non-member with the right password fails",
+        .enabled(
+            if: ExternalTool.runnable("dovecot", "doveadm"),
+            Comment(rawValue: ExternalTool.skipNote("dovecot", "doveadm"))))
+    func dovecotGroup() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
+            let groups = try session.write("mail.htgroup", "mail: alice\n")
+            chmod(groups, 0o644)
+            let configuration = try Integration.configuration(
+                in: session, preamble: "iterations = \(Integration.rounds)\ngroups = \(groups)\n",
+                recipe: "dovecot/credfile.conf",
+                replacing: [
+                    "/etc/credfile/mail.cred": file,
+                    "/var/lib/credfile/dovecot/mail.guard.db": try Integration.guardState(in: session, for: "dovecot"),
+                ])
+            let credfile = try Integration.credfile(in: session, configuration: configuration)
+            // credfile's options stand before FILE (after it, everything is Dovecot's PROG).
+            try Self.withDovecot(session, credfile: credfile, file: "--group mail " + file) { authTest in
+                let member = try authTest(Self.alice.0, Self.alice.1)
+                #expect(member.status == 0 && member.stdout.contains("auth succeeded"), "\(member)")
+                let outsider = try authTest(Self.jose.0, Self.jose.1)
+                #expect(
+                    outsider.status != 0 && outsider.stdout.contains("auth failed")
+                        && !outsider.stdout.contains("temp_fail"), "\(outsider)")
+            }
+        }
+    }
+
     // MARK: Squid auth_param basic, concurrency
 
     @Test(
@@ -204,6 +234,34 @@ import Glibc
                     .register(
                         username: "bob", password: Password(session.password("B0b-Pass-2026!~")), storage: .hashed)
                 #expect(try status("bob", "B0b-Pass-2026!~") == "200", "a user added to FILE was not seen")
+            }
+        }
+    }
+
+    @Test(
+        "Squid helper --group (helpers as proxy): a member gets 200 through the proxy, a non-member with the right password 407",
+        .enabled(
+            if: ExternalTool.runnable("squid", "curl", ExternalTool.peerPython),
+            Comment(rawValue: ExternalTool.skipNote("squid", "curl", ExternalTool.peerPython))))
+    func squidGroup() throws {
+        try withSession { session in
+            let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.jose])
+            let groups = try session.write("proxy.htgroup", "web: alice\n")
+            chmod(groups, 0o644)
+            let configuration = try Integration.configuration(
+                in: session, preamble: "iterations = \(Integration.rounds)\ngroups = \(groups)\n",
+                recipe: "squid/credfile.conf",
+                replacing: [
+                    "/etc/credfile/proxy.cred": file,
+                    "/var/lib/credfile/proxy/proxy.guard.db": try Integration.guardState(in: session, for: "proxy"),
+                ])
+            let recipe = try squidRecipe(
+                credfile: try Integration.credfile(in: session, configuration: configuration),
+                file: "--group web " + file)
+            try withSquid(session, recipe: recipe) { status, proxy in
+                let member = try status(Self.alice.0, Self.alice.1)
+                let outsider = try status(Self.jose.0, Self.jose.1)
+                #expect(member == "200" && outsider == "407", "\(member) \(outsider) \(proxy.output)")
             }
         }
     }

@@ -47,7 +47,8 @@ import Testing
         #expect(page.contains("<form method=\"post\" action=\"/.credfile/login\">"))
         #expect(page.contains("name=\"csrf\" value=\"tok\""))
         #expect(page.contains("name=\"rd\" value=\"https://app.example.com/x?a=1&amp;b=2\""))
-        #expect(page.contains("href=\"/.credfile/register\""))
+        // The register link carries rd (SPEC §12: registering lands on the page asked for).
+        #expect(page.contains("href=\"/.credfile/register?rd=https%3A%2F%2Fapp.example.com%2Fx%3Fa%3D1%26b%3D2\""))
         #expect(!page.contains("<script") && !page.contains("http://") && !page.contains("//cdn"))
         #expect(!page.contains("incorrect"), "no error before a denial")
         let links = page.components(separatedBy: "href=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
@@ -105,11 +106,12 @@ import Testing
         #expect(headers["Cache-Control"] == "no-store")
     }
 
-    @Test("The stylesheet: the seed's look (blue full-width button, red error, green access), no external asset")
+    @Test(
+        "The stylesheet: the seed's look (blue button, red error, green access) at WCAG AA contrast, no external asset")
     func stylesheet() {
         let css = PortalPage.stylesheet
-        #expect(css.contains("button.primary { background: #007aff") && css.contains("width: 100%"))
-        #expect(css.contains(".error { color: #ff3b30") && css.contains(".granted { color: #34c759"))
+        #expect(css.contains("button.primary { background: #0062cc") && css.contains("width: 100%"))
+        #expect(css.contains(".error { color: #d70015") && css.contains(".granted { color: #1f7a35"))
         #expect(!css.contains("url(") && !css.contains("@import"))
     }
 }

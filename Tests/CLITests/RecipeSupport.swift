@@ -21,8 +21,9 @@ enum Recipe {
         var key: String
     }
 
-    /// Makes ``Certificates`` in `session`'s folder `tls` (ECDSA P-256, valid two days).
-    static func certificates(in session: CLISession) throws -> Certificates {
+    /// Makes ``Certificates`` in `session`'s folder `tls` (ECDSA P-256, valid two days)
+    /// for `names` (the first is the subject's CN) and 127.0.0.1.
+    static func certificates(in session: CLISession, names: [String] = [siteName]) throws -> Certificates {
         let openssl = try ExternalTool.path("openssl")
         let folder = session.path("tls")
         mkdir(folder, 0o755)
@@ -34,14 +35,15 @@ enum Recipe {
         let extensions = try session.write(
             "tls/server.ext",
             "basicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature\n"
-                + "extendedKeyUsage = serverAuth\nsubjectAltName = DNS:\(siteName), IP:127.0.0.1\n")
+                + "extendedKeyUsage = serverAuth\nsubjectAltName = "
+                + names.map { "DNS:\($0), " }.joined() + "IP:127.0.0.1\n")
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         for arguments in [
             ["req", "-x509"] + ec + [
                 "-keyout", caKey, "-out", ca, "-days", "2", "-subj", "/CN=credfile test CA",
                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
             ],
-            ["req"] + ec + ["-keyout", key, "-out", request, "-subj", "/CN=\(siteName)"],
+            ["req"] + ec + ["-keyout", key, "-out", request, "-subj", "/CN=\(names.first ?? siteName)"],
             [
                 "x509", "-req", "-in", request, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-out", certificate,
                 "-days", "2", "-extfile", extensions,

@@ -101,7 +101,7 @@ struct GuardTests {
         #expect(
             LoginDenial.allCases.map(\.rawValue) == [
                 "wrong-password", "unknown-user", "locked", "throttled", "locked-out", "malformed", "unsupported",
-                "wrong-code", "second-factor-required",
+                "wrong-code", "second-factor-required", "not-in-group",
             ])
     }
 

@@ -389,9 +389,10 @@ import Testing
     }
 
     /// The storages the session tests run against.
-    enum StorageKind: String, CaseIterable, Sendable { case memory, sqlite }
+    enum StorageKind: String, CaseIterable, Sendable { case memory, sqlite, postgresql }
 
-    /// Runs `body` with a fresh storage of `kind` (an SQLite file in a temporary directory).
+    /// Runs `body` with a fresh storage of `kind` (an SQLite file in a temporary directory,
+    /// a new database on the tests' PostgreSQL 15, SPEC §15).
     static func withStorage(_ kind: StorageKind, _ body: (any SessionStorage) throws -> Void) throws {
         switch kind {
         case .memory: try body(MemorySessionStorage())
@@ -399,6 +400,9 @@ import Testing
             try withTemporaryDirectory { directory in
                 try body(SQLiteSessionStorage(path: directory.path + "/web.guard.db"))
             }
+        case .postgresql:
+            let state = try PostgreSQLServer.shared().freshDatabase()
+            try body(SQLiteSessionStorage(location: try StateLocation(state: state, credentialFile: "unused")))
         }
     }
 

@@ -86,11 +86,15 @@ struct SecondFactorTests {
         #expect(replaced.suffix(2) == Array("X\n".utf8))
     }
 
-    @Test("enrolment saves after one good code (which counts as used); a code works once; removal")
-    func enrolAndReplay() throws {
+    @Test(
+        "enrolment saves after one good code (which counts as used); a code works once; removal",
+        arguments: ["sqlite", "postgresql"])
+    func enrolAndReplay(_ backend: String) throws {
         try withTemporaryDirectory { directory in
             let credentials = directory.file("app.cred")
-            let factor = try SecondFactor(credentialFile: credentials)
+            // SPEC §15: the code steps in PostgreSQL behave as in the SQLite file.
+            let state = backend == "postgresql" ? try PostgreSQLServer.shared().freshDatabase() : nil
+            let factor = try SecondFactor(credentialFile: credentials, state: state)
             let now: Int64 = 1_800_000_000
             let enrolment = try factor.newEnrolment(usernameBytes: "bob".utf8, issuer: "Example Co")
             #expect(enrolment.uri.hasPrefix("otpauth://totp/Example%20Co:bob?secret="))

@@ -185,4 +185,40 @@ int credfile_ldap_prepare(const void *utf8, size_t count, void *out, size_t capa
 /// now; otherwise why not, `cannot load SONAME (Debian package PACKAGE): REASON`.
 const char *credfile_ldap_prepare_unavailable(void);
 
+// ---- libpq (postgresql.c) ----
+
+#include <postgresql/libpq-fe.h>
+
+/// The functions of libpq that Sources/CredFile/Internals/PostgreSQL.swift calls, each of
+/// libpq's own name and type, looked up once.
+struct credfile_libpq {
+    __typeof__(PQconnectdbParams) *PQconnectdbParams;
+    __typeof__(PQstatus) *PQstatus;
+    __typeof__(PQerrorMessage) *PQerrorMessage;
+    __typeof__(PQfinish) *PQfinish;
+    __typeof__(PQexec) *PQexec;
+    __typeof__(PQexecParams) *PQexecParams;
+    __typeof__(PQresultStatus) *PQresultStatus;
+    __typeof__(PQresultErrorField) *PQresultErrorField;
+    __typeof__(PQclear) *PQclear;
+    __typeof__(PQntuples) *PQntuples;
+    __typeof__(PQnfields) *PQnfields;
+    __typeof__(PQgetvalue) *PQgetvalue;
+    __typeof__(PQgetlength) *PQgetlength;
+    __typeof__(PQgetisnull) *PQgetisnull;
+    __typeof__(PQftype) *PQftype;
+    __typeof__(PQcmdTuples) *PQcmdTuples;
+    __typeof__(PQconninfoParse) *PQconninfoParse;
+    __typeof__(PQconninfoFree) *PQconninfoFree;
+    __typeof__(PQfreemem) *PQfreemem;
+    __typeof__(PQsetNoticeProcessor) *PQsetNoticeProcessor;
+    __typeof__(PQtransactionStatus) *PQtransactionStatus;
+    /// Sends the connection's notices nowhere (libpq's default writes them to stderr).
+    void (*quiet)(PGconn *connection);
+};
+
+/// libpq's functions, opening libpq.so.5 at the first call; NULL when it cannot be
+/// loaded, with `*error` set to `cannot load libpq.so.5 (Debian package libpq5): REASON`.
+const struct credfile_libpq *credfile_libpq(const char **error);
+
 #endif

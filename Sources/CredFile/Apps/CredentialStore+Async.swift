@@ -37,6 +37,18 @@ extension CredentialStore {
         }
     }
 
+    /// The one-time code of a sign-in's second step off Swift's cooperative pool; see
+    /// `verifyCode(usernameBytes:code:client:)`.
+    public func verifyCode(usernameBytes: some Collection<UInt8>, code: some Collection<UInt8>, client: String?)
+        async throws -> Verification
+    {
+        let store = self
+        let (name, typed) = (Array(usernameBytes), Array(code))
+        return try await HashingThreads.shared.run {
+            try store.verifyCode(usernameBytes: name, code: typed, client: client)
+        }
+    }
+
     /// The login of raw bytes off Swift's cooperative pool; see
     /// ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3``.
     public func verify(

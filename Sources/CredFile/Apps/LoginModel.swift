@@ -12,8 +12,14 @@ import Glibc
 /// @State private var model = LoginModel(store: CredentialStore(path: "usuarios.txt"))
 /// TextField("Usuario", text: $model.username)
 /// SecureField("Contraseña", text: $model.password)
+/// if model.isCodeRequired { TextField("Código", text: $model.code) }  // SPEC §14
 /// Button("Iniciar sesión") { model.login() }
 /// ```
+///
+/// A user with a second factor (the store's ``CredentialStore/secondFactor``) signs in in
+/// two steps, as on the sign-in page: after a right password the model asks for the code
+/// (``isCodeRequired``, ``Message/codeRequired``) and the next ``login()->()`` checks
+/// ``code`` alone, once, within 5 minutes; a code typed with the password is checked at once.
 ///
 /// What changed from the seed: a login compares the whole name and the whole password
 /// (so the seed's forged logins are denied), the hashing runs off the main actor and
@@ -32,6 +38,14 @@ public final class LoginModel {
     public var errorMessage: String?
     /// Whether the last registration succeeded.
     public var isRegistered = false
+    /// The one-time code typed on the screen (SPEC §14), for a user with a second factor;
+    /// cleared when a login starts.
+    public var code = ""
+    /// Whether the password was right and the login waits for ``code`` (SPEC §14).
+    public var isCodeRequired: Bool { pending != nil }
+
+    /// The user whose password was right, and until when the code may follow.
+    private var pending: (name: String, until: ContinuousClock.Instant)?
 
     /// The store logins and registrations go to.
     public let store: CredentialStore
@@ -74,6 +88,8 @@ public final class LoginModel {
         case readFailed
         /// The registration could not be written.
         case registerFailed
+        /// The password was right; the one-time code comes next (SPEC §14).
+        case codeRequired
 
         /// The text in `language`.
         public func text(in language: Language) -> String {
@@ -88,6 +104,8 @@ public final class LoginModel {
             case (.readFailed, .english): "Error reading the file."
             case (.registerFailed, .spanish): "Error al registrar usuario."
             case (.registerFailed, .english): "Error registering the user."
+            case (.codeRequired, .spanish): "Introduzca el código de verificación."
+            case (.codeRequired, .english): "Enter the verification code."
             }
         }
     }
@@ -112,17 +130,53 @@ public final class LoginModel {
     /// Logs in with ``username`` and ``password``: sets ``isAuthenticated``, or
     /// ``errorMessage`` (the same message for an unknown user, a wrong password and an
     /// empty field, as the seed's forged logins must all read alike). Clears ``password``.
+    ///
+    /// With a second factor: a right password sets ``isCodeRequired`` and
+    /// ``Message/codeRequired`` (or, with ``code`` typed already, goes on to it); while it
+    /// is set, the next login checks ``code`` only, once (a wrong one starts over with the
+    /// password). Clears ``code``.
     public func login() async {
         isAuthenticated = false
+        let typedCode = Array(code.utf8)
+        code = ""
+        if let waiting = pending {
+            pending = nil
+            guard ContinuousClock.now < waiting.until else {
+                errorMessage = Message.wrongCredentials.text(in: language)
+                return
+            }
+            await checkCode(typedCode, of: waiting.name)
+            return
+        }
         guard let (name, typed) = takeFields(orShow: .wrongCredentials) else { return }
         do {
-            let result = try await store.verify(username: name, password: typed, upgradeOnSuccess: false)
+            var twoSteps = store
+            twoSteps.secondFactor?.separateStep = true
+            let result = try await twoSteps.verify(username: name, password: typed, upgradeOnSuccess: false)
+            if result.awaitsCode {
+                guard typedCode.isEmpty else { return await checkCode(typedCode, of: name) }
+                pending = (name, ContinuousClock.now + .seconds(PendingSignIns.lifetime))
+                errorMessage = Message.codeRequired.text(in: language)
+                return
+            }
             isAuthenticated = result.granted
             errorMessage = result.granted ? nil : Message.wrongCredentials.text(in: language)
         } catch let error as CredFileError where error.code == .io && error.cause?.errno == ENOENT {
             // No file yet: nobody is registered, so the login is simply wrong (as in the
             // seed, which created the empty file on first use).
             errorMessage = Message.wrongCredentials.text(in: language)
+        } catch {
+            errorMessage = Message.readFailed.text(in: language)
+        }
+    }
+
+    /// The second step: `typed` for `name`, whose password was right; a wrong code reads as
+    /// a wrong password.
+    private func checkCode(_ typed: [UInt8], of name: String) async {
+        do {
+            let result = try await store.verifyCode(usernameBytes: Array(name.utf8), code: typed, client: nil)
+            isAuthenticated = result.granted
+            errorMessage = result.granted ? nil : Message.wrongCredentials.text(in: language)
         } catch {
             errorMessage = Message.readFailed.text(in: language)
         }

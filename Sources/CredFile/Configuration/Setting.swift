@@ -283,6 +283,12 @@ extension Setting {
     /// `serve --listen-public`.
     public static let listenPublic = Setting(
         "listen-public", .flag, summary: "allow --listen on a TCP address that is not loopback")
+    /// `serve --metrics-listen ADDRESS` (SPEC §16): where `GET /metrics` is answered.
+    public static let metricsListen = Setting(
+        "metrics-listen", .text, placeholder: "ADDRESS",
+        summary:
+            "answer GET /metrics (Prometheus) on HOST:PORT or unix:PATH (loopback unless --listen-public); off by default"
+    )
     /// `serve --realm TEXT`.
     public static let realm = Setting(
         "realm", .text, placeholder: "TEXT", summary: "the realm of the Basic challenge of a 401", default: "credfile")
@@ -344,10 +350,27 @@ extension Setting {
             "consecutive failed sign-ins from one client address that cost nothing more; then the guard's doubling delay (never a lockout)",
         default: "\(AddressThrottle.defaultFreeFailures)")
 
+    // MARK: Registration (SPEC §12)
+
+    /// `serve --register no|invite|yes`.
+    public static let register = Setting(
+        "register", .choice(["no", "invite", "yes"]),
+        summary: "with --portal, let people register at PATH/register: no, with an invitation code, or yes",
+        default: "no")
+    /// `serve --register-per-hour N`.
+    public static let registerPerHour = Setting(
+        "register-per-hour", .wholeNumber(0...1_000_000), placeholder: "N",
+        summary: "registrations one client address may make in any hour",
+        default: "\(RegistrationLimits.defaultPerAddress)")
+    /// `serve --register-per-hour-total N`.
+    public static let registerPerHourTotal = Setting(
+        "register-per-hour-total", .wholeNumber(0...1_000_000), placeholder: "N",
+        summary: "registrations everyone together may make in any hour", default: "\(RegistrationLimits.defaultTotal)")
+
     /// The keys of the sign-in page, which `serve` reads.
     public static let portalKeys: [Setting] = [
         portal, basic, portalPath, cookieDomain, sessionIdle, sessionMax, sessionLimit, portalTitle, portalStylesheet,
-        lang, addressFreeFailures,
+        lang, addressFreeFailures, register, registerPerHour, registerPerHourTotal,
     ]
 
     // MARK: The guard of logins (SPEC §9)
@@ -443,6 +466,6 @@ extension Setting {
             iterations, algorithm, memory, time, lanes, maximumWork, maximumMemory, lockTimeout, minimumLength,
             blocklist,
             plaintext, upgrade, backup, jobs, passwords, baseDN, skipUnexportable, targetMilliseconds,
-            listen, socketMode, socketGroup, listenPublic, realm, cacheSeconds, trustedProxy,
+            listen, socketMode, socketGroup, listenPublic, metricsListen, realm, cacheSeconds, trustedProxy,
         ] + portalKeys + guardKeys + [groups, rules] + passkeyKeys
 }

@@ -70,21 +70,58 @@ extension CredentialStore {
             afterCacheMiss: false)
     }
 
+    /// ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3`` from a known device
+    /// (SPEC §11): a sign-in that carries a valid device cookie of that name
+    /// (``DeviceCookies/device(cookieValue:username:now:)``) is counted, throttled and locked
+    /// out on the device's own count, apart from the name's, so that an attacker who
+    /// throttles or locks out the name from elsewhere does not shut its owner out; a good
+    /// login clears the device's count only. A nil `device`, or one of another name, is the
+    /// login without it.
+    /// - Parameters:
+    ///   - usernameBytes: the name as the caller sent it.
+    ///   - password: the password as sent.
+    ///   - upgradeOnSuccess: rehash a plaintext or weaker entry after a good login.
+    ///   - client: the client's address (an IP), for the log's `rhost=`; nil when unknown.
+    ///   - device: the known device the login comes from, if any.
+    /// - Returns: the answer, as ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3`` gives it.
+    /// - Throws: ``CredFileError/Code/io`` when the file cannot be read;
+    ///   ``CredFileError/Code/guardDatabase`` when the guard database cannot be used.
+    @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
+    public func verify(
+        usernameBytes: some Collection<UInt8>, password: Password, upgradeOnSuccess: Bool, client: String?,
+        device: KnownDevice?
+    ) throws -> Verification {
+        try login(
+            name: Array(usernameBytes), password: password, upgradeOnSuccess: upgradeOnSuccess, client: client,
+            afterCacheMiss: false, device: device)
+    }
+
     /// ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3``; `afterCacheMiss`:
     /// the password was looked up in a cache of good logins and not found, so the guard
     /// counts the attempt even if the name has become throttled since.
     @available(*, noasync, message: "it blocks its thread; in async code use the async form (try await)")
-    func login(name: [UInt8], password: Password, upgradeOnSuccess: Bool, client: String?, afterCacheMiss: Bool)
-        throws -> Verification
-    {
+    /// `device`: a known device of the name, counted on its own (SPEC §11).
+    func login(
+        name: [UInt8], password: Password, upgradeOnSuccess: Bool, client: String?, afterCacheMiss: Bool,
+        device: KnownDevice? = nil
+    ) throws -> Verification {
         let text = String(validating: name, as: UTF8.self)
         let holdsNUL = password.bytes.withUnsafeBytes { $0.contains(0) }
         let checked = holdsNUL ? nil : text
         func check() throws -> Verification {
-            if let secondFactor, let checked { return try withCode(secondFactor, checked) }
-            return try verifyUnguarded(
-                username: checked ?? Self.unmatchableName, password: password,
-                upgradeOnSuccess: upgradeOnSuccess && checked != nil)
+            let result: Verification
+            if let secondFactor, let checked {
+                result = try withCode(secondFactor, checked)
+            } else {
+                result = try verifyUnguarded(
+                    username: checked ?? Self.unmatchableName, password: password,
+                    upgradeOnSuccess: upgradeOnSuccess && checked != nil)
+            }
+            // SPEC §13: with a required group, a good password of a non-member is a denial.
+            if result.granted, let requiredGroup, let checked, !requiredGroup.admits(checked) {
+                return Verification(granted: false, upgraded: result.upgraded, upgradeError: nil, denial: .notInGroup)
+            }
+            return result
         }
         // SPEC §14: a user with a line in the secrets file needs a code. With `otp-append`
         // the code is the password's last 6 bytes; without, the login is denied (after the
@@ -97,6 +134,9 @@ extension CredentialStore {
             guard secondFactor.appended else {
                 let result = try verifyUnguarded(username: username, password: password, upgradeOnSuccess: false)
                 guard result.granted else { return result }
+                if secondFactor.separateStep {
+                    return Verification(granted: false, upgraded: false, upgradeError: nil, awaitsCode: true)
+                }
                 return Verification(granted: false, upgraded: false, upgradeError: nil, denial: .secondFactorRequired)
             }
             let (typed, code) = Self.splitCode(password)
@@ -109,7 +149,8 @@ extension CredentialStore {
             return result
         }
         guard let loginGuard else { return try check() }
-        return try loginGuard.attempt(username: name, client: client, afterCacheMiss: afterCacheMiss, check)
+        return try loginGuard.attempt(
+            username: name, client: client, afterCacheMiss: afterCacheMiss, device: device, check)
     }
 
     /// `password` without its last ``SecondFactor/digits`` bytes, and those bytes when they

@@ -14,7 +14,8 @@ extension LoginGuard {
     /// database or its `-wal`/`-shm` files do not exist yet, create them in its directory.
     /// Judged from owners and mode bits (root can write anyway); nothing is opened.
     public func accessFindings() -> [Finding] {
-        guard countsFailures else { return [] }
+        // A PostgreSQL state is the database's grants' business (several-hosts.md).
+        guard countsFailures, stateLocation.path != nil else { return [] }
         guard let resolved = try? FileReader.resolvedPath(credentialFile),
             let file = (try? Syscall.lstat(resolved)) ?? nil
         else { return [] }

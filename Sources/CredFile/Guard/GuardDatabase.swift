@@ -135,6 +135,19 @@ final class GuardDatabase: Sendable {
         return try store.write { try $0.failures.delete(key) }
     }
 
+    /// Removes the rows of `name`'s known devices (``KnownDevice``), when an admin resets
+    /// the name. - Returns: how many there were.
+    @discardableResult
+    func clearDevices(ofName name: [UInt8]) throws(CredFileError) -> Int {
+        let keys = try rows().map(\.name).filter { KnownDevice.isDeviceKey($0, ofName: name) }
+        guard !keys.isEmpty else { return 0 }
+        return try store.write { tables in
+            var removed = 0
+            for key in keys where try tables.failures.delete(key) { removed += 1 }
+            return removed
+        }
+    }
+
     /// Removes every row (`failures --reset`). - Returns: how many there were.
     @discardableResult
     func clearAll() throws(CredFileError) -> Int {

@@ -34,7 +34,8 @@ extension LoginGuard {
     /// nil when the login must be checked (by ``attempt(username:client:_:)``).
     /// - Throws: ``CredFileError/Code/guardDatabase`` when the guard database cannot be
     ///   read or written (logged).
-    func cachedLogin(username name: [UInt8], client: String?, cache: CacheLookUp) throws
+    /// `device`: a known device of the name (SPEC §11), whose own count is read instead of the name's.
+    func cachedLogin(username name: [UInt8], client: String?, cache: CacheLookUp, device: KnownDevice? = nil) throws
         -> CredentialStore.Verification?
     {
         // A guard that only logs (`guard = no`) keeps no standing to read: the cache answers
@@ -42,7 +43,8 @@ extension LoginGuard {
         guard countsFailures else {
             return cache.holds() ? CredentialStore.Verification(granted: true, upgraded: false, upgradeError: nil) : nil
         }
-        let key = FileSyntax.nameKey(name)
+        let nameKey = FileSyntax.nameKey(name)
+        let key = device?.guardKey(forName: nameKey) ?? nameKey
         let refusal: GuardDatabase.Reservation?
         do {
             refusal = GuardDatabase.refusal(of: try database.row(key), now: Self.now(), policy: policy)

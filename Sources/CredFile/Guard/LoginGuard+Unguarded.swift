@@ -23,7 +23,9 @@ extension LoginGuard {
     ) throws -> CredentialStore.Verification {
         let result = try check()
         let name = Array(username)
-        if result.granted {
+        if result.awaitsCode {
+            // A right password whose code comes next (SPEC §14): the code's attempt is logged.
+        } else if result.granted {
             log.write(
                 GuardLog.successLine(service: service, user: name, client: client, file: credentialFile),
                 priority: .info)

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,8 +35,10 @@ public final class LoginGuard: Sendable {
     /// The credential file whose logins this guards, as given (logged as `file=`).
     public let credentialFile: String
     /// The guard database (`state`): by default `FILE.guard.db` beside the credential
-    /// file, symlinks resolved.
+    /// file, symlinks resolved; a PostgreSQL database's connection string (SPEC §15).
     public let databasePath: String
+    /// Where the state database is (``StateLocation``).
+    public let stateLocation: StateLocation
     /// The limits.
     public let policy: GuardPolicy
     /// Where decisions are logged.
@@ -47,20 +51,24 @@ public final class LoginGuard: Sendable {
     public let countsFailures: Bool
 
     let database: GuardDatabase
+    /// When this guard last logged an unusable database (milliseconds since the epoch).
+    private let lastUnusableLog = Atomic<Int64>(0)
 
     /// A guard for the logins of `credentialFile`.
     /// - Parameters:
     ///   - credentialFile: the credential file (its symlinks are resolved to find the
     ///     default database beside it).
-    ///   - state: the guard database's path; nil for `FILE.guard.db` beside the file.
-    ///     When root creates the database, it gets the credential file's owner and group
-    ///     when it is the default one, and its directory's owner and group when `state`
-    ///     puts it elsewhere (give each caller's user a directory of its own).
+    ///   - state: the guard database's path, or a `postgresql://…` connection string (SPEC
+    ///     §15); nil for `FILE.guard.db` beside the file. When root creates the database, it
+    ///     gets the credential file's owner and group when it is the default one, and its
+    ///     directory's owner and group when `state` puts it elsewhere (give each caller's
+    ///     user a directory of its own). ``StateLocation`` decides this.
     ///   - policy: the limits (default: 5 free failures, 1 s doubling up to 900 s, lockout at 100).
     ///   - log: where decisions go (default syslog, facility authpriv, ident credfile).
     ///   - service: the caller's name for the log's `service=`.
     /// - Throws: ``CredFileError/Code/io`` when the credential file's directory cannot be
-    ///   resolved. The database itself is opened (created when missing) at the first use.
+    ///   resolved; ``CredFileError/Code/usage`` for a PostgreSQL `state` holding a password.
+    ///   The database itself is opened (created when missing) at the first use.
     public init(
         credentialFile: String, state: String? = nil, policy: GuardPolicy = .standard, log: GuardLog = .syslog,
         service: String
@@ -70,14 +78,10 @@ public final class LoginGuard: Sendable {
         self.log = log
         self.service = service
         countsFailures = true
-        let resolvedFile = try FileReader.resolvedPath(credentialFile)
-        let defaultPath = Self.defaultDatabasePath(forResolved: resolvedFile)
-        let path = state ?? defaultPath
-        databasePath = path
-        // The owner a database root creates gets (SPEC §9).
-        let ownerSource = path == defaultPath ? resolvedFile : AtomicWriter.split(Self.absolute(path)).directory
-        let owner = (try? Syscall.status(of: ownerSource)).map { (uid: $0.st_uid, gid: $0.st_gid) }
-        database = GuardDatabase(path: path, owner: owner)
+        let location = try StateLocation(state: state, credentialFile: credentialFile)
+        stateLocation = location
+        databasePath = location.description
+        database = GuardDatabase(store: location.store())
     }
 
     /// A guard that only logs (``loggingOnly(credentialFile:log:service:)``): no database.
@@ -88,6 +92,7 @@ public final class LoginGuard: Sendable {
         self.service = service
         countsFailures = false
         databasePath = ""
+        stateLocation = StateLocation(sqlitePath: "")
         database = GuardDatabase(path: "", owner: nil)
     }
 
@@ -95,20 +100,7 @@ public final class LoginGuard: Sendable {
     /// file its path resolves to.
     /// - Throws: ``CredFileError/Code/io`` when the path cannot be resolved.
     public static func defaultDatabasePath(forCredentialFile path: String) throws -> String {
-        defaultDatabasePath(forResolved: try FileReader.resolvedPath(path))
-    }
-
-    private static func defaultDatabasePath(forResolved resolved: String) -> String {
-        let (directory, name) = AtomicWriter.split(resolved)
-        // Room for SQLite's `-wal` and `-shm` after it, within NAME_MAX.
-        let file = AtomicWriter.fitted(name, leaving: ".guard.db-wal".utf8.count) + ".guard.db"
-        return directory == "/" ? "/" + file : directory + "/" + file
-    }
-
-    /// `path` made absolute against the working directory (for its directory's owner).
-    private static func absolute(_ path: String) -> String {
-        guard !path.hasPrefix("/"), let cwd = try? Syscall.currentDirectory() else { return path }
-        return cwd + "/" + path
+        StateLocation.defaultPath(forResolved: try FileReader.resolvedPath(path))
     }
 
     // MARK: Logins
@@ -145,13 +137,19 @@ public final class LoginGuard: Sendable {
     /// throttled since is counted all the same (SPEC §10: every comparison, hashed or
     /// cached, counts; see ``cachedLogin(username:client:cache:)``).
     @available(*, noasync, message: "it blocks its thread while `check` hashes; call it from the hashing threads")
+    ///
+    /// `device`: a known device of the name (SPEC §11): the attempt is judged and counted on
+    /// the device's own count instead of the name's, and a good login clears that count only
+    /// (the name's stays, so the attempts of everyone else stay under the limits). A device
+    /// of another name is ignored.
     func attempt(
-        username: some Collection<UInt8>, client: String?, afterCacheMiss: Bool,
+        username: some Collection<UInt8>, client: String?, afterCacheMiss: Bool, device: KnownDevice? = nil,
         _ check: () throws -> CredentialStore.Verification
     ) throws -> CredentialStore.Verification {
         guard countsFailures else { return try loggedOnly(username: username, client: client, check) }
         let name = Array(username)
-        let key = FileSyntax.nameKey(name)
+        let nameKey = FileSyntax.nameKey(name)
+        let key = device?.guardKey(forName: nameKey) ?? nameKey
         // No credential file, no login to guard: `check` fails as it would unguarded, and
         // no database is created beside a file that is not there.
         guard (try? Syscall.status(of: credentialFile)) != nil else { return try check() }
@@ -178,7 +176,10 @@ public final class LoginGuard: Sendable {
             try? database.release(key, policy: policy)
             throw error
         }
-        if result.granted {
+        if result.awaitsCode {
+            // A right password whose code comes next (SPEC §14): the code's attempt counts.
+            try? database.release(key, policy: policy)
+        } else if result.granted {
             do {
                 try database.clear(key)
             } catch {
@@ -220,15 +221,25 @@ public final class LoginGuard: Sendable {
         return CredentialStore.Verification(granted: false, upgraded: false, upgradeError: nil, denial: reason)
     }
 
-    /// Logs that the database is unusable; the error to throw, naming `state`.
+    /// Logs that the database is unusable (at most once a second per guard: a database
+    /// that is down would otherwise log every request of a busy `serve`); the error to
+    /// throw, naming `state`.
     func unusable(_ error: CredFileError, user: [UInt8], client: String?) -> CredFileError {
         let cause = error.cause.map { String(cString: strerror($0.errno)) } ?? error.message
-        log.write(
-            "guard database unusable, login refused; service=\(GuardLog.value(service)) user=\(GuardLog.value(user)) "
-                + "rhost=\(GuardLog.value(client ?? "")) file=\(GuardLog.value(credentialFile)) "
-                + "state=\(GuardLog.value(databasePath)) error=\(GuardLog.value(cause)) uid=\(geteuid()) "
-                + "(set state to a database this user may write)",
-            priority: .error)
+        let now = Self.now()
+        let last = lastUnusableLog.load(ordering: .relaxed)
+        if now - last >= 1000,
+            lastUnusableLog.compareExchange(
+                expected: last, desired: now, ordering: .relaxed
+            ).exchanged
+        {
+            log.write(
+                "guard database unusable, login refused; service=\(GuardLog.value(service)) user=\(GuardLog.value(user)) "
+                    + "rhost=\(GuardLog.value(client ?? "")) file=\(GuardLog.value(credentialFile)) "
+                    + "state=\(GuardLog.value(databasePath)) error=\(GuardLog.value(cause)) uid=\(geteuid()) "
+                    + "(set state to a database this user may write)",
+                priority: .error)
+        }
         var refused = error
         refused.message =
             "\(error.message); the login was not checked (set `state` to a guard database uid \(geteuid()) may write)"
@@ -249,11 +260,14 @@ public final class LoginGuard: Sendable {
         try database.row(FileSyntax.nameKey(of: username)).map { FailureRecord($0, policy: policy, now: Self.now()) }
     }
 
-    /// Clears one name's failures, ending its lockout (`failures --reset USER`, `unlock`).
+    /// Clears one name's failures, ending its lockout (`failures --reset USER`, `unlock`),
+    /// and those of its known devices (SPEC §11).
     /// - Returns: whether it had any.
     @discardableResult
     public func resetFailures(username: String) throws -> Bool {
-        try database.clear(FileSyntax.nameKey(of: username))
+        let key = FileSyntax.nameKey(of: username)
+        let devices = try database.clearDevices(ofName: key)
+        return try database.clear(key) || devices > 0
     }
 
     /// Clears every name's failures (`failures --reset`). - Returns: how many names had some.

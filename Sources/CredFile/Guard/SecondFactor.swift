@@ -24,6 +24,11 @@ public struct SecondFactor: Sendable {
     public let otpFile: String
     /// `otp-append`: the last 6 characters of a password are the code.
     public var appended: Bool
+    /// The caller asks for the code in a step of its own (the sign-in page's second step,
+    /// SPEC §14): a right password of a user with a second factor is answered
+    /// ``CredentialStore/Verification/awaitsCode`` instead of denied, and the code is checked
+    /// by `verifyCode(usernameBytes:code:client:)`. Ignored with ``appended``.
+    public var separateStep = false
     /// The credential file, whose default state database keeps the codes' steps.
     let credentialFile: String
     /// `state` as given; nil for the default beside the credential file.
@@ -40,9 +45,12 @@ public struct SecondFactor: Sendable {
     ///   - otpFile: the secrets file; nil for `FILE.oath` beside the credential file.
     ///   - state: the state database (§9's `state`); nil for `FILE.guard.db` beside it.
     ///   - appended: `otp-append`: read the code from the end of the password.
-    /// - Throws: nothing today (the state database is found when a code is checked); a
-    ///   setting a later backend cannot use will be refused here.
+    /// - Throws: ``CredFileError/Code/usage`` for a PostgreSQL `state` that holds a password
+    ///   (``StateLocation``); the state database itself is found when a code is checked.
     public init(credentialFile: String, otpFile: String? = nil, state: String? = nil, appended: Bool = false) throws {
+        if let state, StateLocation.isPostgreSQL(state) {
+            _ = try StateLocation(state: state, credentialFile: credentialFile)
+        }
         // `FILE.oath` within NAME_MAX, as the writer's other sidecars (a 255-byte FILE
         // still has one).
         let (directory, name) = AtomicWriter.split(credentialFile)
@@ -57,11 +65,8 @@ public struct SecondFactor: Sendable {
     /// is checked (resolving the credential file's path then, not for every login: a user
     /// without a second factor never needs it).
     /// - Throws: ``CredFileError/Code/io`` when the credential file's path cannot be resolved.
-    var state: SQLiteStateStore {
-        get throws {
-            let database = try statePath ?? LoginGuard.defaultDatabasePath(forCredentialFile: credentialFile)
-            return SQLiteStateStore(path: database, owner: nil)
-        }
+    var state: any StateStore {
+        get throws { try StateLocation(state: statePath, credentialFile: credentialFile).store() }
     }
 
     /// The secrets file as parsed now; nil when it does not exist.
@@ -132,6 +137,10 @@ public struct SecondFactor: Sendable {
         let secret: SecretBytes
         /// The issuer shown by the authenticator app.
         public let issuer: String
+
+        /// The secret in RFC 4648 base32 without padding, the key a person types into an
+        /// app that cannot scan (show it once, never log it).
+        public var key: String { secret.withUnsafeBytes { OATH.base32(Array($0)) } ?? "" }
 
         /// The `otpauth://totp/ISSUER:USER?secret=BASE32&issuer=ISSUER` URI an
         /// authenticator app scans (holds the secret: show it once, never log it).

@@ -26,6 +26,8 @@ extension CredentialStore {
         /// The client's address, for the log's `rhost=` and the cache's owners.
         public let client: String?
         let cache: GoodLoginCache
+        /// The known device it comes from (SPEC §11), counted on its own.
+        var device: KnownDevice? = nil
     }
 
     /// What a cache of good logins answers at once.
@@ -59,8 +61,32 @@ extension CredentialStore {
     public func cachedAnswer(
         usernameBytes: some Collection<UInt8>, password: Password, client: String?, cache: GoodLoginCache
     ) throws -> CachedAnswer {
+        try cachedAnswer(usernameBytes: usernameBytes, password: password, client: client, cache: cache, device: nil)
+    }
+
+    /// ``cachedAnswer(usernameBytes:password:client:cache:)`` for a login from a known
+    /// device (SPEC §11): the device's own count is read instead of the name's, and the
+    /// uncached login it gives is counted on it.
+    /// - Parameters:
+    ///   - usernameBytes: the name as the caller sent it.
+    ///   - password: the password as sent.
+    ///   - client: the client's address (an IP), for the log's `rhost=` and the cache's owners.
+    ///   - cache: the cache of good logins.
+    ///   - device: the known device the login comes from, if any (one of another name is ignored).
+    /// - Returns: the answer, or the login to check.
+    /// - Throws: ``CredFileError/Code/guardDatabase`` when the guard database cannot be
+    ///   read or written (logged).
+    public func cachedAnswer(
+        usernameBytes: some Collection<UInt8>, password: Password, client: String?, cache: GoodLoginCache,
+        device: KnownDevice?
+    ) throws -> CachedAnswer {
         let name = Array(usernameBytes)
         let sent = password.asSent
+        // SPEC §13: a cached good login of a user no longer in the required group is
+        // checked again, so that the one login path denies it and logs why.
+        if let requiredGroup, !requiredGroup.admits(String(decoding: name, as: UTF8.self)) {
+            return .uncached(UncachedLogin(usernameBytes: name, password: password, client: client, cache: cache))
+        }
         let lookUp = LoginGuard.CacheLookUp(
             holds: {
                 guard let expiry = cache.expiry(username: name, password: sent) else { return false }
@@ -70,12 +96,13 @@ extension CredentialStore {
             isOwner: { cache.isOwner(username: name, client: client) })
         let answer: Verification? =
             if let loginGuard {
-                try loginGuard.cachedLogin(username: name, client: client, cache: lookUp)
+                try loginGuard.cachedLogin(username: name, client: client, cache: lookUp, device: device)
             } else {
                 lookUp.holds() ? Verification(granted: true, upgraded: false, upgradeError: nil) : nil
             }
         if let answer { return .answered(answer) }
-        return .uncached(UncachedLogin(usernameBytes: name, password: password, client: client, cache: cache))
+        return .uncached(
+            UncachedLogin(usernameBytes: name, password: password, client: client, cache: cache, device: device))
     }
 
     /// Checks a login that the cache did not answer, through the guard (counted even if
@@ -92,7 +119,7 @@ extension CredentialStore {
         let version = login.cache.currentVersion()
         let result = try self.login(
             name: login.usernameBytes, password: login.password, upgradeOnSuccess: upgradeOnSuccess,
-            client: login.client, afterCacheMiss: true)
+            client: login.client, afterCacheMiss: true, device: login.device)
         if result.granted, let version {
             login.cache.remember(
                 username: login.usernameBytes, password: login.password.asSent, client: login.client,
@@ -114,8 +141,9 @@ extension CredentialStore {
         guard let loginGuard else {
             return Verification(granted: false, upgraded: false, upgradeError: nil, denial: .throttled)
         }
+        let nameKey = FileSyntax.nameKey(login.usernameBytes)
         return try loginGuard.countCachedMiss(
-            login.usernameBytes, key: FileSyntax.nameKey(login.usernameBytes), client: login.client)
+            login.usernameBytes, key: login.device?.guardKey(forName: nameKey) ?? nameKey, client: login.client)
     }
 
     /// The login of ``verify(usernameBytes:password:upgradeOnSuccess:client:)-4s7p3`` with a

@@ -20,4 +20,7 @@ public enum LoginDenial: String, Sendable, CaseIterable {
     /// The user has a second factor and the caller can send one secret only, without
     /// `otp-append` (SPEC §14).
     case secondFactorRequired = "second-factor-required"
+    /// The password was right but the user is not in the group the caller requires
+    /// (`--group`, ``CredentialStore/requiredGroup``; SPEC §13).
+    case notInGroup = "not-in-group"
 }

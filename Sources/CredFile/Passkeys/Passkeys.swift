@@ -97,11 +97,9 @@ public struct Passkeys: Sendable {
     }
 
     /// The state database, found when a challenge is made or used.
-    var state: SQLiteStateStore {
-        get throws {
-            let database = try statePath ?? LoginGuard.defaultDatabasePath(forCredentialFile: credentialFile)
-            return SQLiteStateStore(path: database, owner: nil)
-        }
+    /// (SQLite or PostgreSQL, as `state` says: §15's one factory and owner rule).
+    var state: any StateStore {
+        get throws { try StateLocation(state: statePath, credentialFile: credentialFile).store() }
     }
 
     // MARK: Challenges

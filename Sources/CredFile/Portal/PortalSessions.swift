@@ -28,30 +28,17 @@ public struct PortalSessions: Sendable {
     ///   - now: seconds since 1970.
     ///   - client: the client's address, when known.
     ///   - userAgent: the browser's `User-Agent`, when given (cut to 256 bytes of UTF-8).
+    ///   - secondFactor: the sign-in checked a one-time code too (SPEC §14; §13's `two-factor`).
+    ///   - passkey: the sign-in was a passkey's (SPEC §14; ``SessionRecord/passkey``).
     /// - Throws: ``CredFileError/Code/crypto`` when `RAND_bytes` fails; what the storage throws.
     public func start(
-        user: String, line: some Collection<UInt8>, now: Int64, client: String? = nil, userAgent: String? = nil
-    ) throws -> SessionToken {
-        try start(user: user, line: line, now: now, client: client, userAgent: userAgent, passkey: false)
-    }
-
-    /// ``start(user:line:now:client:userAgent:)`` for a sign-in that was, or was not, a
-    /// passkey's (SPEC §14; ``SessionRecord/passkey``).
-    /// - Parameters:
-    ///   - user: the name that signed in.
-    ///   - line: the user's entry in FILE as it is after the login (its bytes, no line ending).
-    ///   - now: seconds since 1970.
-    ///   - client: the client's address, when known.
-    ///   - userAgent: the browser's `User-Agent`, when given (cut to 256 bytes of UTF-8).
-    ///   - passkey: whether the sign-in was a passkey's.
-    /// - Throws: ``CredFileError/Code/crypto`` when `RAND_bytes` fails; what the storage throws.
-    public func start(
-        user: String, line: some Collection<UInt8>, now: Int64, client: String?, userAgent: String?, passkey: Bool
+        user: String, line: some Collection<UInt8>, now: Int64, client: String? = nil, userAgent: String? = nil,
+        secondFactor: Bool = false, passkey: Bool = false
     ) throws -> SessionToken {
         let token = try SessionToken.generate()
         var record = SessionRecord(
             tokenDigest: token.digest, user: user, entryDigest: entries.digest(ofLine: line), started: now,
-            lastSeen: now, client: client, userAgent: userAgent.map(Self.shortened))
+            lastSeen: now, client: client, userAgent: userAgent.map(Self.shortened), secondFactor: secondFactor)
         record.passkey = passkey
         try storage.insert(record, limit: limits.perUser)
         return token
@@ -77,15 +64,38 @@ public struct PortalSessions: Sendable {
     public func check(
         _ token: SessionToken, now: Int64, line: (String) throws -> [UInt8]?
     ) throws -> Check {
-        guard let record = try storage.session(tokenDigest: token.digest) else { return .none(reason: nil) }
+        switch try judged(token, now: now, line: line) {
+        case .active(let record): .signedIn(user: record.user)
+        case .ended(let verdict): .none(reason: verdict)
+        }
+    }
+
+    /// The session of `token` when ``check(_:now:line:)`` finds it valid (and does what it
+    /// does), with everything the record knows: whether its sign-in checked a second factor
+    /// (``SessionRecord/secondFactor``, for §13's `two-factor`); nil otherwise.
+    /// - Throws: what the storage throws.
+    public func signedIn(_ token: SessionToken, now: Int64, line: (String) throws -> [UInt8]?) throws
+        -> SessionRecord?
+    {
+        guard case .active(let record) = try judged(token, now: now, line: line) else { return nil }
+        return record
+    }
+
+    private enum Judged {
+        case active(SessionRecord)
+        case ended(SessionVerdict?)
+    }
+
+    private func judged(_ token: SessionToken, now: Int64, line: (String) throws -> [UInt8]?) throws -> Judged {
+        guard let record = try storage.session(tokenDigest: token.digest) else { return .ended(nil) }
         let current = try line(record.user).map { entries.digest(ofLine: $0) }
         let verdict = limits.judge(record, now: now, entryDigest: current)
         guard case .active(let touch) = verdict else {
             try storage.remove(tokenDigest: token.digest)
-            return .none(reason: verdict)
+            return .ended(verdict)
         }
         if touch { try storage.touch(tokenDigest: token.digest, lastSeen: now) }
-        return .signedIn(user: record.user)
+        return .active(record)
     }
 
     /// Ends the session of `token` (sign-out); true when there was one.

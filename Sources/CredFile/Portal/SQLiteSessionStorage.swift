@@ -9,13 +9,22 @@ public final class SQLiteSessionStorage: SessionStorage {
     private let store: any StateStore
     private let keys = Mutex<[String: SecretBytes]>([:])
 
-    /// The state database's file.
+    /// The state store, shared with §14's pending sign-ins (``PendingSignIns``).
+    var stateStore: any StateStore { store }
+
+    /// The state database's file (or, in PostgreSQL, its connection string).
     public var path: String { store.location }
 
     /// Sessions in the SQLite state database at `path`, opened (and created, mode 0600,
     /// when missing) at first use.
     public convenience init(path: String) {
         self.init(store: SQLiteStateStore(path: path, owner: nil))
+    }
+
+    /// Sessions in the state database at `location` (SQLite or PostgreSQL, SPEC §15; the
+    /// name is the first backend's), opened (and created) at first use.
+    public convenience init(location: StateLocation) {
+        self.init(store: location.store())
     }
 
     /// Sessions in `store`.
@@ -41,6 +50,13 @@ public final class SQLiteSessionStorage: SessionStorage {
             keys[name] = key
             return key
         }
+    }
+
+    /// See ``SessionStorage/changeCounter()``: SQLite's `data_version` of this storage's
+    /// connection (another connection's commit changes it, this one's own do not); nil
+    /// while the database does not exist.
+    public func changeCounter() throws -> UInt64? {
+        try store.read { tables in try (tables as? SQLiteTables)?.changeCounter() } ?? nil
     }
 
     /// See ``SessionStorage/insert(_:limit:)``.

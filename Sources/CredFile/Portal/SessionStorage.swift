@@ -21,6 +21,18 @@ public protocol SessionStorage: Sendable {
     @discardableResult func removeAll(user: String?) throws -> Int
     /// The sessions of `user` (every session when nil), oldest first.
     func sessions(user: String?) throws -> [SessionRecord]
+    /// The store's change counter (SPEC §11: sessions held in memory are checked against
+    /// it): a value that differs whenever someone else may have changed the sessions since
+    /// this storage last read it — another process's `credfile sessions --end`, another
+    /// host's sign-out — and, ideally, not for this storage's own writes. Nil when the
+    /// store keeps none (the default), so ``CachedSessionStorage`` trusts what it holds for
+    /// ``CachedSessionStorage/trustSeconds`` at most.
+    func changeCounter() throws -> UInt64?
+}
+
+extension SessionStorage {
+    /// No change counter: see ``SessionStorage/changeCounter()``.
+    public func changeCounter() throws -> UInt64? { nil }
 }
 
 /// Sessions held in memory: for tests, and for a process that keeps no state database.

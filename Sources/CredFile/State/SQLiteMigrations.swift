@@ -9,8 +9,20 @@
 ///
 /// **Adding a table** (§11's sessions, §12's invitations, §14's code steps): append one
 /// step; never change a released one (databases in the field have run it). The table's
-/// own type (as ``SQLiteFailureTable``) holds its statements, and a second backend
-/// (PostgreSQL, SPEC §15) keeps its own list of the same steps in its own dialect.
+/// own type (as ``SQLiteFailureTable``) holds its statements. PostgreSQL (SPEC §15) has the
+/// twin of every step, in the same commit:
+/// 1. append step N to ``PostgreSQLStateStore/migrations`` (PostgreSQLMigrations.swift) in
+///    its dialect: `BLOB` → `bytea`, `INTEGER` → `bigint`, a 0/1 flag → `boolean`, no
+///    `WITHOUT ROWID`, a column `user` written `"user"`;
+/// 2. add the table's protocol to ``StateTables`` and give it two types, `SQLite…Table`
+///    (created in ``SQLiteTables``) and `PostgreSQL…Table` (PostgreSQLTables.swift, created
+///    in ``PostgreSQLTables``): `$1` for `?1`, `INSERT … ON CONFLICT … DO UPDATE … RETURNING`
+///    or one conditional statement for a rule that must hold under racing hosts (as
+///    ``PostgreSQLCodeStepTable/accept(user:step:)``), `PostgreSQLRows.changed` for
+///    `connection.changes`;
+/// 3. run its tests over ``StateBackend`` (Tests/CredFileTests/StateBackendTests.swift):
+///    `arguments: StateBackend.allCases` and `backend.location(directory).store()`.
+/// `StateBackendTests/schema` fails while the two lists differ in length.
 extension SQLiteStateStore {
     /// The schema's steps: step i takes a database from version i to version i + 1.
     static let migrations: [String] = [
@@ -45,7 +57,21 @@ extension SQLiteStateStore {
         """
         CREATE TABLE code_steps (user BLOB PRIMARY KEY NOT NULL, step INTEGER NOT NULL) WITHOUT ROWID;
         """,
-        // step 4 is register's
+        // 4: SPEC §12's invitations (only each code's SHA-256) and the registrations of the
+        // last hour that `register-per-hour` and `register-per-hour-total` count (SQLiteInvitationTable).
+        """
+        CREATE TABLE invitations (
+            id INTEGER PRIMARY KEY,
+            code_sha256 BLOB UNIQUE NOT NULL,
+            user BLOB NOT NULL,
+            created INTEGER NOT NULL,
+            expires INTEGER NOT NULL,
+            used INTEGER NOT NULL
+        );
+        CREATE TABLE registrations (at INTEGER NOT NULL, client BLOB NOT NULL);
+        CREATE INDEX registrations_by_client ON registrations (client);
+        CREATE INDEX registrations_by_time ON registrations (at);
+        """,
         // 5: SPEC §14's WebAuthn challenges of the passkeys (SQLiteChallengeTable): only
         // their SHA-256, each used once; and the sessions' mark of a passkey sign-in.
         """
@@ -57,6 +83,19 @@ extension SQLiteStateStore {
         ) WITHOUT ROWID;
         CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges (expires);
         ALTER TABLE sessions ADD COLUMN passkey INTEGER NOT NULL DEFAULT 0;
+        """,
+        // 6: SPEC §14's sign-ins waiting for their code (SQLitePendingSignInTable): only the
+        // token's SHA-256; and whether a session's sign-in had a second factor (§13's `two-factor`).
+        """
+        CREATE TABLE pending_sign_ins (
+            token_sha256 BLOB PRIMARY KEY NOT NULL,
+            user BLOB NOT NULL,
+            entry_digest BLOB NOT NULL,
+            expires INTEGER NOT NULL,
+            target BLOB NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX pending_sign_ins_by_age ON pending_sign_ins (expires);
+        ALTER TABLE sessions ADD COLUMN second_factor INTEGER NOT NULL DEFAULT 0;
         """,
     ]
 

@@ -163,6 +163,12 @@ final class SQLiteTables: StateTables {
     let sqliteSessions: SQLiteSessionTable
     let sqliteCodeSteps: SQLiteCodeStepTable
     let sqliteChallenges: SQLiteChallengeTable
+    let sqlitePendingSignIns: SQLitePendingSignInTable
+    let sqliteInvitations: SQLiteInvitationTable
+    /// `PRAGMA data_version`, prepared once (``changeCounter()``).
+    private let dataVersion: SQLiteStatement
+    /// Random bits told apart from every other connection's (``changeCounter()``).
+    private let epoch: UInt64
 
     init(_ connection: SQLiteConnection, identity: StateFile.Identity?) throws(SQLiteError) {
         self.connection = connection
@@ -171,12 +177,29 @@ final class SQLiteTables: StateTables {
         sqliteSessions = try SQLiteSessionTable(connection)
         sqliteCodeSteps = try SQLiteCodeStepTable(connection)
         sqliteChallenges = try SQLiteChallengeTable(connection)
+        sqlitePendingSignIns = try SQLitePendingSignInTable(connection)
+        sqliteInvitations = try SQLiteInvitationTable(connection)
+        dataVersion = try connection.prepare("PRAGMA data_version")
+        epoch = UInt64.random(in: 0...UInt64(UInt32.max)) << 32
+    }
+
+    /// The database's change counter as this connection sees it: SQLite's `data_version`,
+    /// which changes whenever another connection (this process's guard, another process)
+    /// commits, and not for this connection's own commits; in the high bits, this
+    /// connection's own random epoch, so a reopened file never repeats an old value. It
+    /// reads the log's index in shared memory, no page of the database.
+    func changeCounter() throws(SQLiteError) -> UInt64 {
+        defer { dataVersion.reset() }
+        guard try dataVersion.step() else { return epoch }
+        return epoch | UInt64(UInt32(truncatingIfNeeded: dataVersion.int64(0)))
     }
 
     var failures: any FailureTable { sqliteFailures }
     var sessions: any SessionTable { sqliteSessions }
     var codeSteps: any CodeStepTable { sqliteCodeSteps }
     var challenges: any ChallengeTable { sqliteChallenges }
+    var pendingSignIns: any PendingSignInTable { sqlitePendingSignIns }
+    var invitations: any InvitationTable { sqliteInvitations }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns,
     /// rolled back when it throws.

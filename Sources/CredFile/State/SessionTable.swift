@@ -6,7 +6,8 @@
 ///         token_sha256 BLOB PRIMARY KEY,   -- SHA-256 of the token; never the token
 ///         user BLOB, entry_digest BLOB,    -- the keyed digest of the user's line
 ///         started INTEGER, last_seen INTEGER,   -- seconds since 1970-01-01 UTC
-///         client BLOB, user_agent BLOB     -- empty when unknown
+///         client BLOB, user_agent BLOB,    -- empty when unknown
+///         second_factor INTEGER            -- 1: signed in with a code (migration 6)
 ///     )
 ///     state_keys (name BLOB PRIMARY KEY, key BLOB)
 protocol SessionTable {
@@ -39,7 +40,8 @@ final class SQLiteSessionTable: SessionTable {
     private let selectSession, touchSession, deleteSession, deleteUser, deleteEvery, selectUser,
         selectAll: SQLiteStatement
 
-    private static let columns = "token_sha256, user, entry_digest, started, last_seen, client, user_agent, passkey"
+    private static let columns =
+        "token_sha256, user, entry_digest, started, last_seen, client, user_agent, second_factor, passkey"
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         self.connection = connection
@@ -52,7 +54,7 @@ final class SQLiteSessionTable: SessionTable {
                 (SELECT token_sha256 FROM sessions WHERE user = ?1 ORDER BY started, token_sha256 LIMIT ?2)
             """)
         insertSession = try connection.prepare(
-            "INSERT OR REPLACE INTO sessions (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+            "INSERT OR REPLACE INTO sessions (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
         selectSession = try connection.prepare("SELECT \(Self.columns) FROM sessions WHERE token_sha256 = ?1")
         touchSession = try connection.prepare("UPDATE sessions SET last_seen = ?2 WHERE token_sha256 = ?1")
         deleteSession = try connection.prepare("DELETE FROM sessions WHERE token_sha256 = ?1")
@@ -83,7 +85,8 @@ final class SQLiteSessionTable: SessionTable {
             [
                 .bytes(record.tokenDigest), .bytes(Array(record.user.utf8)), .bytes(record.entryDigest),
                 .int(record.started), .int(record.lastSeen), .bytes(Array((record.client ?? "").utf8)),
-                .bytes(Array((record.userAgent ?? "").utf8)), .int(record.passkey ? 1 : 0),
+                .bytes(Array((record.userAgent ?? "").utf8)), .int(record.secondFactor ? 1 : 0),
+                .int(record.passkey ? 1 : 0),
             ])
     }
 
@@ -116,8 +119,9 @@ final class SQLiteSessionTable: SessionTable {
         var record = SessionRecord(
             tokenDigest: statement.bytes(0), user: String(decoding: statement.bytes(1), as: UTF8.self),
             entryDigest: statement.bytes(2), started: statement.int64(3), lastSeen: statement.int64(4),
-            client: client.isEmpty ? nil : client, userAgent: userAgent.isEmpty ? nil : userAgent)
-        record.passkey = statement.int64(7) != 0
+            client: client.isEmpty ? nil : client, userAgent: userAgent.isEmpty ? nil : userAgent,
+            secondFactor: statement.int64(7) != 0)
+        record.passkey = statement.int64(8) != 0
         return record
     }
 
@@ -177,6 +181,9 @@ public struct SessionRecord: Sendable, Equatable {
     public var client: String?
     /// The browser's `User-Agent` at sign-in, cut to ``maximumUserAgentCount`` bytes.
     public var userAgent: String?
+    /// Whether the sign-in that started the session checked a second factor (a one-time
+    /// code, SPEC §14): what §13's `two-factor` rules ask of a session.
+    public var secondFactor: Bool
     /// Whether the session began with a passkey (SPEC §14): a sign-in with user
     /// verification, so §13's `two-factor` rules may count it.
     public var passkey = false
@@ -184,11 +191,12 @@ public struct SessionRecord: Sendable, Equatable {
     /// The most bytes of a `User-Agent` kept.
     public static let maximumUserAgentCount = 256
 
-    /// A record with every field given.
+    /// A record with every field given; `secondFactor`: the sign-in checked a one-time code.
     public init(
         tokenDigest: [UInt8], user: String, entryDigest: [UInt8], started: Int64, lastSeen: Int64,
-        client: String?, userAgent: String?
+        client: String?, userAgent: String?, secondFactor: Bool = false
     ) {
+        self.secondFactor = secondFactor
         self.tokenDigest = tokenDigest
         self.user = user
         self.entryDigest = entryDigest

@@ -35,4 +35,8 @@ protocol StateTables: AnyObject {
     var codeSteps: any CodeStepTable { get }
     /// §14's WebAuthn challenges of the passkeys.
     var challenges: any ChallengeTable { get }
+    /// §14's sign-ins waiting for their one-time code.
+    var pendingSignIns: any PendingSignInTable { get }
+    /// §12's invitations and the registrations of the last hour.
+    var invitations: any InvitationTable { get }
 }

@@ -25,6 +25,7 @@ extension CommandContext {
         var caching = CredentialStore(path: file, policy: try invocation.policy(), caching: true)  // read-only
         caching.loginGuard = try loginGuard(service: "helper")
         caching.secondFactor = try secondFactor()
+        caching.requiredGroup = try requiredGroup()
         let store = caching
         let jobs = BoundedJobs(limit: invocation.jobs ?? ParallelHasher.defaultJobs)
         let output = Mutex(())  // one answer line at a time

@@ -25,6 +25,8 @@ final class HTTPDaemon {
     final class Context: @unchecked Sendable {  // its mutable state is behind mutexes and atomics
         let service: LoginService
         let isUnixSocket: Bool
+        /// Whether this listener answers only `GET /metrics` (SPEC §16).
+        let isMetrics: Bool
         /// Requests between their first call and their completion (SIGTERM waits for them).
         let active = Atomic<Int>(0)
         /// The open connections and how many each client holds.
@@ -32,9 +34,10 @@ final class HTTPDaemon {
         /// Set when the daemon stops: the watchdog thread ends.
         let stopping = Atomic<Bool>(false)
 
-        init(service: LoginService, isUnixSocket: Bool) {
+        init(service: LoginService, isUnixSocket: Bool, isMetrics: Bool) {
             self.service = service
             self.isUnixSocket = isUnixSocket
+            self.isMetrics = isMetrics
         }
 
         /// Shuts down the socket of every connection past its deadline (a request sent too
@@ -96,9 +99,9 @@ final class HTTPDaemon {
 
     /// Starts answering on `listener` (a listening socket this daemon now owns).
     /// - Throws: ``CredFileError/Code/io`` when libmicrohttpd cannot start.
-    init(listener: Listener, service: LoginService) throws {
+    init(listener: Listener, service: LoginService, metrics: Bool = false) throws {
         let limits = service.limits
-        let context = Context(service: service, isUnixSocket: listener.isUnixSocket)
+        let context = Context(service: service, isUnixSocket: listener.isUnixSocket, isMetrics: metrics)
         let contextPointer = Unmanaged.passRetained(context).toOpaque()
         let completed:
             @convention(c) (
@@ -326,6 +329,11 @@ final class HTTPDaemon {
         var request = readRequest(connection, context)
         request.method = method.map { String(cString: $0) } ?? "GET"
         request.path = url.map { String(cString: $0) } ?? "/"
+        if context.isMetrics {
+            let answer = ServeAnswer.response(ServeMetrics.answer(request, service: context.service))
+            state.answer.withLock { $0 = answer }
+            return .YES  // answered once the request is whole
+        }
         if let portal = context.service.generation.portal, PortalRoutes.isPortalPath(request.path, portal) {
             if let count = request.bodyCount, count > UInt64(context.service.limits.body) {
                 state.answer.withLock { $0 = .tooLarge }
@@ -335,7 +343,11 @@ final class HTTPDaemon {
             state.portal.withLock { $0 = (request, [], false) }
             return .YES  // decided once the request (and its body) is whole
         }
-        switch context.service.decide(request) {
+        let generation = context.service.generation
+        let decision =
+            ServeAccess.isActive(generation)
+            ? ServeAccess.basic(request, context.service, generation) : context.service.decide(request)
+        switch decision {
         case .answer(let answer):
             state.answer.withLock { $0 = answer }
             logUnavailable(answer)
@@ -372,7 +384,8 @@ final class HTTPDaemon {
         }
         var request = ServeRequest(peer: peer)
         // Only a portal reads the other headers (a Basic check pays for none of them).
-        request.collectsHeaders = context.service.generation.portal != nil
+        let generation = context.service.generation
+        request.collectsHeaders = generation.portal != nil || ServeAccess.isActive(generation)
         withUnsafeMutablePointer(to: &request) { pointer in
             _ = MHD_get_connection_values_n(
                 connection, .HEADER_KIND,
@@ -397,7 +410,7 @@ final class HTTPDaemon {
                     } else if request.pointee.collectsHeaders {
                         let lowercase = String(
                             decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-                        if PortalRoutes.headerNames.contains(lowercase) {
+                        if PortalRoutes.headerNames.contains(lowercase) || ServeAccess.headerNames.contains(lowercase) {
                             let joined = request.pointee.headers[lowercase].map {
                                 $0 + Array((lowercase == "cookie" ? "; " : ", ").utf8) + bytes
                             }

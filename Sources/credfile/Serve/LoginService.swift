@@ -124,6 +124,9 @@ final class LoginService: Sendable {
         var portal: PortalSettings?
         /// §14's one-time codes of FILE's users (`otp-file`, `otp-append`).
         var secondFactor: SecondFactor?
+        /// §13's `rules` and `groups`, read again when they change (``ServeAccess``).
+        var rules: WatchedFile<AccessRules>?
+        var groups: WatchedFile<GroupFile>?
     }
 
     /// One generation of settings with the store and cache made from them.
@@ -168,6 +171,17 @@ final class LoginService: Sendable {
         /// What turns the login's answer into the request's (the sign-in form's session and
         /// page, SPEC §11); nil: the answer as it is.
         var finish: (@Sendable (ServeAnswer) -> ServeAnswer)? = nil
+        /// The sign-in form's second step (SPEC §14): the answer to a right password of a
+        /// user with a second factor, given the name (the code page); nil: such a login is
+        /// denied (`second-factor-required`) unless `otp-append` carries the code.
+        var codeStep: (@Sendable (String) -> ServeAnswer)? = nil
+        /// Work that takes a hash and is not a login (SPEC §12's registration and password
+        /// change), run on a hashing thread in the login's place, in the same fair queue.
+        var work: (@Sendable () -> ServeAnswer)? = nil
+        /// The known device the sign-in comes from (SPEC §11), counted on its own.
+        var device: KnownDevice? = nil
+        /// How the login came, for §16's metrics.
+        var method = ServeMetrics.Method.basic
     }
 
     /// What to do with a request.
@@ -239,25 +253,44 @@ final class LoginService: Sendable {
             trustedProxies: generation.settings.trustedProxies)
     }
 
+    /// Logins waiting for a hashing thread or being hashed (§16's `credfile_hash_queue`).
+    var hashQueue: Int { queue.withLock { $0.waiting.count + $0.hashing } }
+
     /// Decides one login, Basic's or the sign-in form's (the one login path): answered at
     /// once by the cache of good logins when it can, else a job for a hashing thread.
-    func decideLogin(usernameBytes: [UInt8], password: Password, request: ServeRequest) -> Decision {
+    /// `codeStep`: see ``Job/codeStep``; `device`: the known device of a sign-in (SPEC §11),
+    /// counted by the guard on its own.
+    func decideLogin(
+        usernameBytes: [UInt8], password: Password, request: ServeRequest, device: KnownDevice? = nil,
+        codeStep: (@Sendable (String) -> ServeAnswer)? = nil
+    ) -> Decision {
+        let started = ContinuousClock.now
+        let method: ServeMetrics.Method = request.authorization == nil ? .form : .basic
         // No name that could be in FILE: nothing to hash or count.
         guard let name = String(validating: usernameBytes, as: UTF8.self) else { return .answer(.denied) }
         let generation = self.generation
         let rhost = clientAddress(request, generation)
         var uncached: CredentialStore.UncachedLogin? = nil
-        if let cache = generation.cache {
+        // A login with a step for the code is checked by the store itself, whose answer
+        // says when the code comes next (the cache knows only granted and denied).
+        let separateStep = codeStep != nil && generation.store.secondFactor != nil
+        if let cache = generation.cache, !separateStep {
             do {
                 // The library's cache admission (SPEC §10): an answer without a hash (a cached
                 // login, or a throttled or locked-out name's denial), or the login to check.
                 switch try generation.store.cachedAnswer(
-                    usernameBytes: usernameBytes, password: password, client: rhost?.description, cache: cache)
+                    usernameBytes: usernameBytes, password: password, client: rhost?.description, cache: cache,
+                    device: device)
                 {
-                case .answered(let answer): return .answer(answer.granted ? .granted(user: name) : .denied)
+                case .answered(let answer):
+                    if answer.granted { ServeMetrics.shared.cacheHit() }
+                    ServeMetrics.shared.login(
+                        method, ServeMetrics.result(of: answer), seconds: (ContinuousClock.now - started).inSeconds)
+                    return .answer(answer.granted ? .granted(user: name) : .denied)
                 case .uncached(let login): uncached = login
                 }
             } catch {
+                ServeMetrics.shared.login(method, .unavailable, seconds: (ContinuousClock.now - started).inSeconds)
                 return .answer(.unavailable(reason: "the guard database cannot be used: \(error)"))
             }
         }
@@ -266,7 +299,8 @@ final class LoginService: Sendable {
         return .check(
             Job(
                 username: usernameBytes, password: password, uncached: uncached, name: name, rhost: rhost,
-                generation: generation, queued: .now))
+                generation: generation, queued: started, codeStep: separateStep ? codeStep : nil, device: device,
+                method: method))
     }
 
     /// Queues `job` fairly between client addresses and checks it on a hashing thread when
@@ -292,9 +326,12 @@ final class LoginService: Sendable {
         case .queued: break
         case .queuedEvicting(let evicted):
             evicted.countUncached()
+            ServeMetrics.shared.login(
+                evicted.job.method, .unavailable, seconds: (ContinuousClock.now - evicted.job.queued).inSeconds)
             evicted.completion(.unavailable(reason: "a login gave its place to another client's (\(client) had fewer)"))
         case .refused:
             Waiting(job: job, completion: completion).countUncached()
+            ServeMetrics.shared.login(job.method, .unavailable, seconds: 0)
             completion(.unavailable(reason: "the queue of logins is full and \(client) has the most waiting"))
         }
         if let first { hash(first) }
@@ -308,6 +345,8 @@ final class LoginService: Sendable {
             while let current = next {
                 if ContinuousClock.now - current.job.queued > limits.queueWait {
                     current.countUncached()
+                    ServeMetrics.shared.login(
+                        current.job.method, .unavailable, seconds: (ContinuousClock.now - current.job.queued).inSeconds)
                     current.completion(
                         .unavailable(reason: "a login waited more than \(limits.queueWait) to start"))
                 } else {
@@ -326,21 +365,26 @@ final class LoginService: Sendable {
     /// denied before any hash, every decision is logged with the client's address as
     /// rhost), remembered in the cache when granted.
     private func check(_ job: Job) -> ServeAnswer {
-        let store = job.generation.store
-        let granted: Bool
+        if let work = job.work { return work() }
+        var store = job.generation.store
+        if job.codeStep != nil { store.secondFactor?.separateStep = true }
+        let result: CredentialStore.Verification
         do {
-            granted =
+            result =
                 if let uncached = job.uncached {
-                    try store.verify(uncached, upgradeOnSuccess: false).granted
+                    try store.verify(uncached, upgradeOnSuccess: false)
                 } else {
                     try store.verify(
                         usernameBytes: job.username, password: job.password, upgradeOnSuccess: false,
-                        client: job.rhost?.description
-                    ).granted
+                        client: job.rhost?.description, device: job.device)
                 }
         } catch {
+            ServeMetrics.shared.login(job.method, .unavailable, seconds: (ContinuousClock.now - job.queued).inSeconds)
             return .unavailable(reason: "\(error)")
         }
-        return granted ? .granted(user: job.name) : .denied
+        ServeMetrics.shared.login(
+            job.method, ServeMetrics.result(of: result), seconds: (ContinuousClock.now - job.queued).inSeconds)
+        if result.awaitsCode, let codeStep = job.codeStep { return codeStep(job.name) }
+        return result.granted ? .granted(user: job.name) : .denied
     }
 }

@@ -80,10 +80,14 @@ struct PortalSettings: Sendable {
     /// `lang`: nil for `auto`.
     var language: PortalLanguage?
     /// The state database (the guard's, `FILE.guard.db` or `state`) that keeps the sessions.
-    var statePath: String
+    var state: StateLocation
     /// `address-free-failures`, and the guard's `max-delay` that bounds the address's wait.
     var addressFreeFailures = AddressThrottle.defaultFreeFailures
     var maximumDelay = GuardPolicy.defaultMaximumDelay
+    /// SPEC §12: `register`, its hourly limits, and the rules of new passwords (§8).
+    var register = RegisterMode.no
+    var registerLimits = RegistrationLimits()
+    var passwordPolicy = PasswordPolicy.standard
     /// The passkeys of SPEC §14; nil without `webauthn-origin`.
     var passkeys: Passkeys?
 }
@@ -95,6 +99,13 @@ final class Portal: Sendable {
     let antiForgery: AntiForgery
     /// Failed logins by client address (SPEC §11's `address-free-failures`).
     let throttle: AddressThrottle
+    /// §14's sign-ins waiting for their code, and the seal of an enrolment's form.
+    let pendingSignIns: PendingSignIns
+    let enrolmentSeal: EnrolmentSeal
+    /// SPEC §12's invitations and registration counts, in the same state database.
+    let registrations: Registrations
+    /// The device cookies of known devices (SPEC §11).
+    let devices: DeviceCookies
 
     /// The pre-session cookie the anti-forgery token is bound to (Decisions §11).
     static let preSessionCookie = "__Host-credfile-form"
@@ -106,10 +117,18 @@ final class Portal: Sendable {
     /// - Throws: what the state database throws making its keys.
     init(_ settings: PortalSettings) throws {
         self.settings = settings
-        let storage = SQLiteSessionStorage(path: settings.statePath)
+        // Held in memory, checked against SQLite's change counter (SPEC §11 "Fast"). In
+        // PostgreSQL (§15) another host's sign-out must hold here at the next request, and
+        // no counter tells this process of it: every request reads the database there.
+        let database = SQLiteSessionStorage(location: settings.state)
+        let storage: any SessionStorage = settings.state.path == nil ? database : CachedSessionStorage(database)
         sessions = try PortalSessions(storage: storage, limits: settings.limits)
         antiForgery = AntiForgery(key: try storage.key(named: AntiForgery.keyName))
         throttle = AddressThrottle(freeFailures: settings.addressFreeFailures, maximumDelay: settings.maximumDelay)
+        pendingSignIns = try PendingSignIns(storage: database)
+        enrolmentSeal = EnrolmentSeal(key: try storage.key(named: EnrolmentSeal.keyName))
+        registrations = Registrations(location: settings.state)
+        devices = DeviceCookies(key: try storage.key(named: DeviceCookies.keyName))
     }
 
     /// `Set-Cookie` for a new session's token (SPEC §11's attributes, exactly).
@@ -161,6 +180,8 @@ enum PortalRoutes {
             case "/logout" where request.method == "POST":
                 return .answer(.response(try signOut(request, body: body, generation, portal)))
             case "/", "": return .answer(.response(try home(request, generation, portal)))
+            case "/register", "/password":  // SPEC §12 (PortalRegistration.swift)
+                return try PortalRegistration.decide(route, request, body: body, service, generation, portal)
             case "/style.css":
                 return .answer(
                     .response(
@@ -170,6 +191,11 @@ enum PortalRoutes {
                                 + PortalPage.securityHeaders.map { HTTPResponse.Header(name: $0.name, value: $0.value) },
                             body: Array(portal.settings.stylesheet.utf8))))
             default:
+                if let answer = try PortalSecondFactor.decide(
+                    route: route, request, body: body, service, generation, portal)
+                {
+                    return answer
+                }
                 let passkey = try PortalPasskeys.decide(route, request, body: body, service, generation, portal)
                 return .answer(.response(passkey ?? .notFound))
             }
@@ -181,17 +207,31 @@ enum PortalRoutes {
     // MARK: The checks
 
     /// `{prefix}/auth` and `{prefix}/forward-auth`: a session, else Basic (with `basic =
-    /// yes`), else 401 — or, for `forward-auth` and a browser, 302 to the sign-in page.
+    /// yes`), else 401 — or, for `forward-auth` and a browser, 302 to the sign-in page;
+    /// §13's rules decide first what needs no sign-in (``ServeAccess``).
     private static func check(
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation, _ portal: Portal,
         forward: Bool
     ) throws -> LoginService.Decision {
-        if let user = try sessionUser(request, generation, portal) { return .answer(.response(granted(user))) }
+        let started = ContinuousClock.now
+        if let record = try session(request, generation, portal) {
+            ServeMetrics.shared.login(.session, .granted, seconds: (ContinuousClock.now - started).inSeconds)  // §16
+            return .answer(
+                .response(
+                    ServeAccess.signedIn(
+                        record.user, request, service, generation, secondFactor: record.secondFactor)))
+        }
+        let checked: ServeAccess.Checked
+        switch ServeAccess.beforeSignIn(request, service, generation) {
+        case .failure(let denial): return .answer(.response(denial.response))
+        case .success(let read): checked = read
+        }
         let denial = denied(request, generation, portal, forward: forward)
         guard portal.settings.basic, request.authorization != nil else { return .answer(.response(denial)) }
         let finish: @Sendable (ServeAnswer) -> ServeAnswer = { answer in
             switch answer {
-            case .granted(let user): .response(granted(user))
+            case .granted(let user):
+                .response(ServeAccess.signedIn(user, request, service, generation, checked: checked))
             case .denied: .response(denial)
             default: answer
             }
@@ -202,11 +242,14 @@ enum PortalRoutes {
     /// A login through the one login path, throttled by client address (SPEC §11): while
     /// the address must wait, denied unchecked; otherwise decided by `decide`, and its
     /// answer counted for the address before `finish` makes the request's answer.
-    private static func throttled(
+    static func throttled(
         _ request: ServeRequest, _ service: LoginService, _ generation: LoginService.Generation, _ portal: Portal,
-        finish: @escaping @Sendable (ServeAnswer) -> ServeAnswer, decide: () -> LoginService.Decision
+        knownDevice: Bool = false, finish: @escaping @Sendable (ServeAnswer) -> ServeAnswer,
+        decide: () -> LoginService.Decision
     ) -> LoginService.Decision {
-        let address = service.clientAddress(request, generation).map { ClientKey($0).description }
+        // A known device's sign-in is counted on its own by the guard, not by address (SPEC §11).
+        let address =
+            knownDevice ? nil : service.clientAddress(request, generation).map { ClientKey($0).description }
         if let address, !portal.throttle.admits(address, now: Double(now())) {
             ServeLog.limited("a sign-in from \(address) denied unchecked: too many failures from that address")
             return .answer(finish(.denied))
@@ -229,8 +272,8 @@ enum PortalRoutes {
         }
     }
 
-    /// 200 with the headers upstream (SPEC §11). `Remote-Groups` (comma-separated) is
-    /// left out while the user has no groups (§13 is not built yet), since libmicrohttpd
+    /// 200 with the headers upstream (SPEC §11). `Remote-Groups` (comma-separated, from
+    /// §13's group file) is left out while the user has no groups, since libmicrohttpd
     /// sends no header with an empty value; a proxy reads a missing header as empty.
     static func granted(_ user: String, groups: [String] = []) -> HTTPResponse {
         var headers: [HTTPResponse.Header] = [.init(name: "Remote-User", value: user)]
@@ -241,22 +284,26 @@ enum PortalRoutes {
 
     /// 401 (with the Basic challenge when Basic is accepted), or for `forward-auth` and a
     /// request that accepts `text/html`, 302 to the sign-in page with the original URL as `rd`.
+    /// `auth`'s 401 names that page, absolute, in `Location` when a trusted peer gave the
+    /// original URL: nginx's `error_page 401 =302 $credfile_login` sends the browser there
+    /// (Authelia's way), since nginx cannot percent-encode `rd` itself (Decisions §11).
     private static func denied(
         _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal, forward: Bool
     ) -> HTTPResponse {
         let acceptsHTML = request.header("accept").map { String(decoding: $0, as: UTF8.self).contains("text/html") }
-        if forward, acceptsHTML == true {
-            let trusted = request.peerIsTrusted(generation.settings.trustedProxies)
-            let original = OriginalURL.url(
-                .init(
-                    originalURL: request.header("x-original-url"), forwardedProto: request.header("x-forwarded-proto"),
-                    forwardedHost: request.header("x-forwarded-host"), forwardedURI: request.header("x-forwarded-uri")),
-                peerIsTrusted: trusted)
-            let location = portal.settings.prefix + "/login" + (original.map { "?rd=" + percentEncoded($0) } ?? "")
-            return .redirect(302, to: location)
-        }
+        let trusted = request.peerIsTrusted(generation.settings.trustedProxies)
+        let original = OriginalURL.url(
+            .init(
+                originalURL: request.header("x-original-url"), forwardedProto: request.header("x-forwarded-proto"),
+                forwardedHost: request.header("x-forwarded-host"), forwardedURI: request.header("x-forwarded-uri")),
+            peerIsTrusted: trusted)
+        let login = portal.settings.prefix + "/login" + (original.map { "?rd=" + percentEncoded($0) } ?? "")
+        if forward, acceptsHTML == true { return .redirect(302, to: login) }
         var headers: [HTTPResponse.Header] = [.init(name: "Cache-Control", value: "no-store")]
         if portal.settings.basic { headers.append(.init(name: "WWW-Authenticate", value: generation.challenge)) }
+        if !forward, original != nil, let host = ownHost(request, generation) {
+            headers.append(.init(name: "Location", value: "https://" + host + login))
+        }
         return HTTPResponse(status: 401, headers: headers)
     }
 
@@ -265,10 +312,18 @@ enum PortalRoutes {
     static func sessionUser(
         _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal
     ) throws -> String? {
+        try session(request, generation, portal)?.user
+    }
+
+    /// The valid session of the request's cookie, with what its record knows (whether its
+    /// sign-in had a second factor, ``SessionRecord/secondFactor``, for §13's `two-factor`).
+    static func session(
+        _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal
+    ) throws -> SessionRecord? {
         for value in CookieHeader.values(named: portal.cookieName, in: request.header("cookie")) {
             guard let token = SessionToken(cookieValue: value) else { continue }
-            let check = try portal.sessions.check(token, now: now()) { try generation.store.entryLine(named: $0) }
-            if case .signedIn(let user) = check { return user }
+            let record = try portal.sessions.signedIn(token, now: now()) { try generation.store.entryLine(named: $0) }
+            if let record { return record }
         }
         return nil
     }
@@ -276,7 +331,7 @@ enum PortalRoutes {
     // MARK: The pages
 
     /// `GET {prefix}/login`, and the page again after a denial.
-    private static func loginPage(
+    static func loginPage(
         _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal, failed: Bool,
         username: String? = nil, rd: String? = nil
     ) throws -> HTTPResponse {
@@ -290,7 +345,8 @@ enum PortalRoutes {
                 language: language(request, portal), prefix: portal.settings.prefix, csrf: csrf, rd: target)
         let page = PortalPage.login(
             language: language(request, portal), siteTitle: portal.settings.title, prefix: portal.settings.prefix,
-            csrf: csrf, rd: target, username: username, failed: failed, registerLink: false, extra: passkey)
+            csrf: csrf, rd: target, username: username, failed: failed,
+            registerLink: portal.settings.register != .no, extra: passkey)
         return .page(200, page, cookies: cookie.map { [$0] } ?? [], scripted: portal.settings.passkeys != nil)
     }
 
@@ -311,7 +367,9 @@ enum PortalRoutes {
         }
         let page = PortalPage.signedIn(
             language: language(request, portal), siteTitle: portal.settings.title, prefix: portal.settings.prefix,
-            csrf: csrf, user: user, groups: [], extra: passkeys ?? .empty)
+            csrf: csrf, user: user, groups: ServeAccess.files(generation).groups?.groups(of: user) ?? [],
+            secondFactor: try PortalSecondFactor.section(request, generation, portal, user: user, csrf: csrf),
+            extra: passkeys ?? .empty)
         return .page(200, page, cookies: cookie.map { [$0] } ?? [], scripted: passkeys != nil)
     }
 
@@ -329,12 +387,17 @@ enum PortalRoutes {
         }
         let username = form.text("username")
         let rd = form.text("rd")
-        let deniedPage = try loginPage(request, generation, portal, failed: true, username: username, rd: rd)
-        guard let username, let password = form.secret("password") else { return .answer(.response(deniedPage)) }
+        // The page of a denial is made only for a denial: under a flood of bad sign-ins most
+        // posts are answered 503 by the full queue, and none of them needs it.
+        let deniedPage = { @Sendable () throws -> HTTPResponse in
+            try loginPage(request, generation, portal, failed: true, username: username, rd: rd)
+        }
+        guard let username, let password = form.secret("password") else { return .answer(.response(try deniedPage())) }
         let client = service.clientAddress(request, generation)?.description
         let userAgent = request.header("user-agent").map { String(decoding: $0, as: UTF8.self) }
         let target =
             rd.flatMap { redirect(Array($0.utf8), request, generation, portal) } ?? portal.settings.prefix + "/"
+        let device = portal.device(request, username: username)
         let finish: @Sendable (ServeAnswer) -> ServeAnswer = { answer in
             switch answer {
             case .granted(let user):
@@ -342,18 +405,26 @@ enum PortalRoutes {
                     let line = try generation.store.entryLine(named: user) ?? []
                     let token = try portal.sessions.start(
                         user: user, line: line, now: now(), client: client, userAgent: userAgent)
-                    return .response(.redirect(303, to: target, cookies: [portal.sessionCookie(token)]))
+                    let deviceCookie = portal.deviceCookie(try portal.devices.issue(username: user.utf8, now: now()))
+                    return .response(
+                        .redirect(303, to: target, cookies: [portal.sessionCookie(token), deviceCookie]))
                 } catch {
                     return .unavailable(reason: "a session could not be stored: \(error)")
                 }
-            case .denied: return .response(deniedPage)
+            case .denied:
+                do { return .response(try deniedPage()) } catch {
+                    return .unavailable(reason: "the sign-in page could not be made: \(error)")
+                }
             default: return answer
             }
         }
-        return throttled(request, service, generation, portal, finish: finish) {
+        let codeStep = PortalSecondFactor.codeStep(
+            generation, portal, target: rd.flatMap { redirect(Array($0.utf8), request, generation, portal) })
+        return throttled(request, service, generation, portal, knownDevice: device != nil, finish: finish) {
             password.withUnsafeBytes { bytes in
                 service.decideLogin(
-                    usernameBytes: Array(username.utf8), password: Password(utf8: bytes), request: request)
+                    usernameBytes: Array(username.utf8), password: Password(utf8: bytes), request: request,
+                    device: device, codeStep: codeStep)
             }
         }
     }
@@ -397,7 +468,7 @@ enum PortalRoutes {
     // MARK: Helpers
 
     /// The request's own host (a trusted peer's `X-Forwarded-Host`, else `Host`).
-    private static func ownHost(_ request: ServeRequest, _ generation: LoginService.Generation) -> String? {
+    static func ownHost(_ request: ServeRequest, _ generation: LoginService.Generation) -> String? {
         OriginalURL.host(
             host: request.header("host"), forwardedHost: request.header("x-forwarded-host"),
             peerIsTrusted: request.peerIsTrusted(generation.settings.trustedProxies))
@@ -415,7 +486,7 @@ enum PortalRoutes {
     }
 
     /// The browser's pre-session cookie, or a new one with its `Set-Cookie`.
-    private static func preSession(_ request: ServeRequest) throws -> (String, String?) {
+    static func preSession(_ request: ServeRequest) throws -> (String, String?) {
         for value in CookieHeader.values(named: Portal.preSessionCookie, in: request.header("cookie"))
         where SessionToken(cookieValue: value) != nil {  // 43 characters of base64url, 32 bytes
             return (String(decoding: value, as: UTF8.self), nil)
@@ -424,7 +495,7 @@ enum PortalRoutes {
         return (fresh, "\(Portal.preSessionCookie)=\(fresh); Path=/; Secure; HttpOnly; SameSite=Lax")
     }
 
-    private static func language(_ request: ServeRequest, _ portal: Portal) -> PortalLanguage {
+    static func language(_ request: ServeRequest, _ portal: Portal) -> PortalLanguage {
         PortalLanguage.negotiate(request.header("accept-language"), fixed: portal.settings.language)
     }
 

@@ -21,6 +21,8 @@ enum ServeCommand {
         var socketFile = Listener.SocketFile()
         /// `--listen-public`: allows a TCP address that is not loopback.
         var listenPublic = false
+        /// `--metrics-listen`: where `GET /metrics` is answered (SPEC §16); nil: nowhere.
+        var metricsListen: Listener.Address?
         /// The limits (fixed numbers; see ``ServeLimits``).
         var limits = ServeLimits()
         /// Reads the settings again, as at start-up (SIGHUP calls it).
@@ -56,6 +58,12 @@ enum ServeCommand {
                     try Listener.open(address, file: configuration.socketFile, allowPublic: configuration.listenPublic))
             }
             for listener in listeners { daemons.append(try HTTPDaemon(listener: listener, service: service)) }
+            if let address = configuration.metricsListen {
+                let listener = try Listener.open(
+                    address, file: configuration.socketFile, allowPublic: configuration.listenPublic)
+                listeners.append(listener)
+                daemons.append(try HTTPDaemon(listener: listener, service: service, metrics: true))
+            }
         } catch {
             for daemon in daemons { daemon.stop() }
             throw error
@@ -128,6 +136,7 @@ extension CommandContext {
         _ = try configuration.settings()  // a bad value is a usage error now, not at the first SIGHUP
         configuration.listen = try invocation.listen.map(Listener.Address.init(parsing:))
         configuration.listenPublic = invocation.listenPublic
+        configuration.metricsListen = try invocation.metricsListen.map(Listener.Address.init(parsing:))
         if let mode = invocation.socketMode { configuration.socketFile.mode = mode_t(mode) }
         if let group = invocation.socketGroup { configuration.socketFile.group = try ServeCommand.group(named: group) }
         return try ServeCommand.run(configuration)
@@ -161,7 +170,8 @@ extension CommandContext {
             file: file, policy: try invocation.policy(), realm: realm,
             cacheLifetime: .seconds(invocation.cacheSeconds ?? 300), trustedProxies: proxies,
             loginGuard: try loginGuard(service: "serve"), portal: try portalSettings(),
-            secondFactor: try secondFactor())
+            secondFactor: try secondFactor(), rules: try invocation.text(.rules).map { try WatchedFile(rulesFile: $0) },
+            groups: try invocation.groups.map { try WatchedFile(groupFile: $0) })
     }
 
     /// The sign-in page's settings (SPEC §11), nil without `--portal`.
@@ -191,13 +201,17 @@ extension CommandContext {
         let limits = try SessionLimits(
             idle: invocation.number(.sessionIdle) ?? 3600, maximum: invocation.number(.sessionMax) ?? 86_400,
             perUser: invocation.number(.sessionLimit) ?? 16)
-        let statePath = try LoginGuard(credentialFile: file, state: invocation.state, log: .none, service: "serve")
-            .databasePath
+        let state = try StateLocation(state: invocation.state, credentialFile: file)
         return PortalSettings(
             prefix: prefix, basic: invocation.basic, cookieDomain: domain?.lowercased(), limits: limits,
-            title: invocation.text(.portalTitle), stylesheet: stylesheet, language: language, statePath: statePath,
+            title: invocation.text(.portalTitle), stylesheet: stylesheet, language: language, state: state,
             addressFreeFailures: invocation.number(.addressFreeFailures) ?? AddressThrottle.defaultFreeFailures,
             maximumDelay: try invocation.guardPolicy().maximumDelay,
+            register: invocation.text(.register).flatMap(RegisterMode.init(rawValue:)) ?? .no,
+            registerLimits: RegistrationLimits(
+                perAddress: invocation.number(.registerPerHour) ?? RegistrationLimits.defaultPerAddress,
+                total: invocation.number(.registerPerHourTotal) ?? RegistrationLimits.defaultTotal),
+            passwordPolicy: try invocation.passwordPolicy(),
             passkeys: invocation.webauthnOrigin == nil ? nil : try passkeys())
     }
 }

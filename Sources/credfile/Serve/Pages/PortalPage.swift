@@ -57,7 +57,9 @@ enum PortalPage {
             failed ? "<p class=\"error\" role=\"alert\">\(words.wrongCredentials)</p>\n" : .empty
         let next: HTML = rd.map { "<input type=\"hidden\" name=\"rd\" value=\"\($0)\">\n" } ?? .empty
         let register: HTML =
-            registerLink ? "<p class=\"register\"><a href=\"\(prefix)/register\">\(words.register)</a></p>\n" : .empty
+            registerLink
+            ? "<p class=\"register\"><a href=\"\(prefix)/register\(rd.map { "?rd=" + PortalRoutes.percentEncoded($0) } ?? "")\">\(words.register)</a></p>\n"
+            : .empty
         let body: HTML = """
             \(site)<h1>\(words.loginTitle)</h1>
             <form method="post" action="\(prefix)/login">
@@ -76,11 +78,12 @@ enum PortalPage {
     }
 
     /// The signed-in page (`GET {prefix}/`): the name, its groups, "✅ Acceso permitido",
-    /// sign out, and sign out everywhere (each a POST with the anti-forgery token).
-    /// `extra` follows the sign-out forms (§14's passkeys), or nothing.
+    /// sign out, and sign out everywhere (each a POST with the anti-forgery token);
+    /// `secondFactor`: §14's section on one-time codes, before them; `extra` follows the
+    /// sign-out forms (§14's passkeys), or nothing.
     static func signedIn(
         language: PortalLanguage, siteTitle: String?, prefix: String, csrf: String, user: String, groups: [String],
-        extra: HTML = .empty
+        secondFactor: HTML = .empty, extra: HTML = .empty
     ) -> HTML {
         let words = PortalWords(language: language)
         let site: HTML = siteTitle.map { "<p class=\"site\">\($0)</p>\n" } ?? .empty
@@ -90,7 +93,7 @@ enum PortalPage {
             <p class="granted">\(words.accessGranted)</p>
             <p>\(words.signedInAs) <strong class="user">\(user)</strong></p>
             <p>\(words.groups): <span class="groups">\(groupList)</span></p>
-            <form method="post" action="\(prefix)/logout">
+            \(secondFactor)<form method="post" action="\(prefix)/logout">
             <input type="hidden" name="csrf" value="\(csrf)">
             <button type="submit" class="primary">\(words.signOut)</button>
             </form>
@@ -99,12 +102,16 @@ enum PortalPage {
             <input type="hidden" name="scope" value="all">
             <button type="submit" class="secondary">\(words.signOutEverywhere)</button>
             </form>
+            <p class="register"><a href="\(prefix)/password">\(words.changePassword)</a></p>
             \(extra)
             """
         return document(language: language, title: words.accessGranted, prefix: prefix, body: body)
     }
 
     /// The stylesheet served at `{prefix}/style.css` unless `portal-stylesheet` replaces it.
+    /// The seed's system blue, red and green, darkened to at least 4.5:1 against their
+    /// backgrounds (WCAG AA, axe-core's `color-contrast`, checked by BrowserPortalTests):
+    /// white on #0062cc 5.8, #d70015 on white 5.4, #1f7a35 on white 5.4.
     static let stylesheet = """
         body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; background: #f2f2f7; color: #1c1c1e; }
         main { max-width: 22rem; margin: 4rem auto; padding: 1.5rem; background: #fff; border-radius: 12px; }
@@ -112,13 +119,17 @@ enum PortalPage {
         .site { color: #6e6e73; margin: 0 0 .25rem; }
         label { display: block; margin: .75rem 0 .25rem; }
         input[type=text], input[type=password] { box-sizing: border-box; width: 100%; padding: .6rem .75rem; font-size: 1rem; border: 1px solid #c7c7cc; border-radius: 8px; }
-        .error { color: #ff3b30; margin: .75rem 0 0; }
+        .error { color: #d70015; margin: .75rem 0 0; }
         button { box-sizing: border-box; width: 100%; margin-top: 1.25rem; padding: .75rem; font-size: 1rem; font-weight: 600; border: 0; border-radius: 10px; cursor: pointer; }
-        button.primary { background: #007aff; color: #fff; }
+        button.primary { background: #0062cc; color: #fff; }
+        button.register { background: #1f7a35; color: #fff; }
         button.secondary { background: #e5e5ea; color: #1c1c1e; margin-top: .75rem; }
-        .granted { color: #34c759; font-weight: 600; }
+        .granted { color: #1f7a35; font-weight: 600; }
+        .hint { color: #6e6e73; font-size: .875rem; }
+        h2 { font-size: 1.25rem; margin: 1.25rem 0 .25rem; }
+        .qr svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
         .register { text-align: center; margin-top: 1rem; }
-        a { color: #007aff; }
+        a { color: #0062cc; }
 
         """
 }

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The state database in PostgreSQL ÷ SQLite (SPEC §15), side by side in one run with wrk,
+printed as ratios (nothing is asserted). Goal: p95-class latency at most 2×.
+
+  (1) /auth with a cached good login (each request reads the name's failures row: the
+      signed-in path's database use)
+  (2) /auth with a new name each request (each request is a failure transaction:
+      reserve = a read and one write transaction)
+
+Both `serve`s run here, on loopback, with --iterations 1000 so that hashing does not hide the
+database; PostgreSQL 15 is started in a private directory (initdb, pg_ctl on a unix socket;
+as root it runs as `postgres`) and stopped by PID. wrk reports p50/p90/p99 (not p95).
+    python3 Benchmarks/state.py .build/debug/credfile     # BENCH_SECONDS=N (default 5)
+Needs postgresql-15, wrk.
+"""
+import base64
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+# Every request a new name (a thread id and a counter, base64 by a table) with a wrong
+# password: each request is one failure transaction, none is throttled.
+FRESH_LUA = r"""
+local b = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+local function base64(s)
+  local out = {}
+  for i = 1, #s, 3 do
+    local a, c, d = s:byte(i, i + 2)
+    local n = a * 65536 + (c or 0) * 256 + (d or 0)
+    local chunk = ""
+    for k = 3, 0, -1 do local v = math.floor(n / 64 ^ k) % 64; chunk = chunk .. b:sub(v + 1, v + 1) end
+    if not c then chunk = chunk:sub(1, 2) .. "==" elseif not d then chunk = chunk:sub(1, 3) .. "=" end
+    out[#out + 1] = chunk
+  end
+  return table.concat(out)
+end
+math.randomseed(os.time())
+local prefix = tostring(math.random(1, 1000000000))
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, { Authorization = "Basic " .. base64("u" .. prefix .. "-" .. n .. ":wrong") })
+end
+"""
+
+CREDFILE = os.path.abspath(sys.argv[1])
+SECONDS = int(os.environ.get("BENCH_SECONDS", "5"))
+PG = "/usr/lib/postgresql/15/bin"
+USER, PASSWORD = "alice", "Naranjo-en-flor-2026"
+WORK = tempfile.mkdtemp(prefix="credfile-state-bench-")
+os.chmod(WORK, 0o755)
+PGDIR = tempfile.mkdtemp(prefix="credfile-state-pg-")
+CHILDREN = []
+
+
+def as_postgres(argv):
+    if os.geteuid() == 0:
+        return ["setpriv", "--reuid", "postgres", "--regid", "postgres", "--init-groups", "--"] + argv
+    return argv
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port):
+    for _ in range(400):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    sys.exit(f"bench: nothing answers on {port}")
+
+
+def wrk(url, script):
+    out = subprocess.run(
+        ["wrk", "-t", "2", "-c", "8", "-d", f"{SECONDS}s", "--latency", "-s", script, url],
+        capture_output=True, text=True, check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    lat = {}
+    for p in ("50", "90", "99"):
+        value, unit = re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", out).groups()
+        lat[p] = float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+    return rate, lat
+
+
+def main():
+    if os.geteuid() == 0:
+        shutil.chown(PGDIR, "postgres", "postgres")
+    os.chmod(PGDIR, 0o700)
+    subprocess.run(as_postgres([f"{PG}/initdb", "-D", f"{PGDIR}/data", "-A", "trust", "-U", "credfile"]),
+                   check=True, capture_output=True, cwd="/")
+    subprocess.run(as_postgres([f"{PG}/pg_ctl", "-D", f"{PGDIR}/data", "-o", f"-k {PGDIR} -c listen_addresses=",
+                                "-l", f"{PGDIR}/log", "-w", "start"]), check=True, capture_output=True, cwd="/")
+    postmaster = int(open(f"{PGDIR}/data/postmaster.pid").readline())
+    try:
+        subprocess.run([f"{PG}/psql", "-h", PGDIR, "-U", "credfile", "-d", "postgres", "-qc", "CREATE DATABASE bench"],
+                       check=True)
+        cred = os.path.join(WORK, "users.txt")
+        subprocess.run([CREDFILE, "add", cred, USER, "--iterations", "1000"], input=PASSWORD + "\n", text=True,
+                       check=True, capture_output=True)
+        token = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+        good = os.path.join(WORK, "good.lua")
+        open(good, "w").write(f'wrk.headers["Authorization"] = "Basic {token}"\n')
+        fresh = os.path.join(WORK, "fresh.lua")
+        open(fresh, "w").write(FRESH_LUA)
+        states = {"sqlite": None, "postgresql": f"postgresql:///bench?host={PGDIR}&user=credfile"}
+        results = {}
+        for name, state in states.items():
+            port = free_port()
+            argv = [CREDFILE, "serve", cred, "--listen", f"127.0.0.1:{port}", "--iterations", "1000", "--log", "none"]
+            if state:
+                argv += ["--state", state]
+            proc = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
+            CHILDREN.append(proc)
+            wait_port(port)
+            url = f"http://127.0.0.1:{port}/auth"
+            results[name] = {"cached": wrk(url, good), "failure": wrk(url, fresh)}
+            proc.terminate()
+            proc.wait(15)
+        for workload in ("cached", "failure"):
+            s_rate, s_lat = results["sqlite"][workload]
+            p_rate, p_lat = results["postgresql"][workload]
+            print(f"{workload:8} sqlite {s_rate:8.0f}/s p50 {s_lat['50']:.2f} p90 {s_lat['90']:.2f} p99 {s_lat['99']:.2f} ms"
+                  f" | postgresql {p_rate:8.0f}/s p50 {p_lat['50']:.2f} p90 {p_lat['90']:.2f} p99 {p_lat['99']:.2f} ms"
+                  f" | ratio p90 {p_lat['90'] / s_lat['90']:.2f}x p99 {p_lat['99'] / s_lat['99']:.2f}x"
+                  f" rate {s_rate / p_rate:.2f}x")
+    finally:
+        for proc in CHILDREN:
+            if proc.poll() is None:
+                proc.kill()
+        os.kill(postmaster, 2)
+        for _ in range(200):
+            try:
+                os.kill(postmaster, 0)
+                time.sleep(0.05)
+            except ProcessLookupError:
+                break
+        shutil.rmtree(PGDIR, ignore_errors=True)
+        shutil.rmtree(WORK, ignore_errors=True)
+
+
+main()
