@@ -209,7 +209,8 @@ struct PortalSecondFactorTests {
         }
     }
 
-    @Test("§13's two-factor rule: 200 for a session whose sign-in took a code, 403 for a password-only session")
+    @Test(
+        "§13's two-factor rule: 200 for a session whose sign-in took a code or a passkey, 403 for a password-only one")
     func twoFactorRule() throws {
         try withSession { session in
             let bob = ("bob", "Mandarina-del-sur-2026")
@@ -234,6 +235,17 @@ struct PortalSecondFactorTests {
             #expect(signedIn.status == 303 && signedIn.cookie("__Host-credfile") != nil, "\(service.log)")
             let refused = try passwordOnly.send("GET", "/.credfile/auth", headers: [original])
             #expect(refused.status == 403 && refused.header("Remote-User") == nil)
+
+            // A passkey's session (its sign-in verified the user on the device) passes too.
+            let sessions = try PortalSessions(
+                storage: SQLiteSessionStorage(path: file + ".guard.db"), limits: SessionLimits())
+            let store = CredentialStore(path: file)
+            let line = try #require(try store.entryLine(named: "bob"))
+            let token = try sessions.start(user: "bob", line: line, now: Int64(time(nil)), passkey: true)
+            let withPasskey = Browser(session, port: port)
+            withPasskey.cookies["__Host-credfile"] = token.cookieValue
+            let passkeyAllowed = try withPasskey.send("GET", "/.credfile/auth", headers: [original])
+            #expect(passkeyAllowed.status == 200 && passkeyAllowed.header("Remote-User") == "bob", "\(service.log)")
         }
     }
 

@@ -219,7 +219,10 @@ enum PortalRoutes {
             return .answer(
                 .response(
                     ServeAccess.signedIn(
-                        record.user, request, service, generation, secondFactor: record.secondFactor)))
+                        record.user, request, service, generation,
+                        // §13's two-factor accepts either factor of §14: a code, or a passkey
+                        // (its sign-in verified the user on the device: two factors in one).
+                        secondFactor: record.secondFactor || record.passkey)))
         }
         let checked: ServeAccess.Checked
         switch ServeAccess.beforeSignIn(request, service, generation) {
