@@ -137,7 +137,9 @@ struct PortalPasskeyTests {
         }
     }
 
-    @Test("refused over HTTP: replay, wrong origin, lowered counter, another user's credential, no anti-forgery token")
+    @Test(
+        "refused over HTTP: replay, wrong origin, lowered counter, flipped signature, unknown or another user's credential, no token"
+    )
     func refusals() throws {
         try withSession { session in
             let file = try Integration.makeUserFile(in: session, users: [Self.alice, Self.bob])
@@ -171,6 +173,20 @@ struct PortalPasskeyTests {
             #expect(service.log.contains("a passkey sign-in refused (clonedAuthenticator)"), "\(service.log)")
             alices.counter = 20
             #expect(try Self.signIn(Browser(session, port: port), alices).status == 200, "\(service.log)")
+
+            // A flipped signature byte, and an unknown credential id.
+            let flipper = Browser(session, port: port)
+            try flipper.send("GET", "/.credfile/login")
+            let (next, _) = try Self.challenge(flipper, "sign-in")
+            var flipped = Self.assertion(alices, challenge: try #require(next))
+            var signature = try #require(Passkeys.bytes(base64URL: flipped[3].1))
+            signature[signature.count / 2] ^= 0x01
+            flipped[3].1 = Passkeys.base64URL(signature)
+            let forged = try flipper.send(
+                "POST", "/.credfile/passkey/sign-in", form: [("csrf", flipper.csrf)] + flipped)
+            #expect(forged.status == 403 && forged.cookie("__Host-credfile") == nil, "\(service.log)")
+            let stranger = try Self.signIn(Browser(session, port: port), try SoftwareAuthenticator(counter: 1))
+            #expect(stranger.status == 403 && stranger.cookie("__Host-credfile") == nil)
 
             // Another user's credential: bob's key under alice's credential id signs nothing,
             // and bob cannot register alice's credential id as his.
