@@ -131,7 +131,8 @@ let package = Package(
             dependencies: ["CredFile", "CredFileTestSupport", "COpenSSL"], exclude: ["Vectors"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["credfile", "CredFile", "CredFileTestSupport"],
+            // COpenSSL: the portal passkey tests' software authenticator signs with EC P-256 keys.
+            dependencies: ["credfile", "CredFile", "CredFileTestSupport", "COpenSSL"],
             // C sources of test harnesses, compiled by the tests with gcc, and the browser
             // tests' Python scenarios, run by the venv's python: neither is SwiftPM's.
             exclude: ["Fixtures", "Browser"]

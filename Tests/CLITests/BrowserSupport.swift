@@ -144,19 +144,21 @@ extension BrowserHarness {
     }
 
     /// `Examples/portal/nginx.conf` (workers as www-data) in front of `serve --portal
-    /// serveArguments`, on https with `certificates` (a ``Profile``'s, for a browser).
+    /// serveArguments`, on https with `certificates` (a ``Profile``'s, for a browser);
+    /// with `passkeys`, serve's `webauthn-origin` is the site's https origin (SPEC §14).
     static func withPortalBehindNginx(
         _ session: CLISession, certificates: Recipe.Certificates, serveArguments: [String] = [],
-        _ body: (PortalSite) throws -> Void
+        passkeys: Bool = false, _ body: (PortalSite) throws -> Void
     ) throws {
         let nginx = try ExternalTool.path("nginx")
         let file = try IntegrationServeTests.users(session)
+        let port = try Integration.freePort()
+        let origin = passkeys ? ["--webauthn-origin", "https://\(Recipe.siteName):\(port)"] : []
         let (service, socket) = try IntegrationServeProxyTests.startServe(
-            session, file: file, ["--portal", "--log", "stderr"] + serveArguments)
+            session, file: file, ["--portal", "--log", "stderr"] + origin + serveArguments)
         let prefix = session.path("nginx")
         for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
         let root = try RecipeTests.webRoot(session, "var-www-example.org", privatePage: true)
-        let port = try Integration.freePort()
         let httpPort = try Integration.freePort()
         try session.write(
             "nginx/credfile-portal.conf",
