@@ -215,6 +215,8 @@ struct StateBackendTests {
         for state in [
             "postgresql://credfile:s3cr3t-canary@db.example/credfile",
             "postgresql://db.example/credfile?password=s3cr3t-canary",
+            "host=db.example dbname=credfile password=s3cr3t-canary",
+            "password = s3cr3t-canary host=db.example",
         ] {
             do {
                 _ = try StateLocation(state: state, credentialFile: "unused")
@@ -225,6 +227,22 @@ struct StateBackendTests {
             }
         }
         #expect(StateLocation.isPostgreSQL("postgres://x/y") && !StateLocation.isPostgreSQL("/var/lib/x.db"))
+        #expect(StateLocation.isPostgreSQL("host=db.example dbname=app") && StateLocation.isPostgreSQL("dbname =app"))
+        #expect(!StateLocation.isPostgreSQL("/var/lib/host=x.db") && !StateLocation.isPostgreSQL("/srv/a b=c"))
+    }
+
+    @Test("§15's \"any libpq connection string\": the keyword = value form reaches the same database as the URI")
+    func keywordForm() throws {
+        let server = try PostgreSQLServer.shared()
+        let uri = try server.freshDatabase()
+        let name = String(uri.dropFirst("postgresql:///".count).prefix { $0 != "?" })
+        let keywords = "host=\(server.directory) user=credfile dbname=\(name)"
+        let location = try StateLocation(state: keywords, credentialFile: "unused")
+        #expect(location.path == nil, "a PostgreSQL location, not an SQLite path")
+        let bob = Array("bob".utf8)
+        #expect(try location.store().write { try $0.codeSteps.accept(user: bob, step: 42) })
+        let other = try StateLocation(state: uri, credentialFile: "unused").store()
+        #expect(try other.read { try $0.codeSteps.lastStep(user: bob) } == 42)
     }
 
     @Test("the database stopped: a guardDatabase error, never an admitted attempt; it reconnects when back")

@@ -92,8 +92,20 @@ public struct StateLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `state` names a PostgreSQL database (`postgresql://…` or `postgres://…`).
     public static func isPostgreSQL(_ state: String) -> Bool {
-        state.hasPrefix("postgresql://") || state.hasPrefix("postgres://")
+        if state.hasPrefix("postgresql://") || state.hasPrefix("postgres://") { return true }
+        // libpq's keyword = value form (`host=db.example dbname=app`): its first word is
+        // one of libpq's keywords. An SQLite path never is one: it must be absolute (§9).
+        guard let equals = state.firstIndex(of: "=") else { return false }
+        return libpqKeywords.contains(String(state[..<equals].filter { $0 != " " && $0 != "\t" }))
     }
+
+    /// The keywords of libpq's connection strings that may come first (`password` among
+    /// them, so that a string beginning with one is refused, not taken for a path).
+    static let libpqKeywords: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service", "sslmode",
+        "connect_timeout", "application_name", "options", "target_session_attrs", "sslrootcert", "sslcert",
+        "sslkey", "sslpassword", "gssencmode", "krbsrvname", "requiressl", "client_encoding",
+    ]
 
     /// The store of this location. SQLite: a store of its own (its connection opened at
     /// first use). PostgreSQL: one store per connection string in a process, shared by the
