@@ -44,7 +44,10 @@ import Glibc
                     throw HarnessError("credfile serve ended: \(String(decoding: child.output.stderr, as: UTF8.self))")
                 }
                 if listen.hasPrefix("unix:") {
-                    if access(String(listen.dropFirst(5)), F_OK) == 0 { return }
+                    // Connected, not merely present: serve binds the socket 0600 and gives it
+                    // its group and mode before listen(2), so a socket that exists may not yet
+                    // be the one the tests look at.
+                    if Self.connects(toUnixSocket: String(listen.dropFirst(5))) { return }
                 } else if let port = Int(listen.split(separator: ":").last ?? ""),
                     (try? Integration.waitForPort(port, timeout: .milliseconds(100))) != nil
                 {
@@ -53,6 +56,25 @@ import Glibc
                 usleep(20_000)
             }
             throw HarnessError("credfile serve did not answer on \(listen)")
+        }
+
+        /// Whether a stream connection to the unix socket at `path` is accepted.
+        static func connects(toUnixSocket path: String) -> Bool {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            let bytes = Array(path.utf8)
+            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+                for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+            }
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+                }
+            }
         }
 
         var log: String { String(decoding: child.output.stderr, as: UTF8.self) }
