@@ -5,7 +5,8 @@ import Testing
 /// SPEC §14's passkeys as a person meets them (#39): behind nginx's portal recipe on https,
 /// Chromium's virtual authenticator (CTAP2, internal transport, resident keys, user
 /// verification) adds a passkey on `{prefix}/` after a password sign-in, and after signing
-/// out signs in with the passkey alone and reaches the page asked for.
+/// out signs in with the passkey alone and reaches the page asked for; then with the password
+/// and the code page's passkey button (the second factor).
 @Suite(.serialized) struct BrowserPasskeyTests {
     @Test(
         "add a passkey on the signed-in page, sign out, sign in with it alone (virtual authenticator, nginx, https)",
@@ -40,6 +41,12 @@ import Testing
                 #expect(steps["after_passkey"]?["session_cookie"] as? Bool == true, note)
                 #expect(text("after_passkey").contains("private page"), "back to the page asked for: \(note)")
                 #expect(url("after_passkey").contains("/private/"), note)
+                // Then the password and the code page's passkey button (the second factor).
+                #expect(url("code_page").contains("/.credfile/code"), note)
+                #expect(
+                    steps["code_page"]?["button"] as? Int == 1 && steps["code_page"]?["code_field"] as? Int == 0, note)
+                #expect(steps["after_second_factor"]?["session_cookie"] as? Bool == true, note)
+                #expect(url("after_second_factor").contains("/private/"), note)
             }
         }
     }

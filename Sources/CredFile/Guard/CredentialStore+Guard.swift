@@ -129,7 +129,16 @@ extension CredentialStore {
         // caller; the log says `wrong-code`.
         func withCode(_ secondFactor: SecondFactor, _ username: String) throws -> Verification {
             guard let entry = try secondFactor.secrets()?.entry(for: name) else {
-                return try verifyUnguarded(username: username, password: password, upgradeOnSuccess: upgradeOnSuccess)
+                // A passkey is a second factor too, in the separate step only (the page's).
+                guard secondFactor.separateStep, !secondFactor.appended,
+                    try secondFactor.hasPasskey(usernameBytes: name)
+                else {
+                    return try verifyUnguarded(
+                        username: username, password: password, upgradeOnSuccess: upgradeOnSuccess)
+                }
+                let result = try verifyUnguarded(username: username, password: password, upgradeOnSuccess: false)
+                guard result.granted else { return result }
+                return Verification(granted: false, upgraded: false, upgradeError: nil, awaitsCode: true)
             }
             guard secondFactor.appended else {
                 let result = try verifyUnguarded(username: username, password: password, upgradeOnSuccess: false)
@@ -200,6 +209,24 @@ extension CredentialStore {
             guard let secondFactor, let entry = try secondFactor.secrets()?.entry(for: name) else { return denied }
             let right = try secondFactor.accept(entry.user, secret: entry.secret, code: typed, time: SecondFactor.now())
             return right ? Verification(granted: true, upgraded: false, upgradeError: nil) : denied
+        }
+        guard let loginGuard else { return try check() }
+        return try loginGuard.attempt(username: name, client: client, afterCacheMiss: false, check)
+    }
+
+    /// Checks a second factor of `usernameBytes` other than a code (a passkey's answer,
+    /// from the passkeys' folder) through the store's guard as `verifyCode` does: `answer`
+    /// returns the name it proves, and the name must be `usernameBytes`; anything else is a
+    /// failure of §9 (`reason=wrong-code`).
+    @available(*, noasync, message: "it blocks its thread; in async code run it on a thread of its own")
+    func verifySecondFactor(usernameBytes name: [UInt8], client: String?, answer: () throws -> [UInt8]?) throws
+        -> Verification
+    {
+        func check() throws -> Verification {
+            guard let user = try answer(), user == name else {
+                return Verification(granted: false, upgraded: false, upgradeError: nil, denial: .wrongCode)
+            }
+            return Verification(granted: true, upgraded: false, upgradeError: nil)
         }
         guard let loginGuard else { return try check() }
         return try loginGuard.attempt(username: name, client: client, afterCacheMiss: false, check)

@@ -29,6 +29,11 @@ public struct SecondFactor: Sendable {
     /// ``CredentialStore/Verification/awaitsCode`` instead of denied, and the code is checked
     /// by `verifyCode(usernameBytes:code:client:)`. Ignored with ``appended``.
     public var separateStep = false
+    /// Whether a name has a passkey, a second factor too (SPEC §14) when the caller asks for
+    /// it in a step of its own (``separateStep``): a user with a passkey and no secret is
+    /// answered ``CredentialStore/Verification/awaitsCode`` after a right password; nil for
+    /// none. Set by `counting(_:)` from the passkeys' folder.
+    public var passkeyHolder: (@Sendable ([UInt8]) throws -> Bool)?
     /// The credential file, whose default state database keeps the codes' steps.
     let credentialFile: String
     /// `state` as given; nil for the default beside the credential file.
@@ -82,6 +87,13 @@ public struct SecondFactor: Sendable {
     ///   the secrets file cannot be used.
     public func isEnrolled(usernameBytes: some Collection<UInt8>) throws -> Bool {
         try secrets()?.entry(for: usernameBytes) != nil
+    }
+
+    /// Whether `usernameBytes` has a passkey in ``passkeys`` (a second factor of the
+    /// separate step, SPEC §14).
+    /// - Throws: what ``passkeyHolder`` throws (the passkeys file cannot be read).
+    public func hasPasskey(usernameBytes: some Collection<UInt8>) throws -> Bool {
+        try passkeyHolder?(Array(usernameBytes)) ?? false
     }
 
     /// The names with a second factor, in file order.

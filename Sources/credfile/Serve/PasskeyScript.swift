@@ -4,7 +4,8 @@
 /// else on the pages works without it.
 enum PasskeyScript {
     static let source = #"""
-        // credfile's passkeys (SPEC §14): registration on {prefix}/, sign-in on {prefix}/login.
+        // credfile's passkeys (SPEC §14): registration on {prefix}/, sign-in on {prefix}/login,
+        // the second factor on {prefix}/code.
         // Each step posts a form (with the page's anti-forgery token) and reads JSON back.
         "use strict";
         (function () {
@@ -67,7 +68,38 @@ enum PasskeyScript {
             location.assign(answer.redirect);
           }
 
-          for (const [id, action] of [["passkey-register", register], ["passkey-sign-in", signIn]]) {
+          // The second factor after a password (the code page): the answer is posted as the
+          // code form is, a navigation, so the page that follows is the server's.
+          async function secondFactor(control) {
+            const options = await post(control, "/passkey/options", { purpose: "second-factor" });
+            const assertion = await navigator.credentials.get({ publicKey: {
+              challenge: fromBase64URL(options.challenge), rpId: options.rpId,
+              allowCredentials: options.allow.map((id) => ({ type: "public-key", id: fromBase64URL(id) })),
+              userVerification: "discouraged", timeout: 300000,
+            } });
+            const form = document.createElement("form");
+            form.method = "post";
+            form.action = control.dataset.prefix + "/code";
+            for (const [name, value] of Object.entries({
+              csrf: control.dataset.csrf,
+              credentialId: toBase64URL(assertion.rawId),
+              clientDataJSON: toBase64URL(assertion.response.clientDataJSON),
+              authenticatorData: toBase64URL(assertion.response.authenticatorData),
+              signature: toBase64URL(assertion.response.signature),
+            })) {
+              const input = document.createElement("input");
+              input.type = "hidden";
+              input.name = name;
+              input.value = value;
+              form.appendChild(input);
+            }
+            document.body.appendChild(form);
+            form.submit();
+          }
+
+          for (const [id, action] of [
+            ["passkey-register", register], ["passkey-sign-in", signIn], ["passkey-second-factor", secondFactor],
+          ]) {
             const control = document.getElementById(id);
             if (!control) continue;
             if (!window.PublicKeyCredential || !navigator.credentials) {

@@ -8,6 +8,7 @@ import CredFile
 /// | `POST {prefix}/passkey/options` | a challenge: `purpose=registration` for a user signed in under 5 minutes ago, `purpose=sign-in` for anyone |
 /// | `POST {prefix}/passkey/register` | the browser's new credential, saved for the signed-in user |
 /// | `POST {prefix}/passkey/sign-in` | the browser's assertion: a new session, as a password's |
+/// | `POST {prefix}/code` with `credentialId` | the second factor after a password (``PortalSecondFactor``), its challenge from `purpose=second-factor` |
 ///
 /// Every POST is a form with the page's anti-forgery token from the own origin (§11's
 /// rule, the same check as the sign-in form), answered in JSON; every decision is the
@@ -70,6 +71,21 @@ enum PortalPasskeys {
                     ("userName", JSON.string(user)), ("exclude", "[" + exclude.joined(separator: ",") + "]"),
                 ])
         }
+        if form.text("purpose") == "second-factor" {
+            // For the user of the browser's pending sign-in (SPEC §14), whose passkeys only count.
+            guard let pending = try PortalSecondFactor.pendingUser(request, portal) else {
+                return json(401, [("error", JSON.string("signed-out"))])
+            }
+            let name = Array(pending.utf8)
+            let challenge = try passkeys.newChallenge(for: .secondFactor, usernameBytes: name)
+            let allow = try passkeys.credentials(usernameBytes: name).map { JSON.string($0.id) }
+            return json(
+                200,
+                [
+                    ("challenge", JSON.string(Passkeys.base64URL(challenge))), ("rpId", JSON.string(passkeys.rpID)),
+                    ("allow", "[" + allow.joined(separator: ",") + "]"),
+                ])
+        }
         let challenge = try passkeys.newChallenge(for: .signIn)
         return json(
             200, [("challenge", JSON.string(Passkeys.base64URL(challenge))), ("rpId", JSON.string(passkeys.rpID))])
@@ -126,6 +142,24 @@ enum PortalPasskeys {
         var response = json(200, [("redirect", JSON.string(target))])
         response.headers.append(.init(name: "Set-Cookie", value: portal.sessionCookie(token)))
         return response
+    }
+
+    /// A passkey's answer posted to the code page (SPEC §14), with the portal's passkeys.
+    struct SecondFactorAnswer: Sendable {
+        let passkeys: Passkeys
+        let credentialID: [UInt8]
+        let clientDataJSON: [UInt8]
+        let authenticatorData: [UInt8]
+        let signature: [UInt8]
+    }
+
+    /// The passkey answer in the code page's form; nil for a form with a code (or without
+    /// `webauthn-origin`).
+    static func secondFactorAnswer(_ form: FormFields, _ portal: Portal) -> SecondFactorAnswer? {
+        guard let passkeys = portal.settings.passkeys, let id = bytes(form, "credentialId") else { return nil }
+        return SecondFactorAnswer(
+            passkeys: passkeys, credentialID: id, clientDataJSON: bytes(form, "clientDataJSON") ?? [],
+            authenticatorData: bytes(form, "authenticatorData") ?? [], signature: bytes(form, "signature") ?? [])
     }
 
     /// The request's signed-in user and when the session started.

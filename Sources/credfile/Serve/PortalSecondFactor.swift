@@ -54,14 +54,23 @@ enum PortalSecondFactor {
     private static func codePage(
         _ request: ServeRequest, _ generation: LoginService.Generation, _ portal: Portal
     ) throws -> HTTPResponse {
-        guard try pending(request, portal, take: nil) != nil else {
+        guard let taken = try pending(request, portal, take: nil) else {
             return .redirect(303, to: portal.settings.prefix + "/login", cookies: [expiredCookie])
         }
         let (preSession, cookie) = try PortalRoutes.preSession(request)
+        let name = Array(taken.user.utf8)
+        let language = PortalRoutes.language(request, portal)
+        let csrf = portal.antiForgery.token(for: Array(preSession.utf8))
+        // The code field for a user with a secret, the passkey button for one with a passkey.
+        let hasCode = try generation.settings.secondFactor?.isEnrolled(usernameBytes: name) ?? false
+        let hasPasskey = try generation.settings.secondFactor?.hasPasskey(usernameBytes: name) ?? false
+        let passkey: HTML =
+            hasPasskey
+            ? PasskeyPage.secondFactor(language: language, prefix: portal.settings.prefix, csrf: csrf) : .empty
         let page = PortalPage.code(
-            language: PortalRoutes.language(request, portal), siteTitle: portal.settings.title,
-            prefix: portal.settings.prefix, csrf: portal.antiForgery.token(for: Array(preSession.utf8)))
-        return .page(200, page, cookies: cookie.map { [$0] } ?? [])
+            language: language, siteTitle: portal.settings.title, prefix: portal.settings.prefix, csrf: csrf,
+            codeField: hasCode || !hasPasskey, extra: passkey)
+        return .page(200, page, cookies: cookie.map { [$0] } ?? [], scripted: hasPasskey)
     }
 
     /// `POST {prefix}/code`: the own origin and the form's token, else 403; the pending
@@ -82,6 +91,7 @@ enum PortalSecondFactor {
             request, generation, portal, failed: true, username: taken?.user, rd: taken?.target)
         guard let taken else { return .answer(.response(deniedPage)) }
         let code = form.secret("code")?.withUnsafeBytes { Array($0) } ?? []
+        let answer = PortalPasskeys.secondFactorAnswer(form, portal)
         let client = service.clientAddress(request, generation)
         let userAgent = request.header("user-agent").map { String(decoding: $0, as: UTF8.self) }
         let finish: @Sendable (ServeAnswer) -> ServeAnswer = { answer in
@@ -91,7 +101,7 @@ enum PortalSecondFactor {
                     let line = try generation.store.entryLine(named: user) ?? []
                     let token = try portal.sessions.start(
                         user: user, line: line, now: PortalRoutes.now(), client: client?.description,
-                        userAgent: userAgent, secondFactor: true)
+                        userAgent: userAgent, secondFactor: true, passkey: answer != nil)
                     let device = portal.deviceCookie(
                         try portal.devices.issue(username: user.utf8, now: PortalRoutes.now()))
                     return .response(
@@ -107,13 +117,26 @@ enum PortalSecondFactor {
         }
         return PortalRoutes.throttled(request, service, generation, portal, finish: finish) {
             do {
-                let result = try generation.store.verifyCode(
-                    usernameBytes: Array(taken.user.utf8), code: code, client: client?.description)
+                let name = Array(taken.user.utf8)
+                let result =
+                    if let answer {
+                        try generation.store.verifyPasskey(
+                            usernameBytes: name, passkeys: answer.passkeys, credentialID: answer.credentialID,
+                            clientDataJSON: answer.clientDataJSON, authenticatorData: answer.authenticatorData,
+                            signature: answer.signature, client: client?.description)
+                    } else {
+                        try generation.store.verifyCode(usernameBytes: name, code: code, client: client?.description)
+                    }
                 return .answer(result.granted ? .granted(user: taken.user) : .denied)
             } catch {
                 return .answer(.unavailable(reason: "\(error)"))
             }
         }
+    }
+
+    /// The user of the browser's pending sign-in, left in place (the passkey's challenge).
+    static func pendingUser(_ request: ServeRequest, _ portal: Portal) throws -> String? {
+        try pending(request, portal, take: nil)?.user
     }
 
     /// The browser's pending sign-in: peeked when `take` is nil, else taken (removed) and

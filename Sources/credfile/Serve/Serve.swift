@@ -166,11 +166,15 @@ extension CommandContext {
         guard realm.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
             throw CredFileError.usage("--realm may not hold control characters (it is sent in a header)")
         }
+        let portal = try portalSettings()
+        // SPEC §14: on the portal, a passkey is a second factor too.
+        var secondFactor = try secondFactor()
+        if let passkeys = portal?.passkeys { secondFactor.counting(passkeys) }
         return LoginService.Settings(
             file: file, policy: try invocation.policy(), realm: realm,
             cacheLifetime: .seconds(invocation.cacheSeconds ?? 300), trustedProxies: proxies,
-            loginGuard: try loginGuard(service: "serve"), portal: try portalSettings(),
-            secondFactor: try secondFactor(), rules: try invocation.text(.rules).map { try WatchedFile(rulesFile: $0) },
+            loginGuard: try loginGuard(service: "serve"), portal: portal,
+            secondFactor: secondFactor, rules: try invocation.text(.rules).map { try WatchedFile(rulesFile: $0) },
             groups: try invocation.groups.map { try WatchedFile(groupFile: $0) })
     }
 

@@ -72,6 +72,19 @@ def scenario(run):
         step("after_passkey", b)
         steps["after_passkey"]["session_cookie"] = b.cookie("__Host-credfile") is not None
 
+        # The passkey as the second factor after a password (the code page's button).
+        b.open(site + prefix + "/")
+        b.sign_out()
+        b.open(protected)
+        b.sign_in(run["user"], run["password"])
+        step("code_page", b)
+        steps["code_page"]["button"] = len(b.driver.find_elements(By.CSS_SELECTOR, "#passkey-second-factor"))
+        steps["code_page"]["code_field"] = len(b.driver.find_elements(By.CSS_SELECTOR, "input[name=code]"))
+        b.driver.find_element(By.CSS_SELECTOR, "#passkey-second-factor").click()
+        settle(b, "!location.pathname.startsWith('%s/')" % prefix)
+        step("after_second_factor", b)
+        steps["after_second_factor"]["session_cookie"] = b.cookie("__Host-credfile") is not None
+
     run.result["steps"] = steps
     return run.result
 

@@ -12,6 +12,7 @@ enum PasskeyPage {
         var name: String { t("Nombre de la llave", "Passkey name") }
         var add: String { t("Añadir una llave de acceso", "Add a passkey") }
         var signIn: String { t("Iniciar sesión con una llave de acceso", "Sign in with a passkey") }
+        var secondFactor: String { t("Usar una llave de acceso", "Use a passkey") }
         var none: String { t("Aún no tienes llaves de acceso.", "You have no passkeys yet.") }
         var unsupported: String {
             t("Este navegador no admite llaves de acceso.", "This browser does not support passkeys.")
@@ -42,6 +43,13 @@ enum PasskeyPage {
     static func signIn(language: PortalLanguage, prefix: String, csrf: String, rd: String?) -> HTML {
         let words = Words(language: language)
         return control(id: "passkey-sign-in", label: words.signIn, prefix: prefix, csrf: csrf, rd: rd, words: words)
+    }
+
+    /// The code page's passkey button (SPEC §14: the second factor after a password).
+    static func secondFactor(language: PortalLanguage, prefix: String, csrf: String) -> HTML {
+        let words = Words(language: language)
+        return control(
+            id: "passkey-second-factor", label: words.secondFactor, prefix: prefix, csrf: csrf, rd: nil, words: words)
     }
 
     /// The signed-in page's passkeys: their names, and the registration control.

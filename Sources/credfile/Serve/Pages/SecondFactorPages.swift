@@ -29,12 +29,21 @@ extension PortalWords {
 extension PortalPage {
     /// The sign-in page's second step (SPEC §14, `GET {prefix}/code`): the code field, its
     /// anti-forgery token, nothing else (the name and `rd` are the pending sign-in's).
-    static func code(language: PortalLanguage, siteTitle: String?, prefix: String, csrf: String) -> HTML {
+    /// `codeField`: the user has a secret (else only `extra`, the passkey's button).
+    static func code(
+        language: PortalLanguage, siteTitle: String?, prefix: String, csrf: String, codeField: Bool = true,
+        extra: HTML = .empty
+    ) -> HTML {
         let words = PortalWords(language: language)
         let site: HTML = siteTitle.map { "<p class=\"site\">\($0)</p>\n" } ?? .empty
+        guard codeField else {
+            return document(
+                language: language, title: siteTitle.map { "\(words.loginTitle) · \($0)" } ?? words.loginTitle,
+                prefix: prefix, body: "\(site)<h1>\(words.loginTitle)</h1>\n\(extra)")
+        }
         let body: HTML = """
             \(site)<h1>\(words.loginTitle)</h1>
-            <form method="post" action="\(prefix)/code">
+            \(extra)<form method="post" action="\(prefix)/code">
             <input type="hidden" name="csrf" value="\(csrf)">
             <label for="code">\(words.code)</label>
             <p class="hint" id="code-hint">\(words.codeHint)</p>
