@@ -89,7 +89,7 @@ public struct SecondFactor: Sendable {
         try secrets()?.entry(for: usernameBytes) != nil
     }
 
-    /// Whether `usernameBytes` has a passkey in ``passkeys`` (a second factor of the
+    /// Whether `usernameBytes` has a passkey in `passkeys` (a second factor of the
     /// separate step, SPEC §14).
     /// - Throws: what ``passkeyHolder`` throws (the passkeys file cannot be read).
     public func hasPasskey(usernameBytes: some Collection<UInt8>) throws -> Bool {

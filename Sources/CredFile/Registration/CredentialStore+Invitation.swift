@@ -2,7 +2,7 @@ extension CredentialStore {
     /// Registers a user with an invitation (SPEC §12's `invite` mode): the code is checked
     /// first, so that a wrong, used, expired or revoked code (or one bound to another name)
     /// gets one answer whatever the name; then the name and password as
-    /// ``register(username:password:storage:)`` checks them, and under the file's lock the
+    /// `register(username:password:storage:)` checks them, and under the file's lock the
     /// code is used (once: a second registration with it is refused) and the line appended
     /// by the same one atomic rewrite. A registration that fails after the code was used
     /// gives it back.

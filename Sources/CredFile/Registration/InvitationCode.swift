@@ -3,7 +3,7 @@
 /// can read it aloud and type it: no `I`, `L`, `O` or `U`; reading forgives what people
 /// mistype (lower case; `O` for `0`; `I` or `L` for `1`; spaces and hyphens anywhere).
 ///
-/// Only the code's SHA-256 is stored (``digest``); the code itself is printed once by
+/// Only the code's SHA-256 is stored (`digest`); the code itself is printed once by
 /// `credfile invite` and never kept.
 public struct InvitationCode: Sendable, CustomStringConvertible {
     /// The random bytes of a code.

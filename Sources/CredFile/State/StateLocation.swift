@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// Where a credential file's state database is (SPEC §9's `state`, §15), and the one place
-/// that turns the setting into a ``StateStore``: the guard's failures, the portal's
-/// sessions and the second factor's code steps all open theirs through ``store()``.
+/// that turns the setting into a `StateStore`: the guard's failures, the portal's
+/// sessions and the second factor's code steps all open theirs through `store()`.
 ///
 /// * No setting: SQLite, `FILE.guard.db` beside the file FILE's path resolves to.
 /// * A setting starting `postgresql://` or `postgres://`: PostgreSQL through libpq, every
