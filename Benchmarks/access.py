@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from ports import free_port, wait_port
 
 CREDFILE = os.path.abspath(sys.argv[1])
 BENCH = os.path.abspath(sys.argv[2])
@@ -31,22 +32,6 @@ PAIRS = 3 if QUICK else 7
 USER, PASSWORD = "user311", "Naranjo-en-flor-2026"
 WORK = tempfile.mkdtemp(prefix="credfile-access-bench-")
 CHILDREN = []
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port, timeout=20):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    sys.exit(f"bench: nothing answers on port {port}")
 
 
 def files():

@@ -28,15 +28,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from ports import free_port
 
 PASSWORD = "Tangerine-River-Stone-7"
 VICTIM, STRANGER = "192.0.2.10", "198.51.100.7"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def request(connection, password, client):

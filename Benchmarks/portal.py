@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from ports import free_port, wait_port
 
 CREDFILE = os.path.abspath(sys.argv[1])
 QUICK = "--quick" in sys.argv or os.environ.get("BENCH_QUICK") == "1"
@@ -50,22 +51,6 @@ CORES = os.cpu_count()
 WORK = tempfile.mkdtemp(prefix="credfile-portal-bench-")
 os.chmod(WORK, 0o755)
 CHILDREN = []
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    sys.exit(f"bench: nothing answers on port {port}")
 
 
 def start(argv, **kw):

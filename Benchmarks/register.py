@@ -27,16 +27,11 @@ import tempfile
 import threading
 import time
 import urllib.parse
+from ports import free_port
 
 ROUNDS = 1_200_000
 COUNT = int(os.environ.get("REGISTER_COUNT", "24"))
 CORES = os.cpu_count() or 1
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def one_hash(credfile):

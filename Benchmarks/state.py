@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from ports import free_port, wait_port
 
 # Every request a new name (a thread id and a counter, base64 by a table) with a wrong
 # password: each request is one failure transaction, none is throttled.
@@ -62,21 +63,6 @@ def as_postgres(argv):
     if os.geteuid() == 0:
         return ["setpriv", "--reuid", "postgres", "--regid", "postgres", "--init-groups", "--"] + argv
     return argv
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port):
-    for _ in range(400):
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    sys.exit(f"bench: nothing answers on {port}")
 
 
 def wrk(url, script):
