@@ -60,14 +60,21 @@ echo "== building (release, -sanitize=$sanitizers) in Fuzz/$scratch"
 build_started=$SECONDS
 # --sanitize=fuzzer makes SwiftPM skip its main-symbol rename (libFuzzer has main);
 # the -Xswiftc form sets the sanitizers of every module, the root package's included.
-if ! swift build -c release --scratch-path "$scratch" --sanitize=fuzzer \
+# --manifest-cache none: Package.swift lists the folders of Sources/, so its text does not
+# change when a target is added, and SwiftPM's shared cache (keyed by that text) would
+# hand back the old list of targets: a CI machine that had built the fuzzers before
+# silently built two fewer.
+if ! swift build -c release --scratch-path "$scratch" --manifest-cache none --sanitize=fuzzer \
     -Xswiftc -sanitize=$sanitizers -Xswiftc -use-ld=lld >"$scratch.log" 2>&1; then
     cat "$scratch.log" >&2
     echo "run.sh: build failed" >&2
     exit 1
 fi
 echo "== built in $((SECONDS - build_started)) s"
-bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+bin=$(swift build -c release --scratch-path "$scratch" --manifest-cache none --show-bin-path)
+for t in "${selected[@]}"; do
+    [ -x "$bin/$t" ] || { echo "run.sh: the build made no $t (is it a folder of Fuzz/Sources/?)" >&2; exit 1; }
+done
 
 # Swift's backtracer would catch the trap first and exit 132 without a crash file.
 export SWIFT_BACKTRACE=enable=no
