@@ -2,10 +2,12 @@
 """The state database in PostgreSQL ÷ SQLite (SPEC §15), side by side in one run with wrk,
 printed as ratios (nothing is asserted). Goal: p95-class latency at most 2×.
 
-  (1) /auth with a cached good login (each request reads the name's failures row: the
-      signed-in path's database use)
+  (1) /auth with a session cookie (`serve --portal`): the signed-in path, its session held
+      in memory and checked against the state's change counter (SQLite's data_version;
+      PostgreSQL's notifications of ended sessions), so neither reads the database
   (2) /auth with a new name each request (each request is a failure transaction:
       reserve = a read and one write transaction)
+  (3) /auth with a cached good Basic login (each request reads the name's failures row)
 
 Both `serve`s run here, on loopback, with --iterations 1000 so that hashing does not hide the
 database; PostgreSQL 15 is started in a private directory (initdb, pg_ctl on a unix socket;
@@ -65,16 +67,51 @@ def as_postgres(argv):
     return argv
 
 
-def wrk(url, script):
+def wrk(url, script, granted=True):
     out = subprocess.run(
         ["wrk", "-t", "2", "-c", "8", "-d", f"{SECONDS}s", "--latency", "-s", script, url],
         capture_output=True, text=True, check=True).stdout
+    # A run whose logins were refused would measure the wrong path.
+    if granted and "Non-2xx" in out:
+        sys.exit(f"bench: {url} answered other than 200:\n{out}")
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     lat = {}
     for p in ("50", "90", "99"):
         value, unit = re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", out).groups()
         lat[p] = float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
     return rate, lat
+
+
+def sign_in(port):
+    """A session cookie for USER, through serve's sign-in form (as Benchmarks/portal.py)."""
+    def request(raw):
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(raw)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += sock.recv(65536)
+            head, body = data.split(b"\r\n\r\n", 1)
+            length = int((re.search(rb"(?i)content-length: (\d+)", head) or re.search(rb"()", b"")).group(1) or 0)
+            while len(body) < length:
+                body += sock.recv(65536)
+            return head.decode("latin-1"), body
+
+    def cookie(head, name):
+        found = re.search(rf"(?im)^set-cookie: {re.escape(name)}=([^;\r]+)", head)
+        return found.group(1) if found else None
+
+    host = "bench.example.test"
+    head, body = request(f"GET /.credfile/login HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    pre = cookie(head, "__Host-credfile-form")
+    csrf = re.search(rb'name="csrf" value="([^"]+)"', body).group(1).decode()
+    form = f"csrf={csrf}&username={USER}&password={PASSWORD}"
+    head, _ = request((f"POST /.credfile/login HTTP/1.1\r\nHost: {host}\r\nOrigin: https://{host}\r\n"
+                       f"Cookie: __Host-credfile-form={pre}\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                       f"Content-Length: {len(form)}\r\nConnection: close\r\n\r\n{form}").encode())
+    token = cookie(head, "__Host-credfile")
+    if not token:
+        sys.exit("bench: the sign-in gave no session cookie:\n" + head)
+    return "__Host-credfile=" + token
 
 
 def main():
@@ -108,10 +145,22 @@ def main():
             CHILDREN.append(proc)
             wait_port(port)
             url = f"http://127.0.0.1:{port}/auth"
-            results[name] = {"cached": wrk(url, good), "failure": wrk(url, fresh)}
+            results[name] = {"failure": wrk(url, fresh, granted=False), "basic": wrk(url, good)}
             proc.terminate()
             proc.wait(15)
-        for workload in ("cached", "failure"):
+            # The portal's signed-in path: a serve of its own (--portal), one session.
+            port = free_port()
+            proc = subprocess.Popen(argv[:2] + ["--portal"] + argv[2:3] + ["--listen", f"127.0.0.1:{port}"] + argv[5:],
+                                    stderr=subprocess.DEVNULL)
+            CHILDREN.append(proc)
+            wait_port(port)
+            session = os.path.join(WORK, f"session-{name}.lua")
+            open(session, "w").write(f'wrk.headers["Cookie"] = "{sign_in(port)}"\n'
+                                     'wrk.headers["Host"] = "bench.example.test"\n')
+            results[name]["session"] = wrk(f"http://127.0.0.1:{port}/.credfile/auth", session)
+            proc.terminate()
+            proc.wait(15)
+        for workload in ("session", "failure", "basic"):
             s_rate, s_lat = results["sqlite"][workload]
             p_rate, p_lat = results["postgresql"][workload]
             print(f"{workload:8} sqlite {s_rate:8.0f}/s p50 {s_lat['50']:.2f} p90 {s_lat['90']:.2f} p99 {s_lat['99']:.2f} ms"

@@ -40,7 +40,8 @@ static void libpq_open(void) {
                 LOOK_UP(PQresultErrorField) && LOOK_UP(PQclear) && LOOK_UP(PQntuples) && LOOK_UP(PQnfields) && LOOK_UP(PQgetvalue) &&
                 LOOK_UP(PQgetlength) && LOOK_UP(PQgetisnull) && LOOK_UP(PQftype) && LOOK_UP(PQcmdTuples) &&
                 LOOK_UP(PQconninfoParse) && LOOK_UP(PQconninfoFree) && LOOK_UP(PQfreemem) &&
-                LOOK_UP(PQsetNoticeProcessor) && LOOK_UP(PQtransactionStatus);
+                LOOK_UP(PQsetNoticeProcessor) && LOOK_UP(PQtransactionStatus) && LOOK_UP(PQconsumeInput) &&
+                LOOK_UP(PQnotifies);
     }
     if (found) {
         libpq.quiet = quiet;

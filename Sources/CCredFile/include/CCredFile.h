@@ -213,6 +213,8 @@ struct credfile_libpq {
     __typeof__(PQfreemem) *PQfreemem;
     __typeof__(PQsetNoticeProcessor) *PQsetNoticeProcessor;
     __typeof__(PQtransactionStatus) *PQtransactionStatus;
+    __typeof__(PQconsumeInput) *PQconsumeInput;
+    __typeof__(PQnotifies) *PQnotifies;
     /// Sends the connection's notices nowhere (libpq's default writes them to stderr).
     void (*quiet)(PGconn *connection);
 };

@@ -189,6 +189,22 @@ final class PostgreSQLConnection {
         throw PostgreSQLError(message: message, sqlState: state.map { String(cString: $0) }, connectionLost: isBroken)
     }
 
+    /// How many notifications (of any `LISTEN`ed channel) have arrived since the last
+    /// call: reads what the server already sent, never waits and sends nothing (no round
+    /// trip).
+    /// - Throws: ``PostgreSQLError`` when the connection broke.
+    func takeNotifications() throws(PostgreSQLError) -> Int {
+        guard libpq.pointee.PQconsumeInput(handle) == 1 else {
+            throw PostgreSQLError(message: Self.text(libpq.pointee.PQerrorMessage(handle)), connectionLost: true)
+        }
+        var count = 0
+        while let notification = libpq.pointee.PQnotifies(handle) {
+            count += 1
+            libpq.pointee.PQfreemem(notification)
+        }
+        return count
+    }
+
     // MARK: Connection strings
 
     /// Whether `connectionString` gives a password (`password=…`, or a URI's

@@ -11,13 +11,18 @@ import Glibc
 ///
 /// **Revocation.** A session read from the storage is held with the storage's change
 /// counter of that moment (``SessionStorage/changeCounter()``), and answered from memory
-/// only while the counter is the same: any other connection's or process's commit
-/// (`credfile sessions --end`, a sign-out served by another process or host) changes it, and
-/// the next request re-reads its session. This storage's own writes (sign-in, sign-out,
-/// "sign out everywhere", last-seen) change the memory as they change the storage. A
-/// storage with no counter has what it holds trusted for ``trustSeconds`` at most.
+/// only while the counter is the same: another process's or host's end of a session
+/// (`credfile sessions --end`, a sign-out served elsewhere) changes it, and the next
+/// request re-reads its session. This storage's own writes (sign-in, sign-out, "sign out
+/// everywhere", last-seen) change the memory as they change the storage. A storage with
+/// no counter has what it holds trusted for ``trustSeconds`` at most.
 /// A change of the user's line (`passwd`, `lock`) is not the storage's business: the
 /// entry digest is checked at every request (``PortalSessions/check(_:now:line:)``).
+///
+/// **Last seen.** A session held is read again once its last-seen is
+/// ``SessionLimits/touchInterval`` old, before the request that would write it: so a
+/// session kept busy through another host (whose last-seen writes move no counter in
+/// PostgreSQL) is judged idle on its stored last-seen, never on this memory's.
 ///
 /// **Bounded.** At most ``capacity`` sessions are held (when full, half of them are
 /// dropped); an unknown token is never held (it is read from the storage each time).
@@ -91,7 +96,7 @@ public final class CachedSessionStorage: SessionStorage {
         let counter = try base.changeCounter()
         let now = Self.monotonicSeconds()
         let (entry, removals) = state.withLock { ($0.held[tokenDigest], $0.removals) }
-        if let entry {
+        if let entry, Int64(time(nil)) - entry.lastSeen < SessionLimits.touchInterval {
             let current =
                 if let counter { entry.counter == counter } else {
                     entry.counter == nil && now - entry.read < Self.trustSeconds

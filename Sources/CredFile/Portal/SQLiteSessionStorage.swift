@@ -52,20 +52,24 @@ public final class SQLiteSessionStorage: SessionStorage {
         }
     }
 
-    /// See ``SessionStorage/changeCounter()``: SQLite's `data_version` of this storage's
-    /// connection (another connection's commit changes it, this one's own do not); nil
-    /// while the database does not exist.
+    /// See ``SessionStorage/changeCounter()``: in SQLite, the `data_version` of this
+    /// storage's connection (another connection's commit changes it, this one's own do
+    /// not); in PostgreSQL, the notifications of ended sessions on a listening connection
+    /// (any process's, this one's included). Nil while the database does not exist.
     public func changeCounter() throws -> UInt64? {
-        try store.read { tables in try (tables as? SQLiteTables)?.changeCounter() } ?? nil
+        try store.sessionChangeCounter()
     }
 
     /// See ``SessionStorage/insert(_:limit:)``.
     public func insert(_ record: SessionRecord, limit: Int) throws {
         let user = Array(record.user.utf8)
-        try store.write { tables in
-            let surplus = try tables.sessions.count(user: user) - (limit - 1)
-            if surplus > 0 { try tables.sessions.deleteOldest(user: user, count: surplus) }
-            try tables.sessions.insert(record)
+        try endingSessions {
+            try store.write { tables in
+                let surplus = max(0, try tables.sessions.count(user: user) - (limit - 1))
+                if surplus > 0 { try tables.sessions.deleteOldest(user: user, count: surplus) }
+                try tables.sessions.insert(record)
+                return surplus
+            }
         }
     }
 
@@ -81,13 +85,25 @@ public final class SQLiteSessionStorage: SessionStorage {
 
     /// See ``SessionStorage/remove(tokenDigest:)``.
     @discardableResult public func remove(tokenDigest: [UInt8]) throws -> Bool {
-        try store.write { try $0.sessions.delete(tokenDigest: tokenDigest) }
+        try endingSessions { try store.write { try $0.sessions.delete(tokenDigest: tokenDigest) } ? 1 : 0 } > 0
     }
 
     /// See ``SessionStorage/removeAll(user:)``.
     @discardableResult public func removeAll(user: String?) throws -> Int {
         let name = user.map { Array($0.utf8) }
-        return try store.write { try $0.sessions.deleteAll(user: name) }
+        return try endingSessions { try store.write { try $0.sessions.deleteAll(user: name) } }
+    }
+
+    /// Runs `body`, which ends sessions and says how many, and returns once every process
+    /// holding sessions in memory knows of them (``StateStore/awaitSessionChange(since:)``:
+    /// in PostgreSQL, a sign-out is answered only after the other hosts' notification).
+    @discardableResult
+    private func endingSessions(_ body: () throws -> Int) throws -> Int {
+        // Read first: in PostgreSQL this opens the listening connection before the delete.
+        let before = try store.sessionChangeCounter()
+        let ended = try body()
+        if ended > 0, let before { store.awaitSessionChange(since: before) }
+        return ended
     }
 
     /// See ``SessionStorage/sessions(user:)``.

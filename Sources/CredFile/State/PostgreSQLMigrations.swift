@@ -87,6 +87,26 @@ extension PostgreSQLStateStore {
         CREATE INDEX pending_sign_ins_by_age ON pending_sign_ins (expires);
         ALTER TABLE sessions ADD COLUMN second_factor boolean NOT NULL DEFAULT false;
         """,
+        // 7: every end of a session, whoever ends it (serve, `credfile sessions --end`, an
+        // older credfile, an administrator's SQL), notifies `credfile_sessions` at commit,
+        // so the sessions other processes hold in memory are read again
+        // (PostgreSQLChangeListener). A DELETE that removed nothing notifies nobody.
+        """
+        CREATE FUNCTION credfile_sessions_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF EXISTS (SELECT 1 FROM ended) THEN PERFORM pg_notify('credfile_sessions', ''); END IF;
+            RETURN NULL;
+        END $$;
+        CREATE FUNCTION credfile_sessions_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('credfile_sessions', '');
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER sessions_deleted AFTER DELETE ON sessions REFERENCING OLD TABLE AS ended
+            FOR EACH STATEMENT EXECUTE FUNCTION credfile_sessions_deleted();
+        CREATE TRIGGER sessions_truncated AFTER TRUNCATE ON sessions
+            FOR EACH STATEMENT EXECUTE FUNCTION credfile_sessions_truncated();
+        """,
     ]
 
     /// The advisory lock that migrations hold (any constant no other lock of ours uses).

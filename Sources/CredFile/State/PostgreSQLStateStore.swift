@@ -33,6 +33,8 @@ final class PostgreSQLStateStore: StateStore, @unchecked Sendable {
     private let idle = Mutex<[PostgreSQLTables]>([])
     /// Whether this process has seen the schema current (checked once per store).
     private let current = Atomic<Bool>(false)
+    /// The sessions' change counter: one more connection, listening (opened at first use).
+    private let listener: PostgreSQLChangeListener
 
     /// The most idle connections kept.
     static let poolSize = 8
@@ -40,6 +42,7 @@ final class PostgreSQLStateStore: StateStore, @unchecked Sendable {
     /// A store on the database `connectionString` names, connected at first use.
     init(connectionString: String) {
         self.connectionString = connectionString
+        listener = PostgreSQLChangeListener(connectionString: connectionString)
     }
 
     var location: String { connectionString }
@@ -50,6 +53,26 @@ final class PostgreSQLStateStore: StateStore, @unchecked Sendable {
 
     func write<R: Sendable>(_ body: (any StateTables) throws -> R) throws(CredFileError) -> R {
         try use { tables in try tables.transaction { try body(tables) } }
+    }
+
+    func sessionChangeCounter() throws(CredFileError) -> UInt64? {
+        // The tables (and step 7's triggers) exist before anything is listened for.
+        if !current.load(ordering: .acquiring) { giveBack(try take()) }
+        do {
+            return try listener.counter()
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    func awaitSessionChange(since: UInt64) {
+        var pause: useconds_t = 50
+        var waited: useconds_t = 0
+        while waited < 1_000_000, (try? listener.counter()) == since {
+            usleep(pause)
+            waited += pause
+            pause = min(pause * 2, 10_000)
+        }
     }
 
     /// Brings the schema up to date now (`credfile state FILE --init`).

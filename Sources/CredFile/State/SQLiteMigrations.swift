@@ -97,6 +97,12 @@ extension SQLiteStateStore {
         CREATE INDEX pending_sign_ins_by_age ON pending_sign_ins (expires);
         ALTER TABLE sessions ADD COLUMN second_factor INTEGER NOT NULL DEFAULT 0;
         """,
+        // 7: nothing here. PostgreSQL's step 7 makes every end of a session notify the
+        // processes that hold sessions in memory; in SQLite, `PRAGMA data_version` already
+        // tells a connection of every other connection's commit (SQLiteTables.changeCounter).
+        """
+        -- the twin of PostgreSQL's step 7 (a trigger that notifies the ends of sessions)
+        """,
     ]
 
     /// The schema version this credfile writes: the number of ``migrations``.

@@ -65,6 +65,10 @@ final class SQLiteStateStore: StateStore {
         try use(creating: true) { tables in try tables.transaction { try body(tables) } }!
     }
 
+    func sessionChangeCounter() throws(CredFileError) -> UInt64? {
+        try use(creating: false) { tables in try tables.changeCounter() }
+    }
+
     // MARK: The connection
 
     /// Runs `body` on the open connection (opening it first; with `creating` false, nil

@@ -22,6 +22,26 @@ protocol StateStore: AnyObject, Sendable {
     /// Runs `body` in one write transaction, creating the store (and its tables) when
     /// missing: all of `body`'s changes are committed when it returns, none when it throws.
     func write<R: Sendable>(_ body: (any StateTables) throws -> R) throws(CredFileError) -> R
+
+    /// The sessions' change counter (``SessionStorage/changeCounter()``): a value that
+    /// differs whenever another connection may have ended a session since the last call.
+    /// SQLite's is the connection's `data_version` (any other connection's commit);
+    /// PostgreSQL's counts the notifications of step 7's triggers (ends of sessions only).
+    /// Nil while the store does not exist yet.
+    func sessionChangeCounter() throws(CredFileError) -> UInt64?
+
+    /// After this process ended sessions (the counter read before, `since`): returns once
+    /// the end is known to every process that holds sessions in memory. SQLite's readers
+    /// see a commit at once (returns at once); PostgreSQL's hear of it by a notification,
+    /// so this waits (a second at most) until this store's own listening connection has
+    /// heard it: PostgreSQL signals every listener at the same commit, so when a sign-out
+    /// is answered, the other hosts have their notification too.
+    func awaitSessionChange(since: UInt64)
+}
+
+extension StateStore {
+    /// See ``StateStore/awaitSessionChange(since:)``: nothing to wait for.
+    func awaitSessionChange(since: UInt64) {}
 }
 
 /// The tables of a ``StateStore`` as one connection sees them, valid only inside the

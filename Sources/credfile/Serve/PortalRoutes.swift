@@ -117,11 +117,11 @@ final class Portal: Sendable {
     /// - Throws: what the state database throws making its keys.
     init(_ settings: PortalSettings) throws {
         self.settings = settings
-        // Held in memory, checked against SQLite's change counter (SPEC §11 "Fast"). In
-        // PostgreSQL (§15) another host's sign-out must hold here at the next request, and
-        // no counter tells this process of it: every request reads the database there.
+        // Held in memory, checked against the state database's change counter (SPEC §11
+        // "Fast"): SQLite's data_version, or PostgreSQL's notifications of ended sessions
+        // (§15), so another host's sign-out holds here at the next request.
         let database = SQLiteSessionStorage(location: settings.state)
-        let storage: any SessionStorage = settings.state.path == nil ? database : CachedSessionStorage(database)
+        let storage = CachedSessionStorage(database)
         sessions = try PortalSessions(storage: storage, limits: settings.limits)
         antiForgery = AntiForgery(key: try storage.key(named: AntiForgery.keyName))
         throttle = AddressThrottle(freeFailures: settings.addressFreeFailures, maximumDelay: settings.maximumDelay)
