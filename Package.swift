@@ -122,17 +122,16 @@ let package = Package(
         // of the built credfile, password canary, file helpers, vector files, small
         // policies); it re-exports _CredFileFuzzChecks, which holds the Foundation-free ones
         // the Fuzz/ package shares (ExternalTool, SeededRandom, TemporaryDirectory), so Fuzz/
-        // never builds or links Foundation. Not a product.
-        .target(name: "CredFileTestSupport", dependencies: ["CredFile", "_CredFileFuzzChecks"]),
+        // never builds or links Foundation. Not a product. COpenSSL: the passkey tests' software
+        // authenticator (SoftwareAuthenticator.swift) signs with EC P-256 keys.
+        .target(name: "CredFileTestSupport", dependencies: ["CredFile", "_CredFileFuzzChecks", "COpenSSL"]),
         // Vectors/ holds data files read through #filePath, not resources.
         .testTarget(
             name: "CredFileTests",
-            // COpenSSL: the passkey tests' software authenticator signs with EC P-256 keys.
-            dependencies: ["CredFile", "CredFileTestSupport", "COpenSSL"], exclude: ["Vectors"]),
+            dependencies: ["CredFile", "CredFileTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "CLITests",
-            // COpenSSL: the portal passkey tests' software authenticator signs with EC P-256 keys.
-            dependencies: ["credfile", "CredFile", "CredFileTestSupport", "COpenSSL"],
+            dependencies: ["credfile", "CredFile", "CredFileTestSupport"],
             // C sources of test harnesses, compiled by the tests with gcc, and the browser
             // tests' Python scenarios, run by the venv's python: neither is SwiftPM's.
             exclude: ["Fixtures", "Browser"]
