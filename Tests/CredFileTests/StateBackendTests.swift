@@ -245,6 +245,63 @@ struct StateBackendTests {
         #expect(try other.read { try $0.codeSteps.lastStep(user: bob) } == 42)
     }
 
+    @Test("Documentation/several-hosts.md's grants, as written: a role that may not create tables uses every table")
+    func grantsRecipe() throws {
+        try withTemporaryDirectory { directory in
+            let server = try PostgreSQLServer.shared()
+            let owner = try server.freshDatabase()
+            let database = String(owner.dropFirst("postgresql:///".count).prefix { $0 != "?" })
+            #expect(try StateLocation(state: owner, credentialFile: directory.file("x")).initialize().before == 0)
+            // The page's block that follows "run `--init` once as the owner and grant:".
+            let page = try String(
+                contentsOf: BuiltProduct.packageRoot.appendingPathComponent("Documentation/several-hosts.md"),
+                encoding: .utf8)
+            let after = try #require(page.range(of: "run `--init` once as the owner and grant:\n\n```text\n"))
+            let grants = String(page[after.upperBound...].prefix { $0 != "`" })
+            #expect(grants.contains("GRANT"))
+            try server.psql(
+                "DO $$ BEGIN CREATE ROLE credfile_serve LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+            try server.psql(grants, database: database)
+            let served = try StateLocation(
+                state: server.connectionString(database).replacingOccurrences(
+                    of: "user=credfile", with: "user=credfile_serve"),
+                credentialFile: directory.file("x"))
+            // Not the owner: it may not create a table (so the grants are what let it in).
+            #expect(throws: (any Error).self) {
+                try server.psql("SET ROLE credfile_serve; CREATE TABLE intruder (x int)", database: database)
+            }
+            // Every table, as serve uses it.
+            let policy = try GuardPolicy(freeFailures: 5, maximumFailures: 10, maximumDelay: 0)
+            let guardDatabase = GuardDatabase(store: served.store())
+            #expect(try guardDatabase.reserve(Array("bob".utf8), now: 1, policy: policy) == .admitted(count: 1))
+            let sessions = CachedSessionStorage(SQLiteSessionStorage(location: served))
+            _ = try sessions.key(named: "grants-test")
+            let record = SessionRecord(
+                tokenDigest: Array(repeating: 3, count: 32), user: "bob", entryDigest: [1], started: 1,
+                lastSeen: 4_000_000_000,
+                client: nil, userAgent: nil)
+            try sessions.insert(record, limit: 4)
+            #expect(try sessions.session(tokenDigest: record.tokenDigest)?.user == "bob")
+            #expect(try sessions.remove(tokenDigest: record.tokenDigest))  // the trigger runs as this role
+            let registrations = Registrations(location: served)
+            let invitation = try registrations.issue(count: 1, lifetime: 100, user: nil, now: 1000)[0]
+            #expect(try registrations.redeem(invitation.code, username: "carla", now: 1001) != nil)
+            #expect(
+                try registrations.admit(
+                    client: "192.0.2.1", limits: RegistrationLimits(perAddress: 5, total: 5), now: 1) != nil)
+            let store = served.store()
+            #expect(try store.write { try $0.codeSteps.accept(user: Array("bob".utf8), step: 7) })
+            try store.write {
+                try $0.challenges.insert(digest: [9], purpose: 1, user: Array("bob".utf8), expires: 100, now: 1)
+            }
+            #expect(try store.write { try $0.challenges.take(digest: [9]) }?.purpose == 1)
+            let pending = PendingSignIn(
+                tokenDigest: Array(repeating: 5, count: 32), user: "bob", entryDigest: [1], expires: 400, target: nil)
+            try store.write { try $0.pendingSignIns.insert(pending, now: 100) }
+            #expect(try store.write { try $0.pendingSignIns.delete(tokenDigest: pending.tokenDigest) })
+        }
+    }
+
     @Test("the database stopped: a guardDatabase error, never an admitted attempt; it reconnects when back")
     func outage() throws {
         let server = try PostgreSQLServer()
