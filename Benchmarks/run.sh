@@ -8,7 +8,9 @@
 # `cache-oracle` Benchmarks/cache-oracle.py (serve's throttled and locked-out answers, a
 # cached password's ÷ another's), `portal` Benchmarks/portal.py (serve --portal: SPEC
 # §11's five figures; `portal --quick` for a short run), and `access` Benchmarks/access.py
-# (SPEC §13: a decision of 100 rules and 1,000 groups, and serve's /auth with them ÷ without).
+# (SPEC §13: a decision of 100 rules and 1,000 groups, and serve's /auth with them ÷ without),
+# `register` Benchmarks/register.py (SPEC §12: registrations/s ÷ one hash per core), and
+# `state` Benchmarks/state.py (SPEC §15: /auth with PostgreSQL ÷ with SQLite).
 #
 # credfile is built as the .deb ships it (Scripts/deb.sh, README "Install"): with the
 # Swift standard library linked in, which starts in ~7 ms where the dynamically linked
@@ -25,6 +27,8 @@ if [ "${1:-}" = access ]; then
     swift build "${static[@]}" --product credfile-access-bench 2>&1 | tail -1
     exec .build/peers-venv/bin/python3 Benchmarks/access.py "$bin" "$(dirname "$bin")/credfile-access-bench"
 fi
+if [ "${1:-}" = register ]; then exec python3 Benchmarks/register.py "$bin"; fi
+if [ "${1:-}" = state ]; then exec python3 Benchmarks/state.py "$bin"; fi
 if [ "${1:-}" = cache-oracle ]; then exec .build/peers-venv/bin/python3 Benchmarks/cache-oracle.py "$bin"; fi
 swift build -c release --product credfile-server-example 2>&1 | tail -1
 # The peers' venv (Scripts/setup.sh test) where there is one: bench.py's bcrypt row needs pyca/bcrypt.

@@ -12,7 +12,7 @@ printed as ratios (nothing is asserted). Goal: p95-class latency at most 2×.
 Both `serve`s run here, on loopback, with --iterations 1000 so that hashing does not hide the
 database; PostgreSQL 15 is started in a private directory (initdb, pg_ctl on a unix socket;
 as root it runs as `postgres`) and stopped by PID. wrk reports p50/p90/p99 (not p95).
-    python3 Benchmarks/state.py .build/debug/credfile     # BENCH_SECONDS=N (default 5)
+    python3 Benchmarks/state.py .build/release/credfile   # BENCH_SECONDS=N (5), BENCH_ROUNDS=N (3)
 Needs postgresql-15, wrk.
 """
 import base64
@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,6 +54,7 @@ end
 
 CREDFILE = os.path.abspath(sys.argv[1])
 SECONDS = int(os.environ.get("BENCH_SECONDS", "5"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 PG = "/usr/lib/postgresql/15/bin"
 USER, PASSWORD = "alice", "Naranjo-en-flor-2026"
 WORK = tempfile.mkdtemp(prefix="credfile-state-bench-")
@@ -135,34 +137,42 @@ def main():
         fresh = os.path.join(WORK, "fresh.lua")
         open(fresh, "w").write(FRESH_LUA)
         states = {"sqlite": None, "postgresql": f"postgresql:///bench?host={PGDIR}&user=credfile"}
-        results = {}
+        urls = {}
         for name, state in states.items():
-            port = free_port()
-            argv = [CREDFILE, "serve", cred, "--listen", f"127.0.0.1:{port}", "--iterations", "1000", "--log", "none"]
+            argv = [CREDFILE, "serve", cred, "--iterations", "1000", "--log", "none"]
             if state:
                 argv += ["--state", state]
-            proc = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
-            CHILDREN.append(proc)
-            wait_port(port)
-            url = f"http://127.0.0.1:{port}/auth"
-            results[name] = {"failure": wrk(url, fresh, granted=False), "basic": wrk(url, good)}
-            proc.terminate()
-            proc.wait(15)
-            # The portal's signed-in path: a serve of its own (--portal), one session.
             port = free_port()
-            proc = subprocess.Popen(argv[:2] + ["--portal"] + argv[2:3] + ["--listen", f"127.0.0.1:{port}"] + argv[5:],
-                                    stderr=subprocess.DEVNULL)
-            CHILDREN.append(proc)
+            CHILDREN.append(subprocess.Popen(argv + ["--listen", f"127.0.0.1:{port}"], stderr=subprocess.DEVNULL))
             wait_port(port)
+            # The portal's signed-in path: a serve of its own (--portal), one session.
+            portal = free_port()
+            CHILDREN.append(subprocess.Popen(argv + ["--portal", "--listen", f"127.0.0.1:{portal}"],
+                                             stderr=subprocess.DEVNULL))
+            wait_port(portal)
             session = os.path.join(WORK, f"session-{name}.lua")
-            open(session, "w").write(f'wrk.headers["Cookie"] = "{sign_in(port)}"\n'
+            open(session, "w").write(f'wrk.headers["Cookie"] = "{sign_in(portal)}"\n'
                                      'wrk.headers["Host"] = "bench.example.test"\n')
-            results[name]["session"] = wrk(f"http://127.0.0.1:{port}/.credfile/auth", session)
-            proc.terminate()
-            proc.wait(15)
+            urls[name] = {"session": (f"http://127.0.0.1:{portal}/.credfile/auth", session, True),
+                          "failure": (f"http://127.0.0.1:{port}/auth", fresh, False),
+                          "basic": (f"http://127.0.0.1:{port}/auth", good, True)}
+        # Alternating runs (SQLite first, then PostgreSQL first, …): a machine shared with
+        # other work swings between runs, so each figure is the median of ROUNDS.
+        results = {name: {workload: [] for workload in urls[name]} for name in states}
+        for round_ in range(ROUNDS):
+            for workload in ("session", "failure", "basic"):
+                for name in (list(states) if round_ % 2 == 0 else list(reversed(states))):
+                    url, script, granted = urls[name][workload]
+                    results[name][workload].append(wrk(url, script, granted))
+        median = statistics.median
+        print(f"PostgreSQL ÷ SQLite, medians of {ROUNDS} alternating {SECONDS}-s runs, load average "
+              f"{os.getloadavg()[0]:.1f}")
         for workload in ("session", "failure", "basic"):
-            s_rate, s_lat = results["sqlite"][workload]
-            p_rate, p_lat = results["postgresql"][workload]
+            figures = {}
+            for name in states:
+                runs = results[name][workload]
+                figures[name] = (median(r for r, _ in runs), {p: median(l[p] for _, l in runs) for p in ("50", "90", "99")})
+            (s_rate, s_lat), (p_rate, p_lat) = figures["sqlite"], figures["postgresql"]
             print(f"{workload:8} sqlite {s_rate:8.0f}/s p50 {s_lat['50']:.2f} p90 {s_lat['90']:.2f} p99 {s_lat['99']:.2f} ms"
                   f" | postgresql {p_rate:8.0f}/s p50 {p_lat['50']:.2f} p90 {p_lat['90']:.2f} p99 {p_lat['99']:.2f} ms"
                   f" | ratio p90 {p_lat['90'] / s_lat['90']:.2f}x p99 {p_lat['99'] / s_lat['99']:.2f}x"
