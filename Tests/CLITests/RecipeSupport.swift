@@ -113,18 +113,25 @@ enum Recipe {
         }
     }
 
-    /// Asks `url` with curl, trusting only `authority` (`--cacert`) and reaching
-    /// ``siteName`` at 127.0.0.1 (`--resolve`), sending `host` as the Host header when
-    /// given; credentials in a curl config file, never on curl's command line.
+    /// Asks `url` with curl, trusting only `authority` (`--cacert`) and reaching `name`
+    /// (``siteName`` unless given) at 127.0.0.1 (`--resolve`), sending `host` as the Host
+    /// header when given, and `headers`; with `form`, a POST of those fields
+    /// (`application/x-www-form-urlencoded`); `options` are more lines of curl's config
+    /// (`path-as-is`). Credentials and form fields go in a curl config file, never on
+    /// curl's command line.
     static func ask(
         _ session: CLISession, _ url: String, port: Int, authority: String?, user: (String, String)? = nil,
-        host: String? = nil
+        host: String? = nil, name: String = siteName, headers: [String] = [], form: [(String, String)] = [],
+        options: [String] = []
     ) throws -> Answer {
         let curl = try ExternalTool.path("curl")
-        var config = "resolve = \"\(siteName):\(port):127.0.0.1\"\n"
+        var config = "resolve = \"\(name):\(port):127.0.0.1\"\n"
         if let authority { config += "cacert = \"\(authority)\"\n" }
         if let user { config += "user = \"\(user.0):\(user.1)\"\n" }
         if let host { config += "header = \"Host: \(host)\"\n" }
+        config += headers.map { "header = \"\($0)\"\n" }.joined()
+        config += form.map { "data-urlencode = \"\($0.0)=\($0.1)\"\n" }.joined()
+        config += options.map { $0 + "\n" }.joined()
         let configPath = try session.write("curl-\(UInt32.random(in: 0...UInt32.max)).cfg", config)
         defer { unlink(configPath) }
         let body = session.path("body-\(UInt32.random(in: 0...UInt32.max))")
