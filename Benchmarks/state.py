@@ -7,11 +7,12 @@ printed as ratios (nothing is asserted). Goal: p95-class latency at most 2×.
       PostgreSQL's notifications of ended sessions), so neither reads the database
   (2) /auth with a new name each request (each request is a failure transaction:
       reserve = a read and one write transaction)
-  (3) /auth with a cached good Basic login (each request reads the name's failures row)
+  (3) /auth with a cached good Basic login (each request reads the name's failures row: a
+      round trip in PostgreSQL; not the issue's goal, printed for who chooses Basic)
 
 Both `serve`s run here, on loopback, with --iterations 1000 so that hashing does not hide the
 database; PostgreSQL 15 is started in a private directory (initdb, pg_ctl on a unix socket;
-as root it runs as `postgres`) and stopped by PID. wrk reports p50/p90/p99 (not p95).
+as root it runs as `postgres`) and stopped by PID. wrk's Lua `done` gives the p95.
     python3 Benchmarks/state.py .build/release/credfile   # BENCH_SECONDS=N (5), BENCH_ROUNDS=N (3)
 Needs postgresql-15, wrk.
 """
@@ -69,9 +70,16 @@ def as_postgres(argv):
     return argv
 
 
+# wrk's --latency prints p50/p75/p90/p99; the goal is p95, which its Lua `done` can give.
+P95_LUA = 'done = function(summary, latency, requests) io.write(string.format("P95_US %d\\n", latency:percentile(95.0))) end\n'
+
+
 def wrk(url, script, granted=True):
+    counted = script + ".p95.lua"
+    with open(counted, "w") as f:
+        f.write(open(script).read() + P95_LUA)
     out = subprocess.run(
-        ["wrk", "-t", "2", "-c", "8", "-d", f"{SECONDS}s", "--latency", "-s", script, url],
+        ["wrk", "-t", "2", "-c", "8", "-d", f"{SECONDS}s", "--latency", "-s", counted, url],
         capture_output=True, text=True, check=True).stdout
     # A run whose logins were refused would measure the wrong path.
     if granted and "Non-2xx" in out:
@@ -81,6 +89,7 @@ def wrk(url, script, granted=True):
     for p in ("50", "90", "99"):
         value, unit = re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", out).groups()
         lat[p] = float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+    lat["95"] = int(re.search(r"P95_US (\d+)", out).group(1)) / 1000
     return rate, lat
 
 
@@ -171,11 +180,12 @@ def main():
             figures = {}
             for name in states:
                 runs = results[name][workload]
-                figures[name] = (median(r for r, _ in runs), {p: median(l[p] for _, l in runs) for p in ("50", "90", "99")})
+                figures[name] = (median(r for r, _ in runs), {p: median(l[p] for _, l in runs) for p in ("50", "90", "95", "99")})
             (s_rate, s_lat), (p_rate, p_lat) = figures["sqlite"], figures["postgresql"]
-            print(f"{workload:8} sqlite {s_rate:8.0f}/s p50 {s_lat['50']:.2f} p90 {s_lat['90']:.2f} p99 {s_lat['99']:.2f} ms"
-                  f" | postgresql {p_rate:8.0f}/s p50 {p_lat['50']:.2f} p90 {p_lat['90']:.2f} p99 {p_lat['99']:.2f} ms"
-                  f" | ratio p90 {p_lat['90'] / s_lat['90']:.2f}x p99 {p_lat['99'] / s_lat['99']:.2f}x"
+            print(f"{workload:8} sqlite {s_rate:8.0f}/s p50 {s_lat['50']:.2f} p95 {s_lat['95']:.2f} p99 {s_lat['99']:.2f} ms"
+                  f" | postgresql {p_rate:8.0f}/s p50 {p_lat['50']:.2f} p95 {p_lat['95']:.2f} p99 {p_lat['99']:.2f} ms"
+                  f" | ratio p95 {p_lat['95'] / s_lat['95']:.2f}x{' (goal ≤ 2)' if workload != 'basic' else ''}"
+                  f" p99 {p_lat['99'] / s_lat['99']:.2f}x"
                   f" rate {s_rate / p_rate:.2f}x")
     finally:
         for proc in CHILDREN:
