@@ -22,6 +22,17 @@ protocol StateStore: AnyObject, Sendable {
     /// Runs `body` in one write transaction, creating the store (and its tables) when
     /// missing: all of `body`'s changes are committed when it returns, none when it throws.
     func write<R: Sendable>(_ body: (any StateTables) throws -> R) throws(CredFileError) -> R
+
+    /// Whether ``GuardDatabase`` judges an attempt by a plain read before its write
+    /// transaction: true (the default) where a write transaction holds back every other
+    /// writer (SQLite's one write lock), so a refused attempt never waits for one; false
+    /// where writers of different names go on together, so the write transaction's own
+    /// read is enough and the plain read only a round trip more.
+    var readsBeforeWriting: Bool { get }
+}
+
+extension StateStore {
+    var readsBeforeWriting: Bool { true }
 }
 
 /// The tables of a ``StateStore`` as one connection sees them, valid only inside the
