@@ -14,7 +14,7 @@ import Testing
 @Suite("PostgreSQL state store: the round trips of a failure, and what they keep")
 struct PostgreSQLRoundTripTests {
     @Test(
-        "a failure: 3 round trips for a new name, 2 for a name with a row or a refusal; statements prepared once")
+        "a failure: 2 round trips, for a new name, a name with a row or a refusal; statements prepared once")
     func roundTrips() throws {
         let store = PostgreSQLStateStore(connectionString: try PostgreSQLServer.shared().freshDatabase())
         let database = GuardDatabase(store: store)
@@ -27,9 +27,9 @@ struct PostgreSQLRoundTripTests {
             let answer = try body()
             return (answer, store.roundTrips - before)
         }
-        // BEGIN + lock + SELECT; the INSERT with the name count; COMMIT.
+        // BEGIN + lock + SELECT; the INSERT with the name count, the bound, COMMIT.
         let new = try trips { try database.reserve(bob, now: 1_000, policy: policy) }
-        #expect(new.0 == .admitted(count: 1) && new.1 == 3)
+        #expect(new.0 == .admitted(count: 1) && new.1 == 2)
         // BEGIN + lock + SELECT; the write + COMMIT.
         let second = try trips { try database.reserve(bob, now: 1_001, policy: policy) }
         #expect(second.0 == .admitted(count: 2) && second.1 == 2)

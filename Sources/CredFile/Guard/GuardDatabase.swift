@@ -102,10 +102,7 @@ final class GuardDatabase: Sendable {
             let count = (current?.count ?? 0) + 1
             let row = Row(name: name, count: count, lastFailure: now, lockedOut: policy.locksOut(afterFailures: count))
             if current == nil {
-                let names = try failures.insert(row)
-                if names > nameLimit {
-                    _ = try failures.dropOldest(names - nameLimit, keeping: name, sparing: policy.freeFailures)
-                }
+                try failures.insert(row, limit: nameLimit, sparing: policy.freeFailures)
             } else {
                 try failures.update(row)
             }

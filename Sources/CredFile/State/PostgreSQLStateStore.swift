@@ -24,8 +24,8 @@ import Glibc
 /// statement, so no count is lost with many processes on many hosts. Writers on different
 /// names do not wait for each other, so ``GuardDatabase`` reads no row before the write
 /// transaction (``readsBeforeWriting``): a failure is two round trips (`BEGIN`, the lock
-/// and the read; the write and `COMMIT`), three for a new name (its write returns the
-/// name count), each statement prepared once per connection (``PostgreSQLConnection``).
+/// and the read; the write and `COMMIT`), each statement prepared once per connection
+/// (``PostgreSQLConnection``).
 ///
 /// **Schema.** ``PostgreSQLStateStore/migrations``, run at first use (or by
 /// `credfile state FILE --init`) under an advisory lock, with the version in

@@ -15,8 +15,10 @@
 /// and a `WITH` query adds one to the count only then, so the count stays true even when
 /// a row vanished (bounding the table) between read and write, and a write of a name that
 /// has a row does not touch `names` (whose row lock would hold back every other host's
-/// new names until commit). ``update(_:)``'s write goes with the `COMMIT`
-/// (``PostgreSQLConnection/later(_:)``).
+/// new names until commit). ``update(_:)``'s write, and ``insert(_:limit:sparing:)``'s
+/// with the bound of the table, go with the `COMMIT` (``PostgreSQLConnection/later(_:)``),
+/// so the `names` row is locked for no round trip and a failure costs two: `BEGIN`, the
+/// lock and the `SELECT`; the write and `COMMIT`.
 final class PostgreSQLFailureTable: FailureTable {
     private let connection: PostgreSQLConnection
     /// The first key of this table's advisory locks (`pg_advisory_xact_lock(int, int)`).
@@ -38,6 +40,29 @@ final class PostgreSQLFailureTable: FailureTable {
             RETURNING xmax = 0 AS inserted),
         counted AS (UPDATE names SET count = count + 1 WHERE (SELECT inserted FROM written) RETURNING count)
         SELECT coalesce((SELECT count FROM counted), (SELECT count FROM names))
+        """
+
+    /// ``dropOldest(_:keeping:sparing:)`` in one statement, of as many names as the name
+    /// count is past `$2` (none: its scans do not run), keeping `$1`, sparing below `$3`
+    /// failures: fresh names first, then the least recently failed of the rest (names
+    /// below the lockout before locked-out ones), and the name count less what it removed.
+    private static let bound = """
+        WITH excess AS (SELECT greatest(0, count - $2) AS n FROM names),
+        fresh AS (
+            DELETE FROM failures WHERE name IN (
+                SELECT name FROM failures
+                WHERE (SELECT n FROM excess) > 0 AND NOT locked_out AND count < $3 AND name <> $1
+                ORDER BY last_failure LIMIT (SELECT n FROM excess))
+            RETURNING name),
+        rest AS (
+            DELETE FROM failures WHERE name IN (
+                SELECT name FROM failures
+                WHERE (SELECT n FROM excess) > (SELECT count(*) FROM fresh)
+                    AND name <> $1 AND name NOT IN (SELECT name FROM fresh)
+                ORDER BY locked_out, last_failure LIMIT greatest(0, (SELECT n FROM excess) - (SELECT count(*) FROM fresh)))
+            RETURNING name)
+        UPDATE names SET count = greatest(0, count - (SELECT count(*) FROM fresh) - (SELECT count(*) FROM rest))
+        WHERE (SELECT n FROM excess) > 0
         """
 
     func row(_ name: [UInt8]) throws -> FailureRow? {
@@ -64,6 +89,15 @@ final class PostgreSQLFailureTable: FailureTable {
 
     func insert(_ row: FailureRow) throws -> Int {
         Int(try connection.query(Self.store, Self.parameters(row)).rows.first?[0].int ?? 0)
+    }
+
+    func insert(_ row: FailureRow, limit: Int, sparing: Int) throws {
+        // Both go with the COMMIT. The first takes the `names` row's lock (held to the
+        // end); the bound is a statement of its own, so its snapshot is taken once that
+        // lock is held and sees what another host's bounding committed meanwhile.
+        try connection.later(PostgreSQLStatement(Self.store, Self.parameters(row)))
+        try connection.later(
+            PostgreSQLStatement(Self.bound, [.bytes(row.name), .int(Int64(limit)), .int(Int64(sparing))]))
     }
 
     func update(_ row: FailureRow) throws {
