@@ -49,17 +49,17 @@ final class PostgreSQLFailureTable: FailureTable {
     private static let bound = """
         WITH excess AS (SELECT greatest(0, count - $2) AS n FROM names),
         fresh AS (
-            DELETE FROM failures WHERE name IN (
+            DELETE FROM failures WHERE name = ANY (ARRAY(
                 SELECT name FROM failures
                 WHERE (SELECT n FROM excess) > 0 AND NOT locked_out AND count < $3 AND name <> $1
-                ORDER BY last_failure LIMIT (SELECT n FROM excess))
+                ORDER BY last_failure LIMIT (SELECT n FROM excess)))
             RETURNING name),
         rest AS (
-            DELETE FROM failures WHERE name IN (
+            DELETE FROM failures WHERE name = ANY (ARRAY(
                 SELECT name FROM failures
                 WHERE (SELECT n FROM excess) > (SELECT count(*) FROM fresh)
                     AND name <> $1 AND name NOT IN (SELECT name FROM fresh)
-                ORDER BY locked_out, last_failure LIMIT greatest(0, (SELECT n FROM excess) - (SELECT count(*) FROM fresh)))
+                ORDER BY locked_out, last_failure LIMIT greatest(0, (SELECT n FROM excess) - (SELECT count(*) FROM fresh))))
             RETURNING name)
         UPDATE names SET count = greatest(0, count - (SELECT count(*) FROM fresh) - (SELECT count(*) FROM rest))
         WHERE (SELECT n FROM excess) > 0
@@ -126,16 +126,16 @@ final class PostgreSQLFailureTable: FailureTable {
         // below the lockout before locked-out ones (failures_by_age serves both orders).
         var removed = try connection.query(
             """
-            DELETE FROM failures WHERE name IN (
+            DELETE FROM failures WHERE name = ANY (ARRAY(
                 SELECT name FROM failures WHERE NOT locked_out AND count < $3 AND name <> $1
-                ORDER BY last_failure LIMIT $2)
+                ORDER BY last_failure LIMIT $2))
             """, [.bytes(name), .int(Int64(count)), .int(Int64(sparing))]
         ).changed
         if removed < count {
             removed += try connection.query(
                 """
-                DELETE FROM failures WHERE name IN (
-                    SELECT name FROM failures WHERE name <> $1 ORDER BY locked_out, last_failure LIMIT $2)
+                DELETE FROM failures WHERE name = ANY (ARRAY(
+                    SELECT name FROM failures WHERE name <> $1 ORDER BY locked_out, last_failure LIMIT $2))
                 """, [.bytes(name), .int(Int64(count - removed))]
             ).changed
         }
