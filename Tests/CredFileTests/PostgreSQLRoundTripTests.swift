@@ -81,6 +81,22 @@ struct PostgreSQLRoundTripTests {
         #expect(try database.reserve(bob, now: 3, policy: policy) == .admitted(count: 2))
     }
 
+    @Test("statements made up at run time: at most preparedLimit stay prepared, the rest still run, pipelined too")
+    func preparedLimit() throws {
+        let connection = try PostgreSQLConnection(connectionString: try PostgreSQLServer.shared().freshDatabase())
+        let limit = PostgreSQLConnection.preparedLimit
+        for n in 0..<limit + 20 {
+            #expect(try connection.query("SELECT $1::bigint + \(n)", [.int(1)]).rows.first?[0].int == Int64(n + 1))
+        }
+        let two = try connection.run([
+            PostgreSQLStatement("SELECT $1::bigint * 2", [.int(21)]),
+            PostgreSQLStatement("SELECT $1::bigint * 3", [.int(14)]),
+        ])
+        #expect(two.map { $0.rows.first?[0].int } == [42, 42])
+        let kept = try connection.query("SELECT count(*) FROM pg_prepared_statements").rows.first?[0].int
+        #expect(kept == Int64(limit))
+    }
+
     @Test(
         "8 threads inserting their own new names: the name count stays true, also at the bound",
         arguments: StateBackend.allCases)

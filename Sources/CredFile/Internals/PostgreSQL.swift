@@ -111,6 +111,9 @@ final class PostgreSQLConnection {
     static let connectTimeout = 5
     /// The most statements ``later(_:)`` holds back before sending them.
     static let deferredLimit = 16
+    /// The most statements kept prepared on a connection (the tables' texts are fixed and
+    /// fewer; a text made up at run time would otherwise grow the server's memory).
+    static let preparedLimit = 128
 
     /// libpq's functions, or the reason it cannot be loaded.
     private static func load() throws(PostgreSQLError) -> UnsafePointer<credfile_libpq> {
@@ -234,7 +237,10 @@ final class PostgreSQLConnection {
     }
 
     private func pipeline(_ statements: [PostgreSQLStatement]) throws(PostgreSQLError) -> [PostgreSQLRows] {
-        guard libpq.pointee.PQenterPipelineMode(handle) == 1 else { throw failure(nil) }
+        guard libpq.pointee.PQenterPipelineMode(handle) == 1 else {
+            unusable = true  // results left unread: never reused
+            throw failure(nil)
+        }
         roundTrips += 1
         var steps: [Step] = []
         var naming: [String: String] = [:]  // prepared in this pipeline
@@ -244,11 +250,13 @@ final class PostgreSQLConnection {
             let key = statement.sql + "\u{0}" + types.map { String($0) }.joined(separator: ",")
             var name = prepared[key] ?? naming[key]
             if name == nil {
-                named += 1
-                let fresh = "credfile_\(named)"
+                // Past the limit, the unnamed statement: parsed at each use, never kept.
+                let keep = prepared.count + naming.count < Self.preparedLimit
+                if keep { named += 1 }
+                let fresh = keep ? "credfile_\(named)" : ""
                 sent = libpq.pointee.PQsendPrepare(handle, fresh, statement.sql, Int32(types.count), types) == 1
                 steps.append(.prepare(name: fresh, key: key))
-                naming[key] = fresh
+                if keep { naming[key] = fresh }
                 name = fresh
             }
             sent = sent && send(name!, statement.parameters)
@@ -268,7 +276,7 @@ final class PostgreSQLConnection {
                 let status = answer.map { libpq.pointee.PQresultStatus($0) } ?? PGRES_FATAL_ERROR
                 switch step {
                 case .prepare(let name, let key):
-                    if status == PGRES_COMMAND_OK { prepared[key] = name }
+                    if status == PGRES_COMMAND_OK && !name.isEmpty { prepared[key] = name }
                 case .execute:
                     if status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK { results.append(rows(answer)) }
                 }
