@@ -37,19 +37,21 @@ static void libpq_open(void) {
     if (handle) {
         found = LOOK_UP(PQconnectdbParams) && LOOK_UP(PQstatus) && LOOK_UP(PQerrorMessage) && LOOK_UP(PQfinish) &&
                 LOOK_UP(PQexec) && LOOK_UP(PQexecParams) && LOOK_UP(PQresultStatus) &&
-                LOOK_UP(PQresultErrorField) && LOOK_UP(PQclear) && LOOK_UP(PQntuples) && LOOK_UP(PQnfields) && LOOK_UP(PQgetvalue) &&
+                LOOK_UP(PQresultErrorField) && LOOK_UP(PQresultErrorMessage) && LOOK_UP(PQclear) && LOOK_UP(PQntuples) && LOOK_UP(PQnfields) && LOOK_UP(PQgetvalue) &&
                 LOOK_UP(PQgetlength) && LOOK_UP(PQgetisnull) && LOOK_UP(PQftype) && LOOK_UP(PQcmdTuples) &&
                 LOOK_UP(PQconninfoParse) && LOOK_UP(PQconninfoFree) && LOOK_UP(PQfreemem) &&
-                LOOK_UP(PQsetNoticeProcessor) && LOOK_UP(PQtransactionStatus) && LOOK_UP(PQconsumeInput) &&
-                LOOK_UP(PQnotifies);
+                LOOK_UP(PQsetNoticeProcessor) && LOOK_UP(PQtransactionStatus) && LOOK_UP(PQconsumeInput) && LOOK_UP(PQnotifies) &&
+                LOOK_UP(PQenterPipelineMode) &&
+                LOOK_UP(PQexitPipelineMode) && LOOK_UP(PQpipelineStatus) && LOOK_UP(PQpipelineSync) &&
+                LOOK_UP(PQsendPrepare) && LOOK_UP(PQsendQueryPrepared) && LOOK_UP(PQgetResult);
     }
     if (found) {
         libpq.quiet = quiet;
         libpqState = 1;
     } else {
         const char *reason = dlerror();
-        snprintf(libpqError, sizeof libpqError, "cannot load %s (Debian package libpq5): %s", LIBPQ_SONAME,
-                 reason ? reason : "a function is missing");
+        snprintf(libpqError, sizeof libpqError, "cannot load %s (Debian package libpq5, 14 or later): %s",
+                 LIBPQ_SONAME, reason ? reason : "a function is missing");
         libpqState = -1;
     }
 }

@@ -200,6 +200,7 @@ struct credfile_libpq {
     __typeof__(PQexecParams) *PQexecParams;
     __typeof__(PQresultStatus) *PQresultStatus;
     __typeof__(PQresultErrorField) *PQresultErrorField;
+    __typeof__(PQresultErrorMessage) *PQresultErrorMessage;
     __typeof__(PQclear) *PQclear;
     __typeof__(PQntuples) *PQntuples;
     __typeof__(PQnfields) *PQnfields;
@@ -215,12 +216,21 @@ struct credfile_libpq {
     __typeof__(PQtransactionStatus) *PQtransactionStatus;
     __typeof__(PQconsumeInput) *PQconsumeInput;
     __typeof__(PQnotifies) *PQnotifies;
+    // Pipeline mode (libpq 14 and later): several statements in one round trip.
+    __typeof__(PQenterPipelineMode) *PQenterPipelineMode;
+    __typeof__(PQexitPipelineMode) *PQexitPipelineMode;
+    __typeof__(PQpipelineStatus) *PQpipelineStatus;
+    __typeof__(PQpipelineSync) *PQpipelineSync;
+    __typeof__(PQsendPrepare) *PQsendPrepare;
+    __typeof__(PQsendQueryPrepared) *PQsendQueryPrepared;
+    __typeof__(PQgetResult) *PQgetResult;
     /// Sends the connection's notices nowhere (libpq's default writes them to stderr).
     void (*quiet)(PGconn *connection);
 };
 
 /// libpq's functions, opening libpq.so.5 at the first call; NULL when it cannot be
-/// loaded, with `*error` set to `cannot load libpq.so.5 (Debian package libpq5): REASON`.
+/// loaded (or older than 14: no pipeline mode), with `*error` set to
+/// `cannot load libpq.so.5 (Debian package libpq5, 14 or later): REASON`.
 const struct credfile_libpq *credfile_libpq(const char **error);
 
 #endif

@@ -9,9 +9,10 @@ import Glibc
 ///
 /// **Transactions.** An attempt is first judged by a plain read (a throttled or
 /// locked-out attempt writes nothing, so a flood of them never contends for the write
-/// lock); an attempt to be checked then takes one write transaction that judges it again
-/// and **counts it as a failure before the password is looked at** (pam_faillock and
-/// pam_tally2 count the same way). A good login then removes the row (a second small
+/// lock; a store whose writers of different names do not wait for each other, PostgreSQL,
+/// skips it: ``StateStore/readsBeforeWriting``); an attempt to be checked then takes one
+/// write transaction that judges it again and **counts it as a failure before the
+/// password is looked at** (pam_faillock and pam_tally2 count the same way). A good login then removes the row (a second small
 /// transaction); a failure needs no more. Counting first is what makes the limits hold
 /// under concurrency: eight clients that arrive together each see the others' attempts,
 /// so no more get through than the policy allows, and a process killed while it hashes
@@ -85,11 +86,15 @@ final class GuardDatabase: Sendable {
 
     /// Judges an attempt on `name` at `now` (milliseconds since the epoch) and, when it
     /// may be checked, counts it as a failure, all in one transaction. A plain read comes
-    /// first, so an attempt that is refused takes no write lock.
+    /// first (``StateStore/readsBeforeWriting``), so an attempt that is refused takes no
+    /// write lock.
     func reserve(_ name: [UInt8], now: Int64, policy: GuardPolicy) throws(CredFileError) -> Reservation {
         let name = Self.storedKey(name)
-        let seen = try store.read { try $0.failures.row(name) }
-        if let seen, let refusal = Self.refusal(of: seen, now: now, policy: policy) { return refusal }
+        if store.readsBeforeWriting, let seen = try store.read({ try $0.failures.row(name) }) ?? nil,
+            let refusal = Self.refusal(of: seen, now: now, policy: policy)
+        {
+            return refusal
+        }
         return try store.write { tables in
             let failures = tables.failures
             let current = try failures.row(name)
@@ -97,10 +102,7 @@ final class GuardDatabase: Sendable {
             let count = (current?.count ?? 0) + 1
             let row = Row(name: name, count: count, lastFailure: now, lockedOut: policy.locksOut(afterFailures: count))
             if current == nil {
-                let names = try failures.insert(row)
-                if names > nameLimit {
-                    _ = try failures.dropOldest(names - nameLimit, keeping: name, sparing: policy.freeFailures)
-                }
+                try failures.insert(row, limit: nameLimit, sparing: policy.freeFailures)
             } else {
                 try failures.update(row)
             }

@@ -41,4 +41,17 @@ protocol FailureTable {
     /// before locked-out ones.
     /// - Returns: how many were removed.
     func dropOldest(_ count: Int, keeping: [UInt8], sparing: Int) throws -> Int
+    /// Adds the row of a name that has none and, when the table then holds more than
+    /// `limit` names, removes as many as ``dropOldest(_:keeping:sparing:)`` would
+    /// (keeping the row's name), in the caller's transaction. A table may send it with the
+    /// transaction's end, so it returns nothing.
+    func insert(_ row: FailureRow, limit: Int, sparing: Int) throws
+}
+
+extension FailureTable {
+    /// ``insert(_:)``, then ``dropOldest(_:keeping:sparing:)`` when past `limit`.
+    func insert(_ row: FailureRow, limit: Int, sparing: Int) throws {
+        let names = try insert(row)
+        if names > limit { _ = try dropOldest(names - limit, keeping: row.name, sparing: sparing) }
+    }
 }

@@ -21,7 +21,11 @@ import Glibc
 /// their own rules against races: the failures of a name are read under a transaction
 /// lock of that name (``PostgreSQLFailureTable``), rows are written with
 /// `INSERT … ON CONFLICT … DO UPDATE … RETURNING`, and a code step is accepted by one
-/// statement, so no count is lost with many processes on many hosts.
+/// statement, so no count is lost with many processes on many hosts. Writers on different
+/// names do not wait for each other, so ``GuardDatabase`` reads no row before the write
+/// transaction (``readsBeforeWriting``): a failure is two round trips (`BEGIN`, the lock
+/// and the read; the write and `COMMIT`), each statement prepared once per connection
+/// (``PostgreSQLConnection``).
 ///
 /// **Schema.** ``PostgreSQLStateStore/migrations``, run at first use (or by
 /// `credfile state FILE --init`) under an advisory lock, with the version in
@@ -35,6 +39,8 @@ final class PostgreSQLStateStore: StateStore, @unchecked Sendable {
     private let current = Atomic<Bool>(false)
     /// The sessions' change counter: one more connection, listening (opened at first use).
     private let listener: PostgreSQLChangeListener
+    /// The round trips of the uses so far (not counting connecting).
+    private let trips = Atomic<Int>(0)
 
     /// The most idle connections kept.
     static let poolSize = 8
@@ -46,6 +52,13 @@ final class PostgreSQLStateStore: StateStore, @unchecked Sendable {
     }
 
     var location: String { connectionString }
+
+    /// False: a write transaction holds back only the writers of the same name.
+    var readsBeforeWriting: Bool { false }
+
+    /// How many round trips to the server the uses of this store made so far (connecting
+    /// and migrating not counted): what a transaction costs, for tests.
+    var roundTrips: Int { trips.load(ordering: .relaxed) }
 
     func read<R: Sendable>(_ body: (any StateTables) throws -> R) throws(CredFileError) -> R? {
         try use { tables in try body(tables) }
@@ -97,6 +110,8 @@ final class PostgreSQLStateStore: StateStore, @unchecked Sendable {
         while true {
             tries += 1
             let tables = try take()
+            let before = tables.connection.roundTrips
+            defer { trips.add(tables.connection.roundTrips - before, ordering: .relaxed) }
             do {
                 let result = try body(tables)
                 giveBack(tables)
@@ -181,15 +196,17 @@ final class PostgreSQLTables: StateTables, @unchecked Sendable {
     var challenges: any ChallengeTable { postgreSQLChallenges }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    /// `BEGIN` goes with `body`'s first statement and `COMMIT` with its held-back writes
+    /// (``PostgreSQLConnection/begin()``).
     func transaction<R>(_ body: () throws -> R) throws -> R {
-        try connection.execute("BEGIN")
+        try connection.begin()
         do {
             let result = try body()
             committing = true
-            try connection.execute("COMMIT")
+            try connection.commit()
             return result
         } catch {
-            if !connection.isBroken { try? connection.execute("ROLLBACK") }
+            connection.rollback()
             throw error
         }
     }

@@ -4,11 +4,21 @@
 /// one transaction; SQLite's `BEGIN IMMEDIATE` makes that safe by letting one writer in at
 /// a time. Here many hosts write at once under `READ COMMITTED`, so inside a write
 /// transaction ``row(_:)`` first takes a transaction lock of that name
-/// (`pg_advisory_xact_lock`, released at commit or rollback): the attempts on one name
-/// are judged one after the other, attempts on different names go on together. Rows are
-/// written with `INSERT … ON CONFLICT … DO UPDATE … RETURNING`, which says whether it
-/// inserted, so the name count (one row of `names`, changed by one `UPDATE … RETURNING`)
-/// stays true even when a row vanished (bounding the table) between read and write.
+/// (`pg_advisory_xact_lock`, released at commit or rollback) in a statement of its own,
+/// before the `SELECT` (each statement reads its own snapshot, so the `SELECT`'s is taken
+/// once the lock is held): the attempts on one name are judged one after the other,
+/// attempts on different names go on together. The lock and the `SELECT` go in one round
+/// trip (with the transaction's `BEGIN`).
+///
+/// **The name count** (one row of `names`) is changed in the statement that writes or
+/// deletes a row: `INSERT … ON CONFLICT … DO UPDATE … RETURNING` says whether it inserted,
+/// and a `WITH` query adds one to the count only then, so the count stays true even when
+/// a row vanished (bounding the table) between read and write, and a write of a name that
+/// has a row does not touch `names` (whose row lock would hold back every other host's
+/// new names until commit). ``update(_:)``'s write, and ``insert(_:limit:sparing:)``'s
+/// with the bound of the table, go with the `COMMIT` (``PostgreSQLConnection/later(_:)``),
+/// so the `names` row is locked for no round trip and a failure costs two: `BEGIN`, the
+/// lock and the `SELECT`; the write and `COMMIT`.
 final class PostgreSQLFailureTable: FailureTable {
     private let connection: PostgreSQLConnection
     /// The first key of this table's advisory locks (`pg_advisory_xact_lock(int, int)`).
@@ -19,19 +29,53 @@ final class PostgreSQLFailureTable: FailureTable {
     }
 
     private static let columns = "name, count, last_failure, locked_out"
+    private static let select = "SELECT \(columns) FROM failures WHERE name = $1"
+
+    /// Writes a row (`$1`…`$4`: name, count, last failure, locked out) and, when it
+    /// inserted it, adds one to the name count; returns the name count.
+    private static let store = """
+        WITH written AS (
+            INSERT INTO failures (name, count, last_failure, locked_out) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (name) DO UPDATE SET count = $2, last_failure = $3, locked_out = $4
+            RETURNING xmax = 0 AS inserted),
+        counted AS (UPDATE names SET count = count + 1 WHERE (SELECT inserted FROM written) RETURNING count)
+        SELECT coalesce((SELECT count FROM counted), (SELECT count FROM names))
+        """
+
+    /// ``dropOldest(_:keeping:sparing:)`` in one statement, of as many names as the name
+    /// count is past `$2` (none: its scans do not run), keeping `$1`, sparing below `$3`
+    /// failures: fresh names first, then the least recently failed of the rest (names
+    /// below the lockout before locked-out ones), and the name count less what it removed.
+    private static let bound = """
+        WITH excess AS (SELECT greatest(0, count - $2) AS n FROM names),
+        fresh AS (
+            DELETE FROM failures WHERE name = ANY (ARRAY(
+                SELECT name FROM failures
+                WHERE (SELECT n FROM excess) > 0 AND NOT locked_out AND count < $3 AND name <> $1
+                ORDER BY last_failure LIMIT (SELECT n FROM excess)))
+            RETURNING name),
+        rest AS (
+            DELETE FROM failures WHERE name = ANY (ARRAY(
+                SELECT name FROM failures
+                WHERE (SELECT n FROM excess) > (SELECT count(*) FROM fresh)
+                    AND name <> $1 AND name NOT IN (SELECT name FROM fresh)
+                ORDER BY locked_out, last_failure LIMIT greatest(0, (SELECT n FROM excess) - (SELECT count(*) FROM fresh))))
+            RETURNING name)
+        UPDATE names SET count = greatest(0, count - (SELECT count(*) FROM fresh) - (SELECT count(*) FROM rest))
+        WHERE (SELECT n FROM excess) > 0
+        """
 
     func row(_ name: [UInt8]) throws -> FailureRow? {
-        if connection.inTransaction {
-            // The name's lock: 32 bits of its SHA-256 (two names sharing one only wait
-            // for each other).
-            let digest = name.withUnsafeBytes { OpenSSL.sha256($0) }
-            let key = digest.prefix(4).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
-            _ = try connection.query(
-                "SELECT pg_advisory_xact_lock($1::integer, $2::integer)",
-                [.int(Self.lockClass), .int(key - (key > Int64(Int32.max) ? 1 << 32 : 0))])
-        }
-        return try connection.query("SELECT \(Self.columns) FROM failures WHERE name = $1", [.bytes(name)]).rows
-            .first.map(Self.row)
+        let select = PostgreSQLStatement(Self.select, [.bytes(name)])
+        guard connection.inTransaction else { return try connection.run([select])[0].rows.first.map(Self.row) }
+        // The name's lock: 32 bits of its SHA-256 (two names sharing one only wait for
+        // each other), taken by the statement before the SELECT.
+        let digest = name.withUnsafeBytes { OpenSSL.sha256($0) }
+        let key = digest.prefix(4).reduce(Int64(0)) { ($0 << 8) | Int64($1) }
+        let lock = PostgreSQLStatement(
+            "SELECT pg_advisory_xact_lock($1::integer, $2::integer)",
+            [.int(Self.lockClass), .int(key - (key > Int64(Int32.max) ? 1 << 32 : 0))])
+        return try connection.run([lock, select])[1].rows.first.map(Self.row)
     }
 
     func rows() throws -> [FailureRow] {
@@ -44,18 +88,31 @@ final class PostgreSQLFailureTable: FailureTable {
     }
 
     func insert(_ row: FailureRow) throws -> Int {
-        if try store(row) { return try adjustNames(by: 1) }
-        return try nameCount()
+        Int(try connection.query(Self.store, Self.parameters(row)).rows.first?[0].int ?? 0)
+    }
+
+    func insert(_ row: FailureRow, limit: Int, sparing: Int) throws {
+        // Both go with the COMMIT. The first takes the `names` row's lock (held to the
+        // end); the bound is a statement of its own, so its snapshot is taken once that
+        // lock is held and sees what another host's bounding committed meanwhile.
+        try connection.later(PostgreSQLStatement(Self.store, Self.parameters(row)))
+        try connection.later(
+            PostgreSQLStatement(Self.bound, [.bytes(row.name), .int(Int64(limit)), .int(Int64(sparing))]))
     }
 
     func update(_ row: FailureRow) throws {
-        if try store(row) { try adjustNames(by: 1) }
+        // Its answer is not needed: it goes with the next statement or the COMMIT.
+        try connection.later(PostgreSQLStatement(Self.store, Self.parameters(row)))
     }
 
     func delete(_ name: [UInt8]) throws -> Bool {
-        let removed = try connection.query("DELETE FROM failures WHERE name = $1", [.bytes(name)]).changed
-        try adjustNames(by: -removed)
-        return removed > 0
+        try connection.query(
+            """
+            WITH removed AS (DELETE FROM failures WHERE name = $1 RETURNING name),
+            counted AS (UPDATE names SET count = greatest(0, count - 1) WHERE EXISTS (SELECT FROM removed))
+            SELECT count(*) FROM removed
+            """, [.bytes(name)]
+        ).rows.first?[0].int ?? 0 > 0
     }
 
     func deleteAll() throws -> Int {
@@ -69,20 +126,22 @@ final class PostgreSQLFailureTable: FailureTable {
         // below the lockout before locked-out ones (failures_by_age serves both orders).
         var removed = try connection.query(
             """
-            DELETE FROM failures WHERE name IN (
+            DELETE FROM failures WHERE name = ANY (ARRAY(
                 SELECT name FROM failures WHERE NOT locked_out AND count < $3 AND name <> $1
-                ORDER BY last_failure LIMIT $2)
+                ORDER BY last_failure LIMIT $2))
             """, [.bytes(name), .int(Int64(count)), .int(Int64(sparing))]
         ).changed
         if removed < count {
             removed += try connection.query(
                 """
-                DELETE FROM failures WHERE name IN (
-                    SELECT name FROM failures WHERE name <> $1 ORDER BY locked_out, last_failure LIMIT $2)
+                DELETE FROM failures WHERE name = ANY (ARRAY(
+                    SELECT name FROM failures WHERE name <> $1 ORDER BY locked_out, last_failure LIMIT $2))
                 """, [.bytes(name), .int(Int64(count - removed))]
             ).changed
         }
-        try adjustNames(by: -removed)
+        if removed > 0 {
+            _ = try connection.query("UPDATE names SET count = greatest(0, count - $1)", [.int(Int64(removed))])
+        }
         return removed
     }
 
@@ -91,26 +150,8 @@ final class PostgreSQLFailureTable: FailureTable {
             name: values[0].bytes, count: Int(values[1].int), lastFailure: values[2].int, lockedOut: values[3].bool)
     }
 
-    /// Writes `row`. - Returns: whether it was inserted (the name had no row).
-    private func store(_ row: FailureRow) throws -> Bool {
-        try connection.query(
-            """
-            INSERT INTO failures (name, count, last_failure, locked_out) VALUES ($1, $2, $3, $4)
-            ON CONFLICT (name) DO UPDATE SET count = $2, last_failure = $3, locked_out = $4
-            RETURNING xmax = 0
-            """, [.bytes(row.name), .int(Int64(row.count)), .int(row.lastFailure), .bool(row.lockedOut)]
-        ).rows.first?[0].bool ?? false
-    }
-
-    /// Adds `delta` to the name count; the new count.
-    @discardableResult
-    private func adjustNames(by delta: Int) throws -> Int {
-        guard delta != 0 else { return try nameCount() }
-        return Int(
-            try connection.query(
-                "UPDATE names SET count = greatest(0, count + $1) RETURNING count", [.int(Int64(delta))]
-            )
-            .rows.first?[0].int ?? 0)
+    private static func parameters(_ row: FailureRow) -> [PostgreSQLValue] {
+        [.bytes(row.name), .int(Int64(row.count)), .int(row.lastFailure), .bool(row.lockedOut)]
     }
 }
 

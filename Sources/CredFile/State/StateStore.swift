@@ -37,11 +37,20 @@ protocol StateStore: AnyObject, Sendable {
     /// heard it: PostgreSQL signals every listener at the same commit, so when a sign-out
     /// is answered, the other hosts have their notification too.
     func awaitSessionChange(since: UInt64)
+
+    /// Whether ``GuardDatabase`` judges an attempt by a plain read before its write
+    /// transaction: true (the default) where a write transaction holds back every other
+    /// writer (SQLite's one write lock), so a refused attempt never waits for one; false
+    /// where writers of different names go on together, so the write transaction's own
+    /// read is enough and the plain read only a round trip more.
+    var readsBeforeWriting: Bool { get }
 }
 
 extension StateStore {
     /// See ``StateStore/awaitSessionChange(since:)``: nothing to wait for.
     func awaitSessionChange(since: UInt64) {}
+
+    var readsBeforeWriting: Bool { true }
 }
 
 /// The tables of a ``StateStore`` as one connection sees them, valid only inside the
