@@ -39,7 +39,7 @@ enum ExitStatus: Int32 {
 enum CredFileCLI {
     /// The version of credfile: `--version`, the man page and the Debian package
     /// (`Scripts/deb.sh` asks the binary) all carry this one.
-    static let version = "3.0.0"
+    static let version = "4.0.0"
 
     /// Runs the command line given as strings (tests; every string is valid UTF-8).
     static func run(_ arguments: [String], terminal: Terminal) -> ExitStatus {
