@@ -49,30 +49,15 @@ import Glibc
             Comment(rawValue: ExternalTool.skipNote("nginx", "curl", "openssl"))))
     func portalNginxNextToTheDefaultSite() throws {
         try withSession { session in
-            let nginx = try ExternalTool.path("nginx")
             let file = try Serve.users(session)
             let (service, socket) = try IntegrationServeProxyTests.startServe(
                 session, file: file, ["--portal", "--log", "stderr"])
             let certificates = try Recipe.certificates(in: session)
-            let prefix = session.path("nginx")
-            for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
-            let debianRoot = try Self.debianRoot(session)
-            let siteRoot = try RecipeTests.webRoot(session, "var-www-site", privatePage: true)
-            let port = try Integration.freePort()
-            let httpPort = try Integration.freePort()
-            try session.write("nginx/default", try Recipe.debianDefaultSite(httpPort: httpPort, root: debianRoot))
-            try session.write(
-                "nginx/credfile-portal.conf",
-                try Recipe.nginxSite(
-                    "portal/nginx.conf", port: port, httpPort: httpPort, tls: true, root: siteRoot,
-                    certificates: certificates, more: [("unix:/run/credfile/web.sock", "unix:\(socket)")]))
-            try session.write(
-                "nginx/nginx.conf",
-                RecipeTests.nginxConfiguration(
-                    prefix: prefix, sites: [prefix + "/default", prefix + "/credfile-portal.conf"]))
-            let daemon = try Daemon(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], logIn: session)
+            let (daemon, port, httpPort) = try Recipe.startNginxBesideDebianDefault(
+                session, recipe: "portal/nginx.conf",
+                root: try RecipeTests.webRoot(session, "var-www-site", privatePage: true),
+                debianRoot: try Self.debianRoot(session), certificates: certificates, socket: socket)
             defer { daemon.stop() }
-            try Integration.waitForPort(port, of: daemon)
             let site = "https://\(Recipe.siteName):\(port)"
             let logs = { "serve: \(service.log)\nnginx: \(session.text("nginx/logs/error.log"))" }
             func ask(_ path: String, cookie: String? = nil, headers: [String] = [], form: [(String, String)] = [])
@@ -223,30 +208,12 @@ import Glibc
             Comment(rawValue: ExternalTool.skipNote("nginx", "curl", "openssl"))))
     func accessNginxOverHTTPS() throws {
         try withSession { session in
-            let nginx = try ExternalTool.path("nginx")
             let (service, socket, root) = try Self.accessSite(session)
             let certificates = try Recipe.certificates(in: session, names: [Self.accessName])
-            let prefix = session.path("nginx")
-            for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
-            let port = try Integration.freePort()
-            let httpPort = try Integration.freePort()
-            try session.write(
-                "nginx/default", try Recipe.debianDefaultSite(httpPort: httpPort, root: try Self.debianRoot(session)))
-            try session.write(
-                "nginx/credfile-access.conf",
-                try Recipe.nginxSite(
-                    "access/nginx.conf", port: port, httpPort: httpPort, tls: true, root: root,
-                    certificates: certificates,
-                    more: [
-                        ("unix:/run/credfile/web.sock", "unix:\(socket)"), (Recipe.siteName, Self.accessName),
-                    ]))
-            try session.write(
-                "nginx/nginx.conf",
-                RecipeTests.nginxConfiguration(
-                    prefix: prefix, sites: [prefix + "/default", prefix + "/credfile-access.conf"]))
-            let daemon = try Daemon(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], logIn: session)
+            let (daemon, port, httpPort) = try Recipe.startNginxBesideDebianDefault(
+                session, recipe: "access/nginx.conf", root: root, debianRoot: try Self.debianRoot(session),
+                certificates: certificates, socket: socket, more: [(Recipe.siteName, Self.accessName)])
             defer { daemon.stop() }
-            try Integration.waitForPort(port, of: daemon)
             let base = "https://\(Self.accessName):\(port)"
             try Self.expectAccessAnswers(session, base: base, port: port, authority: certificates.authority) {
                 "serve: \(service.log)\nnginx: \(session.text("nginx/logs/error.log"))"

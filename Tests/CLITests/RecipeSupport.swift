@@ -88,6 +88,39 @@ enum Recipe {
             ] + more)
     }
 
+    /// nginx as a stranger runs it: Debian's default site (on 127.0.0.1:`httpPort`, root
+    /// `debianRoot`) and the recipe `recipe` of `Examples/` beside it (``nginxSite``, https
+    /// on 127.0.0.1:`port`, root `root`, `socket` for serve's), workers as www-data, in the
+    /// session's `nginx/` folder; started, and answering on `port`.
+    /// - Returns: the daemon (the caller stops it) and the two ports.
+    static func startNginxBesideDebianDefault(
+        _ session: CLISession, recipe: String, root: String, debianRoot: String, certificates: Certificates,
+        socket: String, more: [(String, String)] = []
+    ) throws -> (daemon: Daemon, port: Int, httpPort: Int) {
+        let nginx = try ExternalTool.path("nginx")
+        let prefix = session.path("nginx")
+        for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
+        let port = try Integration.freePort()
+        let httpPort = try Integration.freePort()
+        try session.write("nginx/default", try debianDefaultSite(httpPort: httpPort, root: debianRoot))
+        try session.write(
+            "nginx/recipe.conf",
+            try nginxSite(
+                recipe, port: port, httpPort: httpPort, tls: true, root: root, certificates: certificates,
+                more: [("unix:/run/credfile/web.sock", "unix:\(socket)")] + more))
+        try session.write(
+            "nginx/nginx.conf",
+            RecipeTests.nginxConfiguration(prefix: prefix, sites: [prefix + "/default", prefix + "/recipe.conf"]))
+        let daemon = try Daemon(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], logIn: session)
+        do {
+            try Integration.waitForPort(port, of: daemon)
+        } catch {
+            daemon.stop()
+            throw error
+        }
+        return (daemon, port, httpPort)
+    }
+
     /// Debian's own default site (`/etc/nginx/sites-available/default`, as the nginx
     /// package installs and enables it), on 127.0.0.1:`httpPort` with its root `root`.
     static func debianDefaultSite(httpPort: Int, root: String) throws -> String {

@@ -65,28 +65,15 @@ import Glibc
             Comment(rawValue: ExternalTool.skipNote("nginx", "curl", "openssl"))))
     func nginxNextToTheDefaultSite() throws {
         try withSession { session in
-            let nginx = try ExternalTool.path("nginx")
             let file = try Serve.users(session)
             let (service, socket) = try IntegrationServeProxyTests.startServe(session, file: file)
             let certificates = try Recipe.certificates(in: session)
-            let prefix = session.path("nginx")
-            for folder in ["", "/logs", "/tmp"] { mkdir(prefix + folder, 0o755) }
-            let debianRoot = try Self.webRoot(session, "var-www-html", privatePage: false)
-            let siteRoot = try Self.webRoot(session, "var-www-example.org", privatePage: true)
-            let port = try Integration.freePort()
-            let httpPort = try Integration.freePort()
-            try session.write("nginx/default", try Recipe.debianDefaultSite(httpPort: httpPort, root: debianRoot))
-            try session.write(
-                "nginx/credfile-serve.conf",
-                try Recipe.nginxSite(
-                    "nginx/credfile-serve.conf", port: port, httpPort: httpPort, tls: true, root: siteRoot,
-                    certificates: certificates, more: [("unix:/run/credfile/web.sock", "unix:\(socket)")]))
-            try session.write(
-                "nginx/nginx.conf",
-                Self.nginxConfiguration(prefix: prefix, sites: [prefix + "/default", prefix + "/credfile-serve.conf"]))
-            let daemon = try Daemon(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], logIn: session)
+            let (daemon, port, httpPort) = try Recipe.startNginxBesideDebianDefault(
+                session, recipe: "nginx/credfile-serve.conf",
+                root: try Self.webRoot(session, "var-www-example.org", privatePage: true),
+                debianRoot: try Self.webRoot(session, "var-www-html", privatePage: false), certificates: certificates,
+                socket: socket)
             defer { daemon.stop() }
-            try Integration.waitForPort(port, of: daemon)
             let site = "https://\(Recipe.siteName):\(port)"
             let ask = { (url: String, user: (String, String)?) in
                 try Recipe.ask(session, url, port: port, authority: certificates.authority, user: user)
