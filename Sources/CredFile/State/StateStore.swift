@@ -35,7 +35,7 @@ protocol StateStore: AnyObject, Sendable {
     /// see a commit at once (returns at once); PostgreSQL's hear of it by a notification,
     /// so this waits (a second at most) until this store's own listening connection has
     /// heard it: PostgreSQL signals every listener at the same commit, so when a sign-out
-    /// is answered, the other hosts have their notification too.
+    /// is answered the other hosts all but certainly have theirs (PostgreSQLChangeListener).
     func awaitSessionChange(since: UInt64)
 
     /// Whether ``GuardDatabase`` judges an attempt by a plain read before its write
