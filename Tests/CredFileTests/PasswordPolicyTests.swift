@@ -65,6 +65,24 @@ struct PasswordPolicyTests {
         }
     }
 
+    /// Bytes that are not UTF-8 (a password is kept as typed then): each maximal
+    /// ill-formed subpart counts as one character, as Unicode's decoders read it (U+FFFD),
+    /// so stray bytes never make a password shorter than it looks (FuzzRegistration found
+    /// one byte 0x85 counted as zero characters, refused at a minimum of 1).
+    @Test(
+        "bytes that are not UTF-8 count one character per ill-formed subpart",
+        arguments: [
+            ([0x85], 1), ([0x85, 0x85, 0x85], 3), ([0xE2, 0x82], 1), ([0xE2, 0x82, 0x61], 2), ([0xC3, 0xA9, 0xFF], 2),
+            ([0xF0, 0x9F, 0x90], 1), ([0xED, 0xA0, 0x80], 3),
+        ] as [([UInt8], Int)])
+    func notUTF8(_ bytes: [UInt8], characters: Int) throws {
+        let password = Password(utf8: bytes)
+        #expect(try Self.lengthOnly(characters).violation(of: password, username: "u", path: nil) == nil)
+        #expect(
+            try Self.lengthOnly(characters + 1).violation(of: password, username: "u", path: nil)
+                == .tooShort(minimum: characters + 1))
+    }
+
     @Test("--min-length outside 1…64 is refused", arguments: [0, 65, -1])
     func minimumOutOfRange(_ n: Int) {
         #expect(throws: CredFileError.usage("")) { try PasswordPolicy(minimumLength: n) }

@@ -85,9 +85,11 @@ public struct PasswordPolicy: Sendable, Equatable {
         let structural: PasswordViolation? = password.bytes.withUnsafeBytes { bytes in
             if bytes.count > PasswordRules.maximumCount { return .tooLong(maximum: PasswordRules.maximumCount) }
             if bytes.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) { return .forbiddenCharacter }
-            // Code points: every byte that does not continue a UTF-8 sequence (the bytes
-            // are NFC already: `Password` normalizes).
-            let characters = bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+            // Code points (the bytes are NFC already: `Password` normalizes valid UTF-8).
+            // Bytes that are not UTF-8 (`Password` keeps them as typed) count as Unicode's
+            // decoders read them: one U+FFFD per maximal ill-formed subpart, so a password
+            // of stray bytes is as long as it looks, never zero characters.
+            let characters = String(decoding: bytes, as: UTF8.self).unicodeScalars.count
             if characters < max(minimumLength, 1) { return .tooShort(minimum: max(minimumLength, 1)) }
             return nil
         }
