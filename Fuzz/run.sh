@@ -63,7 +63,12 @@ build_started=$SECONDS
 # --manifest-cache none: Package.swift lists the folders of Sources/, so its text does not
 # change when a target is added, and SwiftPM's shared cache (keyed by that text) would
 # hand back the old list of targets: a CI machine that had built the fuzzers before
-# silently built two fewer.
+# silently built two fewer. And the build plan (release.yaml) is made afresh each time:
+# SwiftPM keeps an old one when only the root package's files changed (it is this
+# package's dependency), so new source files or targets were missing from an incremental
+# build ("cannot find … in scope", or a target not built at all). The objects stay, so
+# the build is still incremental.
+rm -f "$here/$scratch/release.yaml"
 if ! swift build -c release --scratch-path "$scratch" --manifest-cache none --sanitize=fuzzer \
     -Xswiftc -sanitize=$sanitizers -Xswiftc -use-ld=lld >"$scratch.log" 2>&1; then
     cat "$scratch.log" >&2
