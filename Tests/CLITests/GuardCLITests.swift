@@ -161,6 +161,27 @@ struct GuardCLITests {
         }
     }
 
+    /// The first logins after an install: several processes (pam_exec starts one per
+    /// login) open a state database that does not exist yet, each switching it to WAL and
+    /// migrating it. SQLite answered some of them "database is locked" at once, without
+    /// its busy wait: a temporary failure for a login that had none (exit 5 in CI's
+    /// SecondFactorCLITests race, 6 of 320 openers in a loop beside it; on an idle machine
+    /// the race seldom shows, so GuardStateTests/busyAtOpenIsRetried checks the rule too).
+    @Test("8 processes opening a new state database at once all succeed, 20 times over")
+    func racingFirstOpen() throws {
+        try withSession { session in
+            let file = try Self.file(session)
+            for round in 0..<20 {
+                for suffix in ["", "-wal", "-shm"] { unlink(file + ".guard.db" + suffix) }
+                let racers = try (0..<8).map { _ in
+                    try CLI.start(["state", file, "--init"], stdin: "", environment: CLI.environment())
+                }
+                let results = try racers.map { try $0.checkedWait() }
+                #expect(results.allSatisfy { $0.status == 0 }, "round \(round): \(results.filter { $0.status != 0 })")
+            }
+        }
+    }
+
     @Test(
         "a guard database that cannot be used: exit 5 (verify, pam), 111 (checkpassword), BH (helper), the log naming state"
     )

@@ -32,6 +32,37 @@ private func removeDatabase(_ path: String) {
 
 @Suite("Guard state (issue #33 item 4): bounds under attack, replaced databases, read-only listing")
 struct GuardStateTests {
+    /// Processes opening a new database together: SQLite may answer the WAL switch or the
+    /// migration "database is locked" at once, without its busy wait (its deadlock rule).
+    /// `GuardCLITests/racingFirstOpen` races real processes (6 of 320 failed in CI before,
+    /// under load; it seldom fails on an idle machine); this checks the rule itself.
+    @Test("opening a database: SQLITE_BUSY at once is tried again, up to the busy timeout; other errors are not")
+    func busyAtOpenIsRetried() throws {
+        let busy = SQLiteError(code: 5, message: "database is locked")
+        var calls = 0
+        try SQLiteStateStore.retryingWhileBusy { () throws(SQLiteError) in
+            calls += 1
+            if calls < 4 { throw busy }
+        }
+        #expect(calls == 4)
+        var tries = 0
+        #expect(throws: SQLiteError.self) {
+            try SQLiteStateStore.retryingWhileBusy(for: 20) { () throws(SQLiteError) in
+                tries += 1
+                throw busy
+            }
+        }
+        #expect(tries > 1 && tries < 20, "\(tries)")
+        var others = 0
+        #expect(throws: SQLiteError.self) {
+            try SQLiteStateStore.retryingWhileBusy { () throws(SQLiteError) in
+                others += 1
+                throw SQLiteError(code: 11, message: "database disk image is malformed")
+            }
+        }
+        #expect(others == 1)
+    }
+
     @Test("the eviction attack: 2,000 fresh names past a bound of 32 never push out a victim's 20 failures")
     func evictionAttack() throws {
         try withTemporaryDirectory { directory in

@@ -15,6 +15,8 @@ struct SQLiteError: Error, CustomStringConvertible {
 
     /// The primary result code (the low byte of the extended one).
     var primaryCode: Int32 { code & 0xFF }
+    /// Whether another connection held the lock it needed (`SQLITE_BUSY`).
+    var isBusy: Bool { primaryCode == SQLITE_BUSY }
     /// Whether the database could not be written (read-only file, directory or mount).
     var isReadOnly: Bool {
         primaryCode == SQLITE_READONLY || primaryCode == SQLITE_CANTOPEN || primaryCode == SQLITE_PERM

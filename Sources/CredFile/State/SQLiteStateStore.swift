@@ -129,7 +129,9 @@ final class SQLiteStateStore: StateStore {
                     cause: .init(syscall: "open", errno: EACCES))
             }
             try connection.leaveLogOnClose()
-            try connection.execute("PRAGMA journal_mode = WAL")
+            try Self.retryingWhileBusy { () throws(SQLiteError) in
+                try connection.execute("PRAGMA journal_mode = WAL")
+            }
             // In WAL mode NORMAL syncs at checkpoints, not at each commit: a power cut may
             // forget the last failures, never corrupts; a crashed process loses nothing.
             try connection.execute("PRAGMA synchronous = NORMAL")
@@ -146,7 +148,7 @@ final class SQLiteStateStore: StateStore {
             // Bounds the file too when a checkpoint copied everything but had to leave
             // the truncation to a later commit (a reader was still in the log then).
             try connection.execute("PRAGMA journal_size_limit = \(Self.logPages * 4096)")
-            try Self.migrate(connection)
+            try Self.retryingWhileBusy { () throws(SQLiteError) in try Self.migrate(connection) }
             return try SQLiteTables(connection, identity: identity)
         } catch let error as SQLiteError {
             throw failure(error)
@@ -154,6 +156,32 @@ final class SQLiteStateStore: StateStore {
             throw error
         } catch {
             throw CredFileError(.guardDatabase, "cannot use the guard database \(Escaped.path(path))")
+        }
+    }
+}
+
+extension SQLiteStateStore {
+    /// Runs `body` again while SQLite answers `SQLITE_BUSY` at once, for up to
+    /// ``busyTimeout``. Processes that open a new database together (the first logins after
+    /// an install, each a pam_exec process) each switch it to WAL and migrate it; the
+    /// switch takes an exclusive lock while holding a shared one, and two connections
+    /// doing that at once are told "database is locked" without the busy handler's wait
+    /// (SQLite's deadlock rule): 6 of 320 such openers failed before this (8 at a time).
+    /// Both steps are idempotent, so trying again is safe. Gives up (throws the busy
+    /// error) after `milliseconds` of pauses.
+    static func retryingWhileBusy(
+        for milliseconds: Int64 = Int64(busyTimeout), _ body: () throws(SQLiteError) -> Void
+    ) throws(SQLiteError) {
+        var pause: useconds_t = 1_000
+        var waited: Int64 = 0
+        while true {
+            do {
+                return try body()
+            } catch  where error.isBusy && waited < milliseconds * 1_000 {
+                usleep(pause)
+                waited += Int64(pause)
+                pause = min(pause * 2, 50_000)
+            }
         }
     }
 }
