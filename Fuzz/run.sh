@@ -7,8 +7,8 @@
 #
 # ASan is on by default; --no-asan builds without it for throughput. The two builds use
 # their own scratch paths (Fuzz/.build-asan, Fuzz/.build-noasan). New corpus entries go
-# to Fuzz/.work/TARGET/ (the committed Fuzz/Corpus/TARGET/ is only read); a crash goes to
-# Fuzz/Regressions/TARGET/ and the script exits non-zero. The final libFuzzer status line
+# to Fuzz/.work/TARGET/ (the committed Fuzz/Corpus/TARGET/ and Fuzz/Regressions/TARGET/ are
+# only read); a crash goes to Fuzz/Regressions/TARGET/ and the script exits non-zero. The final libFuzzer status line
 # (#executions, cov:, ft:, corp:, exec/s) of each target is printed at the end.
 # Inputs are capped (1 KiB for FuzzParser, 4 KiB for the others) for throughput: the
 # seeds with 64 KiB lines are fuzzed only up to there, and are replayed whole by
@@ -105,7 +105,9 @@ for t in "${selected[@]}"; do
     log=$here/.work/$t${scratch#.build}.log
     echo "== fuzzing $t for $seconds s (log: Fuzz/.work/${log##*/})"
     set +e
-    "$bin/$t" "$work" "$here/Corpus/$t" \
+    # Regressions/ too: the inputs that once crashed are run first, under the sanitizers
+    # (swift test replays them without: an allocation of exabytes only fails there).
+    "$bin/$t" "$work" "$here/Corpus/$t" "$here/Regressions/$t" \
         -dict="$here/credfile.dict" \
         -artifact_prefix="$here/Regressions/$t/" \
         -max_total_time="$seconds" -max_len="$(max_len "$t")" -timeout=25 -rss_limit_mb=4096 \

@@ -79,6 +79,13 @@ enum CBOR {
         }
     }
 
+    /// Whether the arrays and maps of `bytes` declare, all told, no more items than it has
+    /// bytes: what must hold before any `cbor_load` of them, ours or libfido2's (which
+    /// loads the CBOR of authenticator data itself, ``FIDO2``).
+    static func declaresAtMostItsLength(_ bytes: some Collection<UInt8>) -> Bool {
+        Array(bytes).withUnsafeBufferPointer { declaresAtMostItsLength($0) }
+    }
+
     /// Whether the arrays and maps of `buffer` declare, all told, no more items than it has
     /// bytes (each item takes one byte at least). libcbor 0.8's `cbor_load` allocates a
     /// container's declared size before reading its items: a 5-byte head declaring 2^32

@@ -40,7 +40,9 @@ enum FIDO2 {
     static func attestedCredential(authenticatorData: [UInt8], clientDataHash: [UInt8], rpID: String)
         -> AttestedCredential?
     {
-        guard initialized, !authenticatorData.isEmpty, clientDataHash.count == 32 else { return nil }
+        guard initialized, !authenticatorData.isEmpty, clientDataHash.count == 32,
+            cborIsSafeToLoad(authenticatorData, after: attestedCBORStart(authenticatorData))
+        else { return nil }
         var credential = fido_cred_new()
         guard let cred = credential else { return nil }
         defer { fido_cred_free(&credential) }
@@ -62,6 +64,24 @@ enum FIDO2 {
             flags: fido_cred_flags(cred), counter: fido_cred_sigcount(cred))
     }
 
+    /// libfido2 reads the CBOR of authenticator data (the COSE key, the extensions) with
+    /// libcbor's `cbor_load`, which allocates a container's declared size before reading
+    /// it: a 9-byte array head declaring 2^56 items made it ask for exabytes (FuzzPasskeys
+    /// found it in CI, through `fido_cred_set_authdata_raw`). So the bytes from `start` on
+    /// must declare no more items than they have bytes (``CBOR/declaresAtMostItsLength(_:)``)
+    /// before libfido2 sees them; authenticator data too short to hold CBOR passes (libfido2
+    /// refuses it itself).
+    private static func cborIsSafeToLoad(_ authenticatorData: [UInt8], after start: Int) -> Bool {
+        start >= authenticatorData.count || CBOR.declaresAtMostItsLength(authenticatorData[start...])
+    }
+
+    /// Where the CBOR of a registration's authenticator data begins: after the RP ID hash,
+    /// flags and counter (37 bytes), the AAGUID (16), the id's length (2) and the id.
+    private static func attestedCBORStart(_ authenticatorData: [UInt8]) -> Int {
+        guard authenticatorData.count >= 55 else { return authenticatorData.count }
+        return 55 + (Int(authenticatorData[53]) << 8 | Int(authenticatorData[54]))
+    }
+
     /// What a good assertion's authenticator data says.
     struct Assertion: Sendable {
         /// The flags byte (UP 0x01, UV 0x04).
@@ -80,8 +100,9 @@ enum FIDO2 {
         authenticatorData: [UInt8], clientDataHash: [UInt8], signature: [UInt8], rpID: String,
         publicKey: [UInt8], userVerification: Bool
     ) -> Assertion? {
+        // An assertion's CBOR (its extensions) starts after the 37-byte header.
         guard initialized, !authenticatorData.isEmpty, !signature.isEmpty, clientDataHash.count == 32,
-            publicKey.count == 64
+            publicKey.count == 64, cborIsSafeToLoad(authenticatorData, after: 37)
         else { return nil }
         var key = es256_pk_new()
         guard let pk = key else { return nil }
